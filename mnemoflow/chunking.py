@@ -1,0 +1,165 @@
+"""Chunkers: headings for markdown, paragraphs for plain text, turn windows for conversations.
+
+Every chunk stays under a token cap (tokens = ceil(chars / 4), the budget rule
+recall packs by) and has a deterministic id: the same document, position and
+content always give the same chunk id, so re-ingesting writes nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from mnemoflow.models import ChunkRecord, TurnRecord
+from mnemoflow.scoring import fast_score
+
+
+def token_count(text: str) -> int:
+    return math.ceil(len(text) / 4)
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def chunk_id(document_id: str, ordinal: int, content_hash: str) -> str:
+    return "chk_" + hashlib.sha256(f"{document_id}\x1f{ordinal}\x1f{content_hash}".encode()).hexdigest()[:24]
+
+
+def _make_chunk(document_id: str, ordinal: int, text: str, context: str | None, locator: dict) -> ChunkRecord:
+    content_hash = sha256_text(f"{context or ''}\x1f{text}")
+    return ChunkRecord(
+        chunk_id=chunk_id(document_id, ordinal, content_hash), document_id=document_id, ordinal=ordinal,
+        text=text, context=context, content_hash=content_hash, token_count=token_count(text), locator=locator,
+        score=fast_score(text),
+    )
+
+
+# ---------------------------------------------------------------------- splitting under a cap
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])")
+
+
+def split_to_cap(text: str, max_tokens: int) -> list[str]:
+    """Paragraphs, then sentences, then hard cuts, packed greedily up to `max_tokens` each."""
+    max_chars = max_tokens * 4
+    pieces: list[str] = []
+    for paragraph in re.split(r"\n\s*\n", text.strip()):
+        paragraph = paragraph.strip()
+        if not paragraph:
+            continue
+        if len(paragraph) <= max_chars:
+            pieces.append(paragraph)
+            continue
+        for sentence in _SENTENCE_END.split(paragraph):
+            while len(sentence) > max_chars:
+                cut = sentence.rfind(" ", 0, max_chars)
+                cut = cut if cut > max_chars // 2 else max_chars
+                pieces.append(sentence[:cut].strip())
+                sentence = sentence[cut:].strip()
+            if sentence:
+                pieces.append(sentence)
+    packed: list[str] = []
+    for piece in pieces:
+        if packed and len(packed[-1]) + 2 + len(piece) <= max_chars:
+            packed[-1] = f"{packed[-1]}\n\n{piece}"
+        else:
+            packed.append(piece)
+    return packed
+
+
+# ---------------------------------------------------------------------- markdown and plain text
+_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+@dataclass
+class _Section:
+    path: list[str]
+    lines: list[str]
+
+
+def _markdown_sections(text: str) -> Iterator[_Section]:
+    path: list[str] = []
+    current = _Section([], [])
+    in_fence = False
+    for line in text.splitlines():
+        if _FENCE.match(line):
+            in_fence = not in_fence
+        heading = None if in_fence else _HEADING.match(line)
+        if heading:
+            yield current
+            level = len(heading.group(1))
+            path = path[: level - 1] + [heading.group(2).strip()]
+            current = _Section(list(path), [])
+        else:
+            current.lines.append(line)
+    yield current
+
+
+def chunk_markdown(document_id: str, text: str, max_tokens: int) -> list[ChunkRecord]:
+    """One or more chunks per heading section; the heading path is the locator and the context."""
+    chunks: list[ChunkRecord] = []
+    for section in _markdown_sections(text):
+        body = "\n".join(section.lines).strip()
+        if not body:
+            continue
+        context = " > ".join(section.path) or None
+        for part, piece in enumerate(split_to_cap(body, max_tokens)):
+            locator = {"heading_path": section.path, "part": part}
+            chunks.append(_make_chunk(document_id, len(chunks), piece, context, locator))
+    return chunks
+
+
+def chunk_plain_text(document_id: str, text: str, max_tokens: int) -> list[ChunkRecord]:
+    chunks: list[ChunkRecord] = []
+    for piece in split_to_cap(text, max_tokens):
+        chunks.append(_make_chunk(document_id, len(chunks), piece, None, {"part": len(chunks)}))
+    return chunks
+
+
+# ---------------------------------------------------------------------- conversations
+CAPTION_KEYS = ("image_caption", "caption", "alt_text")
+
+
+def turn_line(turn: TurnRecord) -> str:
+    """How a turn reads in a chunk: `speaker: text`, with a shared image's caption when there is one."""
+    text = " ".join(turn.text.split())
+    caption = next((turn.metadata[k] for k in CAPTION_KEYS if turn.metadata and turn.metadata.get(k)), None)
+    if caption:
+        text = f"{text} [shared {caption}]" if text else f"[shared {caption}]"
+    return f"{turn.speaker}: {text}" if turn.speaker else text
+
+
+def ordered_turns(turns: list[TurnRecord]) -> list[TurnRecord]:
+    return sorted(turns, key=lambda t: (t.ts is None, t.ts or 0, t.ordinal))
+
+
+def chunk_session(
+    document_id: str, turns: list[TurnRecord], max_tokens: int, *, window: int = 1, context_turns: int = 1
+) -> list[ChunkRecord]:
+    """Windows of `window` consecutive turns; the `context_turns` before a window are its context.
+
+    The context is indexed and embedded with the chunk (a reply is found by the
+    question it answers) but is neither shown nor cited.
+    """
+    ordered = ordered_turns(turns)
+    lines = [turn_line(t) for t in ordered]
+    chunks: list[ChunkRecord] = []
+    for start in range(0, len(ordered), window):
+        members = ordered[start : start + window]
+        text = "\n".join(lines[start : start + window])
+        context = "\n".join(lines[max(0, start - context_turns) : start]) or None
+        locator = {
+            "session_id": members[0].session_id,
+            "turns": [
+                {"turn_id": t.turn_id, "ts": t.ts.isoformat() if t.ts else None, "speaker": t.speaker}
+                for t in members
+            ],
+        }
+        for part, piece in enumerate(split_to_cap(text, max_tokens) or [text]):
+            chunks.append(_make_chunk(document_id, len(chunks), piece, context if part == 0 else None,
+                                      dict(locator, part=part)))
+    return chunks

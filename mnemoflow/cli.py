@@ -1,0 +1,300 @@
+"""The `mnemoflow` command. Thin: parse, call the service, print.
+
+Exit codes: 0 done; 1 done, but some input could not be read (see ingest_errors)
+or the operation failed; 2 a wrong argument (one line on stderr).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+from typer.exceptions import TyperException
+
+from mnemoflow.config import load_settings
+from mnemoflow.errors import MnemoflowError, ScopeError
+from mnemoflow.models import RecallResult
+from mnemoflow.service import IngestOutcome, MemoryService
+from mnemoflow.storage import Scope
+
+app = typer.Typer(
+    add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
+    help="Durable, per-tenant long-term memory for AI agents.",
+)
+eval_app = typer.Typer(no_args_is_help=True, help="Evaluation suites.")
+app.add_typer(eval_app, name="eval")
+
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+Home = Annotated[Path | None, typer.Option("--home", help="Data directory (default: $MNEMOFLOW_HOME or ~/.mnemoflow).")]
+Tenant = Annotated[str | None, typer.Option("--tenant", help="Tenant id (default: settings.tenant_id).")]
+User = Annotated[str | None, typer.Option("--user", help="User id (default: settings.user_id).")]
+
+
+class ArgumentError(MnemoflowError):
+    """A value the parser accepted but the command cannot use; exits 2 like a parse error."""
+
+
+def _service(home: Path | None) -> MemoryService:
+    return MemoryService(load_settings(home))
+
+
+def _scope(service: MemoryService, tenant: str | None, user: str | None) -> Scope:
+    return Scope(tenant or service.settings.tenant_id, user or service.settings.user_id)
+
+
+def _progress() -> Progress:
+    return Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                    TimeElapsedColumn(), console=err, transient=True)
+
+
+def run_ingest(service: MemoryService, scope: Scope, paths: list[Path], wait: bool) -> IngestOutcome:
+    """Ingest with live progress: files read, then embeddings written."""
+    with _progress() as progress:
+        reading = progress.add_task("reading inputs", total=None)
+        embedding = progress.add_task("embedding", total=None, visible=False)
+
+        def on_embedded(n: int) -> None:
+            progress.update(embedding, visible=True, advance=n)
+
+        outcome = service.ingest(
+            scope, paths, wait=False, on_file=lambda _: progress.advance(reading),
+        )
+        progress.update(reading, visible=False)
+        if wait:
+            progress.update(embedding, total=outcome.pending_embeddings, visible=True)
+            outcome.drain = service.drain(on_embedded)
+            outcome.pending_embeddings = service.store.counts(scope)["pending_embeddings"]
+    return outcome
+
+
+def print_ingest(outcome: IngestOutcome) -> None:
+    r = outcome.report
+    out.print(f"ingested: {r.documents_changed} documents changed, {r.turns_added} turns, "
+              f"{r.chunks_added} chunks added, {r.chunks_removed} removed")
+    if outcome.drain and outcome.drain.unavailable:
+        out.print(f"embedder unavailable ({outcome.drain.unavailable}); "
+                  f"{outcome.pending_embeddings} rows wait for `mnemoflow worker`")
+    elif outcome.pending_embeddings:
+        out.print(f"{outcome.pending_embeddings} rows wait for embedding (`mnemoflow worker`)")
+    for e in r.errors[:20]:
+        err.print(f"[yellow]skipped[/] {e.uri}: {e.reason}")
+    if len(r.errors) > 20:
+        err.print(f"... and {len(r.errors) - 20} more (table ingest_errors)")
+
+
+def print_recall(result: RecallResult) -> None:
+    if not result.items:
+        out.print("nothing recalled")
+        return
+    for n, item in enumerate(result.items, start=1):
+        cites = []
+        for c in item.citations:
+            if c.turn_id:
+                cites.append(f"{c.session_id}#{c.turn_id}" + (f" @ {c.ts:%Y-%m-%d %H:%M}" if c.ts else ""))
+            elif c.memory_id:
+                cites.append(c.memory_id)
+            else:
+                where = " > ".join(c.locator.get("heading_path") or [])
+                cites.append(f"{c.uri}" + (f" ({where})" if where else ""))
+        out.print(f"[bold][{n}][/] {item.text}")
+        out.print(f"    [dim]{item.kind} {item.id} | {item.why} | cites: {'; '.join(cites)}[/]")
+    out.print(f"[dim]{len(result.items)} items, {result.tokens} tokens[/]")
+    for w in result.warnings:
+        err.print(f"[yellow]warning:[/] {w}")
+
+
+def recall_json(result: RecallResult) -> dict[str, Any]:
+    """The documented `recall --json` shape (plus the packed context); never an embedding."""
+    return {
+        "items": [
+            {"kind": i.kind, "id": i.id, "text": i.text, "tokens": i.tokens, "scores": i.scores, "why": i.why,
+             "citations": [c.model_dump(mode="json", exclude_none=True) for c in i.citations]}
+            for i in result.items
+        ],
+        "tokens": result.tokens,
+        "context": result.context,
+        "warnings": result.warnings,
+    }
+
+
+# ---------------------------------------------------------------------- commands
+@app.command()
+def ingest(
+    paths: Annotated[list[Path], typer.Argument(help="Files or directories (transcripts .jsonl/.json, .md, .txt).")],
+    home: Home = None, tenant: Tenant = None, user: User = None,
+    no_wait: Annotated[bool, typer.Option("--no-wait", help="Leave embedding to `mnemoflow worker`.")] = False,
+) -> None:
+    """Ingest files and directories into the user's memory."""
+    with _service(home) as service:
+        outcome = run_ingest(service, _scope(service, tenant, user), paths, wait=not no_wait)
+        print_ingest(outcome)
+        if outcome.report.errors:
+            raise typer.Exit(1)
+
+
+@app.command()
+def add(
+    text: Annotated[str, typer.Argument(help="The memory, one self-contained statement.")],
+    home: Home = None, tenant: Tenant = None, user: User = None,
+    kind: Annotated[str | None, typer.Option(help="fact, preference, episode, procedure or rule (default: inferred).")] = None,
+) -> None:
+    """Store one memory directly; an exact repeat is recognised and not stored twice."""
+    if kind is not None and kind not in ("fact", "preference", "episode", "procedure", "rule"):
+        raise ArgumentError(f"--kind must be fact, preference, episode, procedure or rule; got {kind!r}")
+    with _service(home) as service:
+        memory, created = service.add(_scope(service, tenant, user), text, kind=kind)  # type: ignore[arg-type]
+        verb = "added" if created else "already stored"
+        out.print(f"{verb} {memory.id} ({memory.kind}, salience {memory.salience:.2f})")
+
+
+@app.command()
+def recall(
+    query: Annotated[str, typer.Argument(help="What to remember.")],
+    home: Home = None, tenant: Tenant = None, user: User = None,
+    k: Annotated[int | None, typer.Option("--k", min=1, help="At most this many items (default: as many as fit).")] = None,
+    budget: Annotated[int | None, typer.Option("--budget", min=16, help="Token budget (ceil(chars/4)).")] = None,
+    preset: Annotated[str | None, typer.Option(help="Recall preset: default, bm25, rrf.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+) -> None:
+    """Hybrid recall with citations, packed into a token budget."""
+    from mnemoflow.recall import PRESETS
+
+    if preset is not None and preset not in PRESETS:
+        raise ArgumentError(f"--preset must be one of {', '.join(PRESETS)}; got {preset!r}")
+    if not query.strip():
+        raise ArgumentError("the query is empty")
+    with _service(home) as service:
+        result = service.recall(_scope(service, tenant, user), query, k=k, token_budget=budget, config=preset)
+    if as_json:
+        sys.stdout.write(json.dumps(recall_json(result), ensure_ascii=False) + "\n")
+    else:
+        print_recall(result)
+
+
+@app.command()
+def forget(
+    memory_id: Annotated[str, typer.Argument(help="The memory to delete.")],
+    home: Home = None, tenant: Tenant = None, user: User = None,
+) -> None:
+    """Delete one of the user's memories (recall stops returning it; history keeps the record)."""
+    with _service(home) as service:
+        service.delete(_scope(service, tenant, user), memory_id)
+        out.print(f"forgot {memory_id}")
+
+
+@app.command()
+def history(
+    memory_id: Annotated[str, typer.Argument(help="The memory whose commits to list.")],
+    home: Home = None, tenant: Tenant = None, user: User = None,
+) -> None:
+    """The commits that wrote a memory, oldest first."""
+    with _service(home) as service:
+        for entry in service.history(_scope(service, tenant, user), memory_id):
+            out.print(f"{entry.created_at:%Y-%m-%d %H:%M:%S}  {entry.op:<7} {entry.commit_id}  {entry.actor}: {entry.message}")
+
+
+@app.command()
+def worker(home: Home = None) -> None:
+    """Run the embedding outbox until it is empty (rows written while the embedder was down)."""
+    with _service(home) as service:
+        with _progress() as progress:
+            task = progress.add_task("embedding", total=service.store.outbox_counts().get("pending"))
+            report = service.drain(lambda n: progress.advance(task, n))
+        out.print(f"embedded {report.embedded}, reused {report.reused} cached vectors, "
+                  f"skipped {report.skipped} stale jobs, {report.failed} failed")
+        if report.unavailable:
+            err.print(f"embedder unavailable: {report.unavailable}")
+            raise typer.Exit(1)
+
+
+@app.command()
+def verify(home: Home = None, tenant: Tenant = None) -> None:
+    """Re-derive the commit chain and every row digest; exit 1 on any mismatch."""
+    with _service(home) as service:
+        reports = service.verify(tenant)
+    bad = False
+    for report in reports:
+        status = "ok" if report.ok else f"{len(report.problems)} problems"
+        out.print(f"{report.tenant_id}: {report.commits_checked} commits, {report.rows_checked} rows: {status}")
+        for problem in report.problems[:20]:
+            out.print(f"  {problem}")
+        bad |= not report.ok
+    if bad:
+        raise typer.Exit(1)
+
+
+@app.command()
+def demo(home: Home = None) -> None:
+    """Ingest the bundled sample (a chat and a handbook) and answer a question with citations."""
+    from mnemoflow.demo import DEMO_QUESTION, DEMO_SCOPE, sample_paths
+
+    with _service(home) as service:
+        out.print(f"[bold]mnemoflow demo[/] (home: {service.settings.home})")
+        outcome = run_ingest(service, DEMO_SCOPE, sample_paths(), wait=True)
+        print_ingest(outcome)
+        out.print(f"\n[bold]Q:[/] {DEMO_QUESTION}")
+        result = service.recall(DEMO_SCOPE, DEMO_QUESTION, k=5, token_budget=400)
+        print_recall(result)
+
+
+@eval_app.command("locomo")
+def eval_locomo(
+    data: Annotated[Path, typer.Option("--data", help="Directory with conversations.jsonl and questions.jsonl.")],
+    out_path: Annotated[Path, typer.Option("--out", help="Where to write report.json.")] = Path("report.json"),
+    budgets: Annotated[str, typer.Option("--budgets", help="Comma-separated token budgets.")] = "512,2048",
+    preset: Annotated[str, typer.Option(help="Recall preset to evaluate.")] = "default",
+    home: Annotated[Path | None, typer.Option("--home", help="Store to build (default: a fresh temporary one).")] = None,
+    limit: Annotated[int | None, typer.Option(help="Only the first N conversations.")] = None,
+) -> None:
+    """LoCoMo evidence recall per token budget (DESIGN.md, evaluation protocol)."""
+    from mnemoflow.eval.locomo import parse_budgets, run_locomo
+    from mnemoflow.eval.report import print_summary
+    from mnemoflow.recall import PRESETS
+
+    try:
+        budget_list = parse_budgets(budgets)
+    except ValueError as exc:
+        raise ArgumentError(str(exc)) from None
+    if preset not in PRESETS:
+        raise ArgumentError(f"--preset must be one of {', '.join(PRESETS)}; got {preset!r}")
+    for name in ("conversations.jsonl", "questions.jsonl"):
+        if not (data / name).is_file():
+            raise ArgumentError(f"--data {data}: {name} not found")
+    with _progress() as progress:
+        report = run_locomo(data, budgets=budget_list, preset=preset, home=home, limit=limit, progress=progress)
+    out_path.write_text(json.dumps(report, ensure_ascii=False))
+    print_summary(report, out)
+    out.print(f"report: {out_path}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    command = typer.main.get_command(app)
+    try:
+        code = command.main(argv if argv is not None else sys.argv[1:], prog_name="mnemoflow",
+                            standalone_mode=False)
+    except TyperException as exc:
+        ctx = getattr(exc, "ctx", None)
+        hint = f" (try '{ctx.command_path} --help')" if ctx is not None else ""
+        err.print(f"mnemoflow: {exc.format_message()}{hint}", markup=False)
+        sys.exit(getattr(exc, "exit_code", 2))
+    except (ArgumentError, ScopeError) as exc:
+        err.print(f"mnemoflow: {exc}", markup=False)
+        sys.exit(2)
+    except MnemoflowError as exc:
+        err.print(f"mnemoflow: {exc}", markup=False)
+        sys.exit(1)
+    except typer.Abort:
+        err.print("aborted")
+        sys.exit(130)
+    except KeyboardInterrupt:
+        err.print("interrupted")
+        sys.exit(130)
+    sys.exit(code or 0)

@@ -1,0 +1,143 @@
+"""The one settings object, and the only module that reads or writes the environment.
+
+Precedence: explicit arguments > ``MNEMOFLOW_*`` environment > TOML file > defaults.
+The TOML file is ``$MNEMOFLOW_CONFIG`` if set, else ``<home>/config.toml`` when present.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+DEFAULT_HOME = Path("~/.mnemoflow")
+
+# Every dependency that could phone home or fetch weights is told not to. Applied by
+# `configure_runtime` before any of them is imported (huggingface_hub reads
+# HF_HUB_OFFLINE at import time).
+OFFLINE_ENVIRONMENT = {
+    "HF_HUB_OFFLINE": "1",
+    "TRANSFORMERS_OFFLINE": "1",
+    "HF_HUB_DISABLE_TELEMETRY": "1",
+    "HF_HUB_DISABLE_PROGRESS_BARS": "1",
+    "TOKENIZERS_PARALLELISM": "false",
+    "DO_NOT_TRACK": "1",
+    "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+    "PREFECT_CLOUD_ENABLE_ORCHESTRATION_TELEMETRY": "false",
+    "RUNTIME__DLTHUB_TELEMETRY": "false",
+    "LANCEDB_TELEMETRY": "false",
+}
+
+
+class Settings(BaseSettings):
+    """Everything mnemoflow can be told; embedded, offline defaults."""
+
+    model_config = SettingsConfigDict(env_prefix="MNEMOFLOW_", extra="ignore")
+
+    home: Path = Field(DEFAULT_HOME, description="Holds the DuckDB file, LanceDB datasets and dlt state.")
+    tenant_id: str = Field("default", description="Tenant used when a command names none.")
+    user_id: str = Field("default", description="User used when a command names none.")
+
+    embedding_provider: Literal["local", "openai"] = Field(
+        "local", description="local: offline all-MiniLM-L6-v2; openai: any OpenAI-compatible endpoint."
+    )
+    embedding_model: str | None = Field(
+        None, description="Model name; defaults to all-MiniLM-L6-v2 (local) or text-embedding-3-small (openai)."
+    )
+    embedding_dimensions: int | None = Field(
+        None, description="Vector size for the openai provider when the model is not a known one."
+    )
+    embedding_batch_size: int = Field(64, ge=1, description="Texts per embedding call.")
+    openai_base_url: str | None = Field(None, description="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1.")
+    openai_api_key: SecretStr | None = Field(None, description="API key for the OpenAI-compatible endpoint.")
+    openai_timeout_s: float = Field(30.0, gt=0, description="Per-request timeout for the endpoint.")
+
+    llm_provider: Literal["none", "openai"] = Field(
+        "none", description="LLM for extraction steps; 'none' uses the rule-based engines."
+    )
+    llm_model: str | None = Field(None, description="Chat model name for the openai LLM provider.")
+
+    store_lock_timeout_s: float = Field(
+        30.0, ge=0, description="How long to wait for another process to release the DuckDB file."
+    )
+    outbox_batch_size: int = Field(256, ge=1, description="Jobs claimed per outbox pass.")
+    outbox_max_attempts: int = Field(5, ge=1, description="Attempts before a job is marked failed.")
+    outbox_lease_s: float = Field(300.0, gt=0, description="How long a claimed job stays leased.")
+
+    max_file_bytes: int = Field(50_000_000, ge=1, description="Files larger than this go to ingest_errors.")
+    chunk_max_tokens: int = Field(256, ge=16, description="Token cap per chunk (ceil(chars/4)).")
+
+    recall_k: int | None = Field(
+        None, ge=1, description="Default cap on items recall returns; unset: as many as fit the token budget."
+    )
+    recall_token_budget: int = Field(2048, ge=16, description="Default context budget in tokens.")
+    recall_preset: str = Field("default", description="Named recall configuration (see mnemoflow.recall.config).")
+
+    @field_validator("home", mode="after")
+    @classmethod
+    def _expand_home(cls, value: Path) -> Path:
+        return value.expanduser()
+
+    @property
+    def duckdb_path(self) -> Path:
+        return self.home / "mnemoflow.duckdb"
+
+    @property
+    def lancedb_path(self) -> Path:
+        return self.home / "lancedb"
+
+    @property
+    def dlt_dir(self) -> Path:
+        return self.home / "dlt"
+
+    @property
+    def resolved_embedding_model(self) -> str:
+        if self.embedding_model:
+            return self.embedding_model
+        return "all-MiniLM-L6-v2" if self.embedding_provider == "local" else "text-embedding-3-small"
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        init_kwargs: dict[str, Any] = getattr(init_settings, "init_kwargs", {})
+        toml_file = _config_file(init_kwargs.get("home"))
+        return (init_settings, env_settings, TomlConfigSettingsSource(settings_cls, toml_file=toml_file))
+
+
+def _config_file(home_override: Any) -> Path | None:
+    explicit = os.environ.get("MNEMOFLOW_CONFIG")
+    if explicit:
+        return Path(explicit).expanduser()
+    home = Path(home_override or os.environ.get("MNEMOFLOW_HOME") or DEFAULT_HOME).expanduser()
+    candidate = home / "config.toml"
+    return candidate if candidate.is_file() else None
+
+
+def load_settings(home: Path | str | None = None, **overrides: Any) -> Settings:
+    """Build settings; `home` (e.g. from `--home`) wins over the environment."""
+    if home is not None:
+        overrides["home"] = Path(home)
+    return Settings(**overrides)
+
+
+def configure_runtime() -> None:
+    """Switch off telemetry and hub downloads of every dependency before they are imported.
+
+    Values a user has set explicitly are left alone.
+    """
+    for key, value in OFFLINE_ENVIRONMENT.items():
+        os.environ.setdefault(key, value)

@@ -1,0 +1,1 @@
+"""Connectors: dlt sources that land raw data in DuckDB `raw_*` schemas."""

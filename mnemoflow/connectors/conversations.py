@@ -1,0 +1,210 @@
+"""The `conversations` connector: chat and agent transcripts landed by dlt into `raw_conversations.turns`.
+
+Format (DESIGN.md): JSONL, one turn per line with `session_id`, `turn_id` (unique
+within the file), `speaker`, optional `role` (user/assistant/other), `ts` (ISO 8601),
+`text`, optional `metadata` (object); or a `.json` file holding a list of them.
+Incremental: dlt remembers each file's modification date per (scope, path), so a
+re-sync reads only new or changed files, and the merge on the turn's key makes
+a re-read idempotent. Bad lines and bad files become ingest errors; the rest loads.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+
+from mnemoflow.errors import BadInputError
+from mnemoflow.extractors.text import decode_utf8
+from mnemoflow.models import IngestErrorRecord
+from mnemoflow.storage import Scope, Store
+from mnemoflow.timeutil import parse_timestamp
+
+CONNECTOR = "conversations"
+DATASET = "raw_conversations"
+TRANSCRIPT_SUFFIXES = (".jsonl", ".json")
+
+
+class TranscriptTurn(BaseModel):
+    """One line of a transcript, validated."""
+
+    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
+
+    session_id: str
+    turn_id: str
+    speaker: str
+    role: Literal["user", "assistant", "other"] | None = None
+    ts: str
+    text: str
+    metadata: dict[str, Any] | None = None
+
+    @field_validator("session_id", "turn_id", "speaker", mode="before")
+    @classmethod
+    def _id_like(cls, value: Any) -> Any:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return str(value)
+        return value
+
+    @field_validator("session_id", "turn_id", "speaker")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value:
+            raise ValueError("must not be empty")
+        return value
+
+    @field_validator("ts")
+    @classmethod
+    def _iso(cls, value: str) -> str:
+        try:
+            return parse_timestamp(value).isoformat()
+        except ValueError:
+            raise ValueError(f"not an ISO 8601 timestamp: {value!r}") from None
+
+
+def _describe(exc: ValidationError) -> str:
+    first = exc.errors()[0]
+    where = ".".join(str(p) for p in first["loc"]) or "turn"
+    return f"{where}: {first['msg']}"
+
+
+@dataclass
+class ParsedTranscript:
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    errors: list[IngestErrorRecord] = field(default_factory=list)
+
+
+def parse_transcript(data: bytes, uri: str, *, max_bytes: int) -> ParsedTranscript:
+    """Validate a transcript file's bytes into landing rows; every problem becomes an error record."""
+    parsed = ParsedTranscript()
+
+    def error(reason: str) -> None:
+        parsed.errors.append(IngestErrorRecord(CONNECTOR, uri, "transcript", reason))
+
+    if len(data) > max_bytes:
+        error(f"file is {len(data)} bytes, over the {max_bytes}-byte limit")
+        return parsed
+    try:
+        text = decode_utf8(data)
+    except BadInputError as exc:
+        error(str(exc))
+        return parsed
+    if not text.strip():
+        error("empty file: no turns")
+        return parsed
+
+    records: list[tuple[int, Any]] = []
+    if uri.lower().endswith(".json"):
+        try:
+            document = json.loads(text)
+        except json.JSONDecodeError as exc:
+            error(f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")
+            return parsed
+        if not isinstance(document, list):
+            error("a .json transcript must hold a list of turns")
+            return parsed
+        records = list(enumerate(document, start=1))
+    else:
+        for line_no, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                records.append((line_no, json.loads(line)))
+            except json.JSONDecodeError as exc:
+                error(f"line {line_no}: invalid JSON ({exc.msg})")
+
+    seen: set[str] = set()
+    for line_no, record in records:
+        if not isinstance(record, dict):
+            error(f"line {line_no}: a turn must be a JSON object")
+            continue
+        try:
+            turn = TranscriptTurn.model_validate(record)
+        except ValidationError as exc:
+            error(f"line {line_no}: {_describe(exc)}")
+            continue
+        if not turn.text and not turn.metadata:
+            error(f"line {line_no}: turn {turn.turn_id} has no text")
+            continue
+        if turn.turn_id in seen:
+            error(f"line {line_no}: turn_id {turn.turn_id} repeats an earlier turn of this file")
+            continue
+        seen.add(turn.turn_id)
+        parsed.rows.append({"line_no": line_no, **turn.model_dump()})
+    if not parsed.rows and not parsed.errors:
+        error("empty file: no turns")
+    return parsed
+
+
+@dataclass
+class LandingResult:
+    files_read: list[str] = field(default_factory=list)
+    turns_landed: int = 0
+    errors: list[IngestErrorRecord] = field(default_factory=list)
+
+
+def _pipeline_name(scope: Scope, bucket_url: str, file_glob: str) -> str:
+    key = hashlib.sha256(f"{scope.tenant_id}\x1f{scope.user_id}\x1f{bucket_url}\x1f{file_glob}".encode())
+    return f"conversations_{key.hexdigest()[:16]}"
+
+
+def land_transcripts(
+    store: Store, scope: Scope, directory: Path, file_glob: str, *, pipelines_dir: Path, max_bytes: int
+) -> LandingResult:
+    """Run the dlt pipeline for the transcripts under `directory` matching `file_glob`."""
+    import dlt
+    from dlt.sources.filesystem import filesystem
+
+    result = LandingResult()
+
+    @dlt.transformer(
+        name="turns",
+        primary_key=("tenant_id", "user_id", "file_url", "turn_id"),
+        write_disposition="merge",
+        columns={
+            "tenant_id": {"data_type": "text", "nullable": False},
+            "user_id": {"data_type": "text", "nullable": False},
+            "file_url": {"data_type": "text", "nullable": False},
+            "line_no": {"data_type": "bigint"},
+            "session_id": {"data_type": "text"},
+            "turn_id": {"data_type": "text", "nullable": False},
+            "speaker": {"data_type": "text"},
+            "role": {"data_type": "text", "nullable": True},
+            "ts": {"data_type": "text"},
+            "text": {"data_type": "text"},
+            "metadata": {"data_type": "json", "nullable": True},
+        },
+    )
+    def read_turns(items: list[Any]) -> Iterator[dict[str, Any]]:
+        for item in items:
+            url = item["file_url"]
+            if not url.lower().endswith(TRANSCRIPT_SUFFIXES):
+                continue
+            result.files_read.append(url)
+            try:
+                data = item.read_bytes()
+            except OSError as exc:
+                result.errors.append(IngestErrorRecord(CONNECTOR, url, "transcript", f"unreadable: {exc}"))
+                continue
+            parsed = parse_transcript(data, url, max_bytes=max_bytes)
+            result.errors.extend(parsed.errors)
+            result.turns_landed += len(parsed.rows)
+            for row in parsed.rows:
+                yield {"tenant_id": scope.tenant_id, "user_id": scope.user_id, "file_url": url, **row}
+
+    bucket_url = directory.resolve().as_uri()
+    files = filesystem(
+        bucket_url=bucket_url, file_glob=file_glob, incremental=dlt.sources.incremental("modification_date")
+    )
+    pipeline = dlt.pipeline(
+        pipeline_name=_pipeline_name(scope, bucket_url, file_glob),
+        pipelines_dir=str(pipelines_dir),
+        destination=store.dlt_destination(),
+        dataset_name=DATASET,
+    )
+    pipeline.run(files | read_turns)
+    return result

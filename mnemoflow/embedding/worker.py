@@ -1,0 +1,85 @@
+"""The outbox worker for embeddings: claim jobs, embed what no cache holds, write vectors, mark done."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from mnemoflow.embedding.base import Embedder
+from mnemoflow.errors import EmbeddingUnavailableError
+from mnemoflow.storage import Scope, Store
+from mnemoflow.storage.outbox import Job
+
+
+@dataclass
+class DrainReport:
+    embedded: int = 0
+    reused: int = 0
+    skipped: int = 0
+    failed: int = 0
+    unavailable: str | None = None
+
+
+def drain_embeddings(
+    store: Store,
+    embedder: Embedder,
+    *,
+    batch_size: int = 256,
+    max_batches: int | None = None,
+    on_progress: Callable[[int], None] | None = None,
+) -> DrainReport:
+    """Embed pending rows until the outbox is empty (or `max_batches` passes).
+
+    When the provider is unavailable the claimed jobs are released without using up
+    an attempt and the pass stops: the rows stay pending for the next worker run.
+    """
+    report = DrainReport()
+    batches = 0
+    while max_batches is None or batches < max_batches:
+        jobs = store.claim_embedding_jobs(batch_size)
+        if not jobs:
+            break
+        batches += 1
+        groups: dict[tuple[str, str, str], list[Job]] = defaultdict(list)
+        for job in jobs:
+            groups[(job.tenant_id, job.user_id, job.payload["target"])].append(job)
+        for index, ((tenant_id, user_id, target), group) in enumerate(groups.items()):
+            try:
+                _embed_group(store, embedder, Scope(tenant_id, user_id), target, group, report)
+            except EmbeddingUnavailableError as exc:
+                remaining = [j.job_key for g in list(groups.values())[index:] for j in g]
+                store.release_jobs(remaining, str(exc))
+                report.unavailable = str(exc)
+                return report
+            except Exception as exc:  # a job-specific failure: count it against these jobs
+                store.fail_jobs([j.job_key for j in group], f"{type(exc).__name__}: {exc}")
+                report.failed += len(group)
+        if on_progress:
+            on_progress(len(jobs))
+    return report
+
+
+def _embed_group(
+    store: Store, embedder: Embedder, scope: Scope, target: str, jobs: list[Job], report: DrainReport
+) -> None:
+    inputs, moot = store.embedding_inputs(scope, target, jobs)  # type: ignore[arg-type]
+    store.complete_jobs(moot)
+    report.skipped += len(moot)
+    if not inputs:
+        return
+    cached = store.cached_vectors([i.content_hash for i in inputs])
+    missing: dict[str, str] = {}
+    for item in inputs:
+        if item.content_hash not in cached:
+            missing.setdefault(item.content_hash, item.text)
+    if missing:
+        fresh = embedder.embed(list(missing.values()))
+        store.cache_vectors(list(missing), fresh)
+        cached.update(zip(missing, fresh))
+    vectors = np.stack([cached[i.content_hash] for i in inputs])
+    store.store_embeddings(scope, target, inputs, vectors)  # type: ignore[arg-type]
+    report.embedded += len(missing)
+    report.reused += len(inputs) - len(missing)

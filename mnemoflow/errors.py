@@ -1,0 +1,47 @@
+"""One root exception; `transient` tells retry machinery (Prefect, the outbox) whether to try again."""
+
+from __future__ import annotations
+
+
+class MnemoflowError(Exception):
+    """Root of every error mnemoflow raises on purpose."""
+
+    transient = False
+
+
+class TransientError(MnemoflowError):
+    """Worth retrying: a busy file, an endpoint that timed out."""
+
+    transient = True
+
+
+class TerminalError(MnemoflowError):
+    """Retrying will not help: bad input, bad configuration."""
+
+
+class ConfigError(TerminalError):
+    """Settings that cannot work together."""
+
+
+class ScopeError(TerminalError):
+    """A missing or malformed tenant/user scope."""
+
+
+class NotFoundError(TerminalError):
+    """The id does not exist inside the caller's scope (which is all the caller may know)."""
+
+
+class BadInputError(TerminalError):
+    """Input that cannot be read; recorded in `ingest_errors` by ingestion."""
+
+
+class StoreBusyError(TransientError):
+    """Another process holds the DuckDB file for longer than the configured wait."""
+
+
+class EmbeddingUnavailableError(TransientError):
+    """The embedding provider could not be reached or failed; rows stay pending."""
+
+
+class IntegrityError(TerminalError):
+    """The commit chain or a row recorded by it does not verify."""

@@ -1,0 +1,1 @@
+"""Evaluation: datasets, metrics and reports (LoCoMo evidence recall first)."""

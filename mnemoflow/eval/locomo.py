@@ -1,0 +1,133 @@
+"""LoCoMo through the production path: conversations connector -> turns -> chunks -> embeddings -> recall.
+
+One tenant, one user per conversation (user_id = conversation_id). Every answerable
+question is asked at every budget; report.json holds each packed context and its
+items with their cited dia_ids, so every figure can be recomputed from it alone.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from rich.progress import Progress
+
+from mnemoflow import __version__
+from mnemoflow.config import load_settings
+from mnemoflow.eval.metrics import credited_turns, evidence_recall, summarize
+from mnemoflow.recall import preset as recall_preset
+from mnemoflow.service import MemoryService
+from mnemoflow.storage import Scope
+
+TENANT = "locomo"
+
+
+def parse_budgets(text: str) -> list[int]:
+    try:
+        budgets = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise ValueError(f"--budgets must be comma-separated integers, e.g. 512,2048; got {text!r}") from None
+    if not budgets or any(b < 16 for b in budgets):
+        raise ValueError(f"--budgets must name at least one budget, each >= 16 tokens; got {text!r}")
+    return budgets
+
+
+def _read_jsonl(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def to_transcript(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """LoCoMo turns in the transcript format (DESIGN.md): session_id = conversation + session,
+    turn_id = dia_id, ts = session_at; a shared photo's caption travels as metadata."""
+    turns = []
+    for row in rows:
+        turn = {
+            "session_id": f"{row['conversation_id']}/session-{row['session']}",
+            "turn_id": row["dia_id"],
+            "speaker": row["speaker"],
+            "ts": row["session_at"],
+            "text": row["text"],
+        }
+        if row.get("image_caption"):
+            turn["metadata"] = {"image_caption": row["image_caption"]}
+        turns.append(turn)
+    return turns
+
+
+def _item_cites(item: Any) -> list[str]:
+    return [c.turn_id for c in item.citations if c.turn_id]
+
+
+def run_locomo(
+    data_dir: Path,
+    *,
+    budgets: list[int],
+    preset: str = "default",
+    home: Path | None = None,
+    limit: int | None = None,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
+    conversations: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in _read_jsonl(data_dir / "conversations.jsonl"):
+        conversations[row["conversation_id"]].append(row)
+    chosen = list(conversations)[:limit] if limit else list(conversations)
+    questions = [q for q in _read_jsonl(data_dir / "questions.jsonl")
+                 if q["conversation_id"] in chosen and q.get("answerable", True) is not False]
+
+    with tempfile.TemporaryDirectory(prefix="mnemoflow-locomo-") as scratch:
+        settings = load_settings(home or Path(scratch) / "home")
+        config = recall_preset(preset)
+        with MemoryService(settings) as service:
+            ingest_task = progress.add_task("ingesting conversations", total=len(chosen)) if progress else None
+            started = time.perf_counter()
+            ingest_stats = {"turns": 0, "chunks": 0}
+            for conversation_id in chosen:
+                path = Path(scratch) / f"{conversation_id}.jsonl"
+                path.write_text("".join(json.dumps(t) + "\n" for t in to_transcript(conversations[conversation_id])))
+                outcome = service.ingest(Scope(TENANT, conversation_id), [path])
+                ingest_stats["turns"] += outcome.report.turns_added
+                ingest_stats["chunks"] += outcome.report.chunks_added
+                if progress:
+                    progress.advance(ingest_task)  # type: ignore[arg-type]
+            ingest_seconds = time.perf_counter() - started
+
+            ask_task = progress.add_task("asking questions", total=len(questions) * len(budgets)) if progress else None
+            service.recall(Scope(TENANT, chosen[0]), "warm-up", token_budget=budgets[0], config=config)
+            results: list[dict[str, Any]] = []
+            records: list[dict[str, Any]] = []
+            for q in questions:
+                scope = Scope(TENANT, q["conversation_id"])
+                for budget in budgets:
+                    t0 = time.perf_counter()
+                    result = service.recall(scope, q["question"], token_budget=budget, config=config)
+                    latency_ms = (time.perf_counter() - t0) * 1000
+                    items = [{"kind": i.kind, "id": i.id, "text": i.text, "tokens": i.tokens, "cites": _item_cites(i)}
+                             for i in result.items]
+                    assert math.ceil(len(result.context) / 4) <= budget
+                    recall_value = evidence_recall(q["evidence"], credited_turns(items))
+                    results.append({"question_id": q["question_id"], "budget": budget, "category": q["category"],
+                                    "evidence_recall": recall_value, "latency_ms": latency_ms,
+                                    "context_tokens": result.tokens})
+                    records.append({"question_id": q["question_id"], "conversation_id": q["conversation_id"],
+                                    "category": q["category"], "question": q["question"], "evidence": q["evidence"],
+                                    "budget": budget, "evidence_recall": recall_value,
+                                    "latency_ms": round(latency_ms, 2), "context": result.context, "items": items})
+                    if progress:
+                        progress.advance(ask_task)  # type: ignore[arg-type]
+
+    return {
+        "config": {
+            "suite": "locomo", "mnemoflow": __version__, "data": str(data_dir), "preset": config.model_dump(),
+            "embedding_model": settings.resolved_embedding_model, "conversations": chosen,
+            "questions": len(questions), "budgets": budgets, "budget_rule": "ceil(chars / 4)",
+            "crediting_rule": "an item credits at most max(1, tokens // 20) of its cites",
+            "ingest": {**ingest_stats, "seconds": round(ingest_seconds, 1)},
+        },
+        "budgets": summarize(results),
+        "questions": records,
+    }

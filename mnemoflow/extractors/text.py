@@ -1,0 +1,37 @@
+"""Markdown and plain text: strict UTF-8 (a BOM is fine), never empty."""
+
+from __future__ import annotations
+
+import re
+
+from mnemoflow.errors import BadInputError
+from mnemoflow.extractors.registry import Extracted, register
+
+
+def decode_utf8(data: bytes) -> str:
+    """Strict UTF-8; a clear error with the offending offset otherwise."""
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise BadInputError(f"not UTF-8 text: byte 0x{data[exc.start]:02x} at offset {exc.start}") from None
+    if "\x00" in text:
+        raise BadInputError("binary content: NUL bytes in a text file")
+    return text
+
+
+def _require_text(text: str) -> str:
+    if not text.strip():
+        raise BadInputError("empty file: no text to ingest")
+    return text
+
+
+@register("text/markdown")
+def extract_markdown(data: bytes, name: str) -> Extracted:
+    text = _require_text(decode_utf8(data))
+    heading = re.search(r"^#\s+(.+?)\s*#*\s*$", text, re.MULTILINE)
+    return Extracted(text=text, mime="text/markdown", title=heading.group(1) if heading else name)
+
+
+@register("text/plain")
+def extract_plain_text(data: bytes, name: str) -> Extracted:
+    return Extracted(text=_require_text(decode_utf8(data)), mime="text/plain", title=name)

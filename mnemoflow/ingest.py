@@ -1,0 +1,209 @@
+"""Ingestion as plain functions: discover inputs, land transcripts, turn landed turns and files into chunks.
+
+The Prefect flow and the CLI call these same functions. Bad inputs become
+`ingest_errors` rows and the run goes on; embedding is left to the outbox.
+"""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mnemoflow.chunking import chunk_markdown, chunk_plain_text, chunk_session, sha256_text
+from mnemoflow.config import Settings
+from mnemoflow.connectors.conversations import CONNECTOR as CONVERSATIONS, TRANSCRIPT_SUFFIXES, land_transcripts
+from mnemoflow.errors import BadInputError
+from mnemoflow.extractors import extractor_for, mime_for
+from mnemoflow.models import DocumentRecord, DocumentWriteResult, IngestErrorRecord, TurnRecord
+from mnemoflow.storage import Scope, Store
+from mnemoflow.timeutil import parse_timestamp
+
+FILES = "files"
+DOCUMENT_SUFFIXES = (".md", ".markdown", ".txt", ".text")
+
+
+@dataclass
+class Inputs:
+    """What `discover` found: transcript sources for dlt, documents for extractors, and problems."""
+
+    transcripts: list[tuple[Path, str]] = field(default_factory=list)  # (directory, glob)
+    documents: list[Path] = field(default_factory=list)
+    errors: list[IngestErrorRecord] = field(default_factory=list)
+
+
+@dataclass
+class IngestReport:
+    documents_changed: int = 0
+    turns_added: int = 0
+    chunks_added: int = 0
+    chunks_removed: int = 0
+    errors: list[IngestErrorRecord] = field(default_factory=list)
+
+    def add(self, write: DocumentWriteResult) -> None:
+        self.documents_changed += int(write.changed)
+        self.turns_added += write.turns_added
+        self.chunks_added += write.chunks_added
+        self.chunks_removed += write.chunks_removed
+
+
+def _error(uri: Path | str, kind: str, reason: str, connector: str = FILES) -> IngestErrorRecord:
+    return IngestErrorRecord(connector, str(uri), kind, reason)
+
+
+def discover(paths: Iterable[Path]) -> Inputs:
+    """Sort the given files and directories (recursively, hidden entries skipped) by how they are read."""
+    found = Inputs()
+    for path in paths:
+        if path.is_symlink() and not path.exists():
+            found.errors.append(_error(path, "unreadable", "broken symbolic link"))
+        elif not path.exists():
+            found.errors.append(_error(path, "missing", "no such file or directory"))
+        elif path.is_dir():
+            found.transcripts.append((path, "**/*.json*"))
+            for child in sorted(path.rglob("*")):
+                relative = child.relative_to(path).parts
+                if any(part.startswith(".") for part in relative) or child.is_dir():
+                    continue
+                if child.suffix.lower() in TRANSCRIPT_SUFFIXES:
+                    continue
+                if child.is_symlink() and not child.exists():
+                    found.errors.append(_error(child, "unreadable", "broken symbolic link"))
+                elif child.suffix.lower() in DOCUMENT_SUFFIXES:
+                    found.documents.append(child)
+                else:
+                    found.errors.append(_error(child, "unsupported", f"no extractor for {mime_for(child)}"))
+        elif path.suffix.lower() in TRANSCRIPT_SUFFIXES:
+            found.transcripts.append((path.parent, glob.escape(path.name)))
+        elif path.suffix.lower() in DOCUMENT_SUFFIXES:
+            found.documents.append(path)
+        else:
+            found.errors.append(_error(path, "unsupported", f"no extractor for {mime_for(path)}"))
+    return found
+
+
+# ---------------------------------------------------------------------- conversations
+def session_document_id(scope: Scope, session_id: str) -> str:
+    key = f"{scope.tenant_id}\x1f{scope.user_id}\x1f{CONVERSATIONS}\x1f{session_id}"
+    return "doc_" + hashlib.sha256(key.encode()).hexdigest()[:24]
+
+
+def turn_key(scope: Scope, session_id: str, turn_id: str) -> str:
+    key = f"{scope.tenant_id}\x1f{scope.user_id}\x1f{session_id}\x1f{turn_id}"
+    return "turn_" + hashlib.sha256(key.encode()).hexdigest()[:24]
+
+
+def _session_hash(turns: list[TurnRecord]) -> str:
+    return sha256_text("\x1e".join(f"{t.turn_id}\x1f{t.speaker}\x1f{t.ts}\x1f{t.text}" for t in turns))
+
+
+def process_landed_turns(store: Store, scope: Scope, *, max_tokens: int) -> list[DocumentWriteResult]:
+    """Turn landed-but-unprocessed transcript turns into turns and chunks, one commit per session."""
+    import json
+
+    by_session: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in store.landed_turns(scope):
+        by_session[row["session_id"]].append(row)
+    results = []
+    for session_id, rows in by_session.items():
+        document_id = session_document_id(scope, session_id)
+        turns = {t.turn_key: t for t in store.session_turns(scope, document_id)}
+        next_ordinal = max((t.ordinal for t in turns.values()), default=-1) + 1
+        changed: list[TurnRecord] = []
+        for row in rows:
+            key = turn_key(scope, session_id, row["turn_id"])
+            ordinal = turns[key].ordinal if key in turns else next_ordinal
+            next_ordinal += key not in turns
+            metadata = json.loads(row["metadata"]) if row["metadata"] else None
+            turn = TurnRecord(
+                turn_key=key, document_id=document_id, session_id=session_id, turn_id=row["turn_id"],
+                ordinal=ordinal, role=row["role"], speaker=row["speaker"], ts=parse_timestamp(row["ts"]),
+                text=row["text"], metadata=metadata, source_uri=row["file_url"],
+            )
+            turns[key] = turn
+            changed.append(turn)
+        all_turns = sorted(turns.values(), key=lambda t: t.ordinal)
+        document = DocumentRecord(
+            document_id=document_id, connector=CONVERSATIONS, uri=f"conversation:{session_id}",
+            mime="application/x-ndjson", title=session_id, content_hash=_session_hash(all_turns),
+            metadata={"session_id": session_id, "source_uris": sorted({t.source_uri for t in all_turns})},
+        )
+        chunks = chunk_session(document_id, all_turns, max_tokens)
+        results.append(store.write_document(scope, document, chunks, changed, actor="ingest"))
+    return results
+
+
+def land_conversations(store: Store, settings: Settings, scope: Scope, sources: list[tuple[Path, str]]) -> list[IngestErrorRecord]:
+    errors: list[IngestErrorRecord] = []
+    for directory, file_glob in sources:
+        landing = land_transcripts(
+            store, scope, directory, file_glob, pipelines_dir=settings.dlt_dir, max_bytes=settings.max_file_bytes
+        )
+        errors.extend(landing.errors)
+    return errors
+
+
+# ---------------------------------------------------------------------- files
+def file_document_id(scope: Scope, uri: str) -> str:
+    key = f"{scope.tenant_id}\x1f{scope.user_id}\x1f{FILES}\x1f{uri}"
+    return "doc_" + hashlib.sha256(key.encode()).hexdigest()[:24]
+
+
+def ingest_document_file(store: Store, settings: Settings, scope: Scope, path: Path) -> DocumentWriteResult:
+    """Extract, chunk and write one file; raises `BadInputError` with the reason when it cannot."""
+    try:
+        size = path.stat().st_size
+        if size > settings.max_file_bytes:
+            raise BadInputError(f"file is {size} bytes, over the {settings.max_file_bytes}-byte limit")
+        data = path.read_bytes()
+    except OSError as exc:
+        raise BadInputError(f"unreadable: {exc.strerror or exc}") from None
+    mime = mime_for(path)
+    extracted = extractor_for(mime)(data, path.name)
+    uri = path.resolve().as_uri()
+    document_id = file_document_id(scope, uri)
+    if extracted.mime == "text/markdown":
+        chunks = chunk_markdown(document_id, extracted.text, settings.chunk_max_tokens)
+    else:
+        chunks = chunk_plain_text(document_id, extracted.text, settings.chunk_max_tokens)
+    document = DocumentRecord(
+        document_id=document_id, connector=FILES, uri=uri, mime=extracted.mime, title=extracted.title,
+        content_hash=hashlib.sha256(data).hexdigest(), metadata=extracted.metadata,
+    )
+    return store.write_document(scope, document, chunks, actor="ingest")
+
+
+def ingest_documents(store: Store, settings: Settings, scope: Scope, paths: list[Path],
+                     on_file: Callable[[Path], None] | None = None) -> tuple[list[DocumentWriteResult], list[IngestErrorRecord]]:
+    writes, errors = [], []
+    for path in paths:
+        try:
+            writes.append(ingest_document_file(store, settings, scope, path))
+        except BadInputError as exc:
+            errors.append(_error(path, mime_for(path), str(exc)))
+        if on_file:
+            on_file(path)
+    return writes, errors
+
+
+def ingest_paths(
+    store: Store, settings: Settings, scope: Scope, paths: Iterable[Path],
+    on_file: Callable[[Path], None] | None = None,
+) -> IngestReport:
+    """Everything up to (not including) embedding: land, process, extract, record errors, refresh BM25."""
+    inputs = discover(paths)
+    report = IngestReport(errors=list(inputs.errors))
+    report.errors.extend(land_conversations(store, settings, scope, inputs.transcripts))
+    for write in process_landed_turns(store, scope, max_tokens=settings.chunk_max_tokens):
+        report.add(write)
+    writes, errors = ingest_documents(store, settings, scope, inputs.documents, on_file)
+    for write in writes:
+        report.add(write)
+    report.errors.extend(errors)
+    store.record_ingest_errors(scope, report.errors)
+    store.refresh_search_indexes()
+    return report

@@ -1,0 +1,1 @@
+"""Memories: drafting, (later) generation, relationships, entities, lifecycle."""

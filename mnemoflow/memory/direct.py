@@ -1,0 +1,51 @@
+"""Memories written directly (`add TEXT`): classify the kind and score salience by rule."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any
+
+from mnemoflow.errors import BadInputError
+from mnemoflow.models import MemoryDraft, MemoryKind
+from mnemoflow.scoring import fast_score
+
+MAX_MEMORY_CHARS = 4000
+
+_KIND_RULES: tuple[tuple[MemoryKind, re.Pattern[str]], ...] = (
+    ("rule", re.compile(r"\b(always|never|must|must not|should(n'?t)?|do not|don'?t ever|is not allowed|"
+                        r"are not allowed|policy)\b", re.I)),
+    ("procedure", re.compile(r"\b(how to|steps?|first\b.*\bthen|to (deploy|install|run|set up|configure)|"
+                             r"run `|follow these)\b|^\s*\d+[.)]\s", re.I | re.M)),
+    ("preference", re.compile(r"\b(prefers?|preferred|favou?rite|likes?|loves?|enjoys?|hates?|dislikes?|"
+                              r"can'?t stand|would rather|allergic)\b", re.I)),
+    ("episode", re.compile(r"\b(yesterday|last (week|month|year|night)|this morning|went|visited|met|attended|"
+                           r"happened|on (monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b", re.I)),
+)
+
+
+def classify_kind(text: str) -> MemoryKind:
+    """The first matching rule wins: a rule beats a preference ("never book me on a red-eye")."""
+    for kind, pattern in _KIND_RULES:
+        if pattern.search(text):
+            return kind
+    return "fact"
+
+
+def draft_memory(
+    text: str,
+    *,
+    kind: MemoryKind | None = None,
+    observed_at: datetime | None = None,
+    expires_at: datetime | None = None,
+    metadata: dict[str, Any] | None = None,
+) -> MemoryDraft:
+    content = " ".join(text.split())
+    if not content:
+        raise BadInputError("a memory needs some text")
+    if len(content) > MAX_MEMORY_CHARS:
+        raise BadInputError(f"a memory is at most {MAX_MEMORY_CHARS} characters; ingest longer text as a document")
+    return MemoryDraft(
+        content=content, kind=kind or classify_kind(content), salience=fast_score(content), confidence=1.0,
+        observed_at=observed_at, expires_at=expires_at, metadata=metadata or {},
+    )

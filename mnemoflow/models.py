@@ -1,0 +1,159 @@
+"""Records that cross module boundaries.
+
+Dataclasses for what the pipeline hands the store; pydantic models for what users
+see (API, CLI --json, reports). No model here carries an embedding.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+MemoryKind = Literal["fact", "preference", "episode", "procedure", "rule"]
+
+
+@dataclass(frozen=True)
+class DocumentRecord:
+    document_id: str
+    connector: str
+    uri: str
+    mime: str
+    title: str
+    content_hash: str
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TurnRecord:
+    turn_key: str
+    document_id: str
+    session_id: str
+    turn_id: str
+    ordinal: int
+    role: str | None
+    speaker: str | None
+    ts: datetime | None
+    text: str
+    metadata: dict[str, Any] | None
+    source_uri: str
+
+
+@dataclass(frozen=True)
+class ChunkRecord:
+    """`text` is what recall shows and cites; `context` (optional) is indexed and embedded with it."""
+
+    chunk_id: str
+    document_id: str
+    ordinal: int
+    text: str
+    context: str | None
+    content_hash: str
+    token_count: int
+    locator: dict[str, Any]
+    score: float
+
+
+@dataclass(frozen=True)
+class IngestErrorRecord:
+    connector: str
+    uri: str
+    kind: str
+    reason: str
+    detail: str | None = None
+
+
+@dataclass(frozen=True)
+class MemoryDraft:
+    content: str
+    kind: MemoryKind
+    salience: float
+    confidence: float = 1.0
+    observed_at: datetime | None = None
+    event_start_at: datetime | None = None
+    event_end_at: datetime | None = None
+    temporal_text: str | None = None
+    expires_at: datetime | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class DocumentWriteResult:
+    document_id: str
+    commit_id: str | None
+    turns_added: int
+    chunks_added: int
+    chunks_removed: int
+
+    @property
+    def changed(self) -> bool:
+        return self.commit_id is not None
+
+
+class MemoryItem(BaseModel):
+    """A memory as users see it."""
+
+    id: str
+    tenant_id: str
+    user_id: str
+    content: str
+    kind: str
+    salience: float
+    confidence: float
+    is_latest: bool
+    created_at: datetime
+    updated_at: datetime
+    valid_from: datetime
+    valid_to: datetime | None = None
+    expires_at: datetime | None = None
+    deleted_at: datetime | None = None
+    observed_at: datetime | None = None
+    event_start_at: datetime | None = None
+    event_end_at: datetime | None = None
+    temporal_text: str | None = None
+    embedding_status: str
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    score: float | None = None
+
+
+class Citation(BaseModel):
+    """Where an item came from: a document and a place in it, or a conversation turn."""
+
+    document_id: str | None = None
+    uri: str | None = None
+    title: str | None = None
+    locator: dict[str, Any] = Field(default_factory=dict)
+    session_id: str | None = None
+    turn_id: str | None = None
+    ts: datetime | None = None
+    speaker: str | None = None
+    memory_id: str | None = None
+
+
+class RecallItem(BaseModel):
+    kind: Literal["memory", "chunk"]
+    id: str
+    text: str
+    tokens: int
+    score: float
+    scores: dict[str, float]
+    why: str
+    citations: list[Citation]
+
+
+class RecallResult(BaseModel):
+    query: str
+    items: list[RecallItem]
+    tokens: int
+    context: str
+    warnings: list[str] = Field(default_factory=list)
+
+
+class HistoryEntry(BaseModel):
+    commit_id: str
+    created_at: datetime
+    actor: str
+    message: str | None
+    op: str

@@ -1,0 +1,78 @@
+"""Packing ranked candidates into a context of at most `budget` tokens (ceil(chars / 4)).
+
+Greedy in rank order; an item that does not fit is skipped and smaller ones may
+still fit. Items that share a group (a conversation session) share one header
+line, which buys room for more items; groups are shown in the order of their best
+item, and a group's items in their own order (chronological for turns).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from mnemoflow.models import Citation
+
+
+def tokens_of(text: str) -> int:
+    return math.ceil(len(text) / 4)
+
+
+@dataclass
+class Candidate:
+    kind: str
+    id: str
+    line: str  # the item's own text in the context
+    score: float
+    scores: dict[str, float]
+    why: str
+    citations: list[Citation]
+    group: str | None = None  # items with the same group share `header`
+    header: str | None = None
+    order: tuple[Any, ...] = field(default_factory=tuple)
+
+
+@dataclass
+class Packed:
+    items: list[Candidate]
+    context: str
+
+    @property
+    def tokens(self) -> int:
+        return tokens_of(self.context)
+
+
+def pack(candidates: list[Candidate], budget: int, max_items: int | None = None) -> Packed:
+    budget_chars = budget * 4
+    used = 0
+    chosen: list[Candidate] = []
+    open_groups: set[str] = set()
+    for cand in candidates:
+        if max_items is not None and len(chosen) >= max_items:
+            break
+        cost = len(cand.line) + 1
+        new_group = cand.group is not None and cand.group not in open_groups
+        if new_group and cand.header:
+            cost += len(cand.header) + 1
+        if used + cost > budget_chars:
+            continue
+        used += cost
+        chosen.append(cand)
+        if new_group:
+            open_groups.add(cand.group)  # type: ignore[arg-type]
+    context = render(chosen)
+    assert tokens_of(context) <= budget, "packing exceeded its budget"
+    return Packed(chosen, context)
+
+
+def render(chosen: list[Candidate]) -> str:
+    sections: dict[str, list[Candidate]] = {}
+    for cand in chosen:  # rank order decides section order
+        sections.setdefault(cand.group or f"\x00{cand.id}", []).append(cand)
+    lines: list[str] = []
+    for members in sections.values():
+        if members[0].group is not None and members[0].header:
+            lines.append(members[0].header)
+        lines.extend(c.line for c in sorted(members, key=lambda c: c.order))
+    return "\n".join(lines)

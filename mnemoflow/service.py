@@ -1,0 +1,129 @@
+"""The service layer every interface (Python API, CLI, HTTP, MCP) calls; none holds logic of its own.
+
+Opens the store and the embedder lazily, once, and ties the plain stage functions
+together the way a user expects: ingest returns once its embeddings are done
+(unless told not to wait), add returns the stored memory, recall packs a context.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from mnemoflow.config import Settings, configure_runtime
+from mnemoflow.embedding import Embedder, create_embedder
+from mnemoflow.embedding.worker import DrainReport, drain_embeddings
+from mnemoflow.errors import NotFoundError
+from mnemoflow.ingest import IngestReport, ingest_paths
+from mnemoflow.memory.direct import draft_memory
+from mnemoflow.models import HistoryEntry, MemoryItem, MemoryKind, RecallResult
+from mnemoflow.recall import RecallConfig, RecallFilters, preset, recall
+from mnemoflow.storage import Scope, Store, open_store
+from mnemoflow.storage.commits import VerifyReport
+
+
+@dataclass
+class IngestOutcome:
+    report: IngestReport
+    drain: DrainReport | None
+    pending_embeddings: int
+
+
+class MemoryService:
+    def __init__(self, settings: Settings) -> None:
+        configure_runtime()
+        self.settings = settings
+        self._store: Store | None = None
+        self._embedder: Embedder | None = None
+
+    @property
+    def store(self) -> Store:
+        if self._store is None:
+            self._store = open_store(self.settings)
+        return self._store
+
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            self._embedder = create_embedder(self.settings)
+        return self._embedder
+
+    def close(self) -> None:
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+
+    def __enter__(self) -> MemoryService:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ writes
+    def ingest(
+        self, scope: Scope, paths: list[Path], *, wait: bool = True,
+        on_file: Callable[[Path], None] | None = None, on_embedded: Callable[[int], None] | None = None,
+    ) -> IngestOutcome:
+        report = ingest_paths(self.store, self.settings, scope, paths, on_file=on_file)
+        drained = self.drain(on_embedded) if wait else None
+        return IngestOutcome(report, drained, self.store.counts(scope)["pending_embeddings"])
+
+    def add(
+        self, scope: Scope, text: str, *, kind: MemoryKind | None = None, metadata: dict[str, Any] | None = None,
+        observed_at: datetime | None = None, expires_at: datetime | None = None, wait: bool = True,
+    ) -> tuple[MemoryItem, bool]:
+        draft = draft_memory(text, kind=kind, observed_at=observed_at, expires_at=expires_at, metadata=metadata)
+        memory, created = self.store.add_memory(scope, draft, actor="api")
+        if created and wait:
+            self.drain()
+            memory = self.store.get_memory(scope, memory.id) or memory
+        return memory, created
+
+    def drain(self, on_progress: Callable[[int], None] | None = None) -> DrainReport:
+        """Run the embedding worker until the outbox is empty or the embedder is unavailable."""
+        return drain_embeddings(
+            self.store, self.embedder, batch_size=self.settings.outbox_batch_size, on_progress=on_progress
+        )
+
+    def delete(self, scope: Scope, memory_id: str) -> None:
+        if not self.store.delete_memory(scope, memory_id, actor="api"):
+            raise NotFoundError(f"no memory {memory_id} for {scope}")
+
+    # ------------------------------------------------------------------ reads
+    def recall(
+        self, scope: Scope, query: str, *, k: int | None = None, token_budget: int | None = None,
+        filters: RecallFilters | None = None, config: RecallConfig | str | None = None,
+    ) -> RecallResult:
+        chosen = config if isinstance(config, RecallConfig) else preset(config or self.settings.recall_preset)
+        return recall(
+            self.store, self.embedder, scope, query, config=chosen, k=k or self.settings.recall_k,
+            token_budget=token_budget or self.settings.recall_token_budget, filters=filters,
+        )
+
+    def search(self, scope: Scope, query: str, *, limit: int = 10) -> list[MemoryItem]:
+        """Memories only, best first, each with its fused score (mem0's `search`)."""
+        result = self.recall(scope, query, k=limit, token_budget=1_000_000, filters=RecallFilters(kinds=["memory"]))
+        found = self.store.fetch_memories(scope, [item.id for item in result.items])
+        return [found[item.id].model_copy(update={"score": item.score}) for item in result.items if item.id in found]
+
+    def get(self, scope: Scope, memory_id: str) -> MemoryItem:
+        memory = self.store.get_memory(scope, memory_id)
+        if memory is None:
+            raise NotFoundError(f"no memory {memory_id} for {scope}")
+        return memory
+
+    def get_all(self, scope: Scope, *, limit: int = 100) -> list[MemoryItem]:
+        return self.store.list_memories(scope, limit=limit)
+
+    def history(self, scope: Scope, memory_id: str) -> list[HistoryEntry]:
+        entries = self.store.memory_history(scope, memory_id)
+        if not entries:
+            raise NotFoundError(f"no memory {memory_id} for {scope}")
+        return entries
+
+    def verify(self, tenant_id: str | None = None) -> list[VerifyReport]:
+        tenants = [tenant_id] if tenant_id else self.store.tenants()
+        return [self.store.verify(t) for t in tenants]

@@ -1,0 +1,33 @@
+"""Storage: the only package that touches DuckDB or LanceDB. Reach it through `open_store`."""
+
+from __future__ import annotations
+
+from mnemoflow.config import Settings
+from mnemoflow.storage.scope import Scope
+from mnemoflow.storage.store import Store
+
+__all__ = ["Scope", "Store", "open_store"]
+
+
+def open_store(settings: Settings) -> Store:
+    """Open (creating and migrating if needed) the store under `settings.home`.
+
+    The one entry point: a later layout (a file per tenant shard, LanceDB on object
+    storage) changes this function, not its callers.
+    """
+    from mnemoflow.embedding import embedding_dimensions
+    from mnemoflow.storage.connection import connect
+    from mnemoflow.storage.migrations import apply_migrations
+    from mnemoflow.storage.vectors import VectorStore
+
+    settings.home.mkdir(parents=True, exist_ok=True)
+    con = connect(settings.duckdb_path, settings.store_lock_timeout_s)
+    try:
+        apply_migrations(con)
+        vectors = VectorStore(
+            settings.lancedb_path, settings.resolved_embedding_model, embedding_dimensions(settings)
+        )
+    except BaseException:
+        con.close()
+        raise
+    return Store(con, vectors, max_attempts=settings.outbox_max_attempts, lease_s=settings.outbox_lease_s)

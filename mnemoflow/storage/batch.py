@@ -1,0 +1,50 @@
+"""Set-based writes: register rows as an Arrow table and INSERT/UPDATE from it in one statement.
+
+DuckDB's `executemany` runs one statement per row; a registered Arrow batch is
+one statement per batch, which is what keeps ingest close to embedding speed.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+
+
+@contextmanager
+def registered(con: duckdb.DuckDBPyConnection, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> Iterator[str]:
+    """Expose `rows` as a temporary relation; yields its name."""
+    data = {name: [row[i] for row in rows] for i, name in enumerate(columns)}
+    name = f"_batch_{uuid.uuid4().hex[:12]}"
+    con.register(name, pa.table(data))
+    try:
+        yield name
+    finally:
+        con.unregister(name)
+
+
+def insert(
+    con: duckdb.DuckDBPyConnection, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]],
+    *, on_conflict_ignore: bool = False,
+) -> None:
+    if not rows:
+        return
+    cols = ", ".join(columns)
+    conflict = " ON CONFLICT DO NOTHING" if on_conflict_ignore else ""
+    with registered(con, columns, rows) as batch:
+        con.execute(f"INSERT INTO {table} ({cols}) SELECT {cols} FROM {batch}{conflict}")
+
+
+def update(
+    con: duckdb.DuckDBPyConnection, table: str, key: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]
+) -> None:
+    """UPDATE `table` SET columns from rows whose first value is `key`."""
+    if not rows:
+        return
+    assignments = ", ".join(f"{c} = b.{c}" for c in columns)
+    with registered(con, [key, *columns], rows) as batch:
+        con.execute(f"UPDATE {table} SET {assignments} FROM {batch} b WHERE {table}.{key} = b.{key}")

@@ -1,0 +1,178 @@
+"""Commits: every write is one, chained per tenant by hash, naming a digest of each row it wrote.
+
+A row's digest is computed by DuckDB from its content columns (`ROW_DIGEST_SQL`), both
+when the commit is written and when it is verified, so an edit made behind the
+store's back (an UPDATE in a SQL shell) no longer matches the commit that row names.
+Derived columns (embedding status, access counters) are left out on purpose: they
+change without a commit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import duckdb
+
+# table -> (id column, content columns covered by the digest)
+TRACKED_TABLES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "source_documents": (
+        "document_id",
+        ("document_id", "tenant_id", "user_id", "shared", "connector", "uri", "mime", "title",
+         "content_hash", "metadata", "deleted_at"),
+    ),
+    "chunks": (
+        "chunk_id",
+        ("chunk_id", "tenant_id", "user_id", "shared", "document_id", "ordinal", "text", "context",
+         "content_hash", "locator", "deleted_at"),
+    ),
+    "turns": (
+        "turn_key",
+        ("turn_key", "tenant_id", "user_id", "document_id", "session_id", "turn_id", "ordinal", "role",
+         "speaker", "ts", "text", "metadata"),
+    ),
+    "memories": (
+        "memory_id",
+        ("memory_id", "tenant_id", "user_id", "shared", "content", "content_hash", "kind", "salience",
+         "confidence", "is_latest", "valid_from", "valid_to", "expires_at", "deleted_at", "observed_at",
+         "event_start_at", "event_end_at", "temporal_text", "tier", "metadata"),
+    ),
+}
+
+
+def row_digest_sql(table: str) -> str:
+    _, columns = TRACKED_TABLES[table]
+    packed = ", ".join(f"{c} := {c}" for c in columns)
+    return f"substr(sha256(CAST(to_json(struct_pack({packed})) AS VARCHAR)), 1, 32)"
+
+
+def sha256_json(value: object) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()
+
+
+@dataclass
+class PendingCommit:
+    """What one unit of work wrote; rows carry `commit_id` before the commit row exists."""
+
+    tenant_id: str
+    actor: str
+    input_sha256: str
+    message: str
+    commit_id: str = field(default_factory=lambda: f"c_{uuid.uuid4().hex}")
+    ops: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    def record(self, table: str, op: str, ids: list[str]) -> None:
+        if table not in TRACKED_TABLES:
+            raise ValueError(f"{table} is not tracked by commits")
+        self.ops.setdefault(table, {}).update({row_id: op for row_id in ids})
+
+    @property
+    def empty(self) -> bool:
+        return not any(self.ops.values())
+
+
+@dataclass(frozen=True)
+class CommitInfo:
+    commit_id: str
+    commit_hash: str
+    seq: int
+    rows: int
+
+
+def _commit_hash(
+    *, tenant_id: str, seq: int, parent_hash: str | None, input_sha256: str, diff: dict,
+    created_at: datetime, actor: str, message: str,
+) -> str:
+    return sha256_json({
+        "tenant_id": tenant_id, "seq": seq, "parent_hash": parent_hash, "input_sha256": input_sha256,
+        "diff": diff, "created_at": created_at.isoformat(), "actor": actor, "message": message,
+    })
+
+
+def write_commit(con: duckdb.DuckDBPyConnection, pending: PendingCommit, now: datetime) -> CommitInfo:
+    """Digest the rows the unit of work wrote and append the commit to its tenant's chain.
+
+    Runs inside the caller's transaction, after the row writes.
+    """
+    rows: list[list[str]] = []
+    for table, ops in sorted(pending.ops.items()):
+        id_col, _ = TRACKED_TABLES[table]
+        digests = dict(
+            con.execute(
+                f"SELECT {id_col}, {row_digest_sql(table)} FROM {table} WHERE tenant_id = ? AND commit_id = ?",
+                [pending.tenant_id, pending.commit_id],
+            ).fetchall()
+        )
+        for row_id, op in sorted(ops.items()):
+            if row_id not in digests:
+                raise RuntimeError(f"{table} row {row_id} was recorded but does not name commit {pending.commit_id}")
+            rows.append([table, op, row_id, digests[row_id]])
+    diff = {"rows": rows}
+    parent = con.execute(
+        "SELECT commit_id, commit_hash, seq FROM commits WHERE tenant_id = ? ORDER BY seq DESC LIMIT 1",
+        [pending.tenant_id],
+    ).fetchone()
+    parent_id, parent_hash, seq = (parent[0], parent[1], parent[2] + 1) if parent else (None, None, 1)
+    commit_hash = _commit_hash(
+        tenant_id=pending.tenant_id, seq=seq, parent_hash=parent_hash, input_sha256=pending.input_sha256,
+        diff=diff, created_at=now, actor=pending.actor, message=pending.message,
+    )
+    con.execute(
+        "INSERT INTO commits VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [pending.commit_id, pending.tenant_id, seq, parent_id, pending.input_sha256, json.dumps(diff),
+         commit_hash, now, pending.actor, pending.message],
+    )
+    return CommitInfo(pending.commit_id, commit_hash, seq, len(rows))
+
+
+@dataclass
+class VerifyReport:
+    tenant_id: str
+    commits_checked: int = 0
+    rows_checked: int = 0
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def verify_tenant(con: duckdb.DuckDBPyConnection, tenant_id: str) -> VerifyReport:
+    """Re-derive every commit hash of the tenant's chain and every tracked row's digest."""
+    report = VerifyReport(tenant_id)
+    recorded: dict[tuple[str, str, str], str] = {}
+    previous_id: str | None = None
+    previous_hash: str | None = None
+    commits = con.execute(
+        "SELECT commit_id, seq, parent_id, input_sha256, diff_json, commit_hash, created_at, actor, message "
+        "FROM commits WHERE tenant_id = ? ORDER BY seq",
+        [tenant_id],
+    ).fetchall()
+    for commit_id, seq, parent_id, input_sha256, diff_json, commit_hash, created_at, actor, message in commits:
+        report.commits_checked += 1
+        diff = json.loads(diff_json)
+        if parent_id != previous_id:
+            report.problems.append(f"commit {commit_id} (seq {seq}) names parent {parent_id}, expected {previous_id}")
+        expected = _commit_hash(
+            tenant_id=tenant_id, seq=seq, parent_hash=previous_hash, input_sha256=input_sha256, diff=diff,
+            created_at=created_at, actor=actor, message=message,
+        )
+        if expected != commit_hash:
+            report.problems.append(f"commit {commit_id} (seq {seq}) does not hash to its recorded commit_hash")
+        for table, _op, row_id, digest in diff["rows"]:
+            recorded[(commit_id, table, row_id)] = digest
+        previous_id, previous_hash = commit_id, commit_hash
+    for table, (id_col, _) in TRACKED_TABLES.items():
+        for row_id, commit_id, digest in con.execute(
+            f"SELECT {id_col}, commit_id, {row_digest_sql(table)} FROM {table} WHERE tenant_id = ?", [tenant_id]
+        ).fetchall():
+            report.rows_checked += 1
+            expected_digest = recorded.get((commit_id, table, row_id))
+            if expected_digest is None:
+                report.problems.append(f"{table} row {row_id} names commit {commit_id}, which does not record it")
+            elif expected_digest != digest:
+                report.problems.append(f"{table} row {row_id} changed since commit {commit_id} wrote it")
+    return report

@@ -1,0 +1,66 @@
+"""BM25 over chunks and memories with DuckDB's FTS extension.
+
+The FTS index is rebuilt, never updated in place, so writes only mark a table
+dirty; the index is rebuilt once at the end of an ingest batch or, lazily, by the
+next search. Searches therefore always see every committed write.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+import duckdb
+
+
+@dataclass(frozen=True)
+class FtsSpec:
+    table: str
+    id_column: str
+    text_columns: tuple[str, ...]
+
+
+CHUNKS_FTS = FtsSpec("chunks", "chunk_id", ("text", "context"))
+MEMORIES_FTS = FtsSpec("memories", "memory_id", ("content",))
+FTS_SPECS = (CHUNKS_FTS, MEMORIES_FTS)
+
+
+def mark_dirty(con: duckdb.DuckDBPyConnection, spec: FtsSpec) -> None:
+    con.execute(
+        "INSERT INTO store_state VALUES (?, 'dirty') ON CONFLICT (key) DO UPDATE SET value = 'dirty'",
+        [f"fts:{spec.table}"],
+    )
+
+
+def is_dirty(con: duckdb.DuckDBPyConnection, spec: FtsSpec) -> bool:
+    row = con.execute("SELECT value FROM store_state WHERE key = ?", [f"fts:{spec.table}"]).fetchone()
+    return row is not None and row[0] == "dirty"
+
+
+def rebuild(con: duckdb.DuckDBPyConnection, spec: FtsSpec, now: datetime) -> None:
+    columns = ", ".join(f"'{c}'" for c in spec.text_columns)
+    con.execute(
+        f"PRAGMA create_fts_index('{spec.table}', '{spec.id_column}', {columns}, "
+        "stemmer = 'porter', stopwords = 'english', strip_accents = 1, lower = 1, overwrite = 1)"
+    )
+    con.execute(
+        "INSERT INTO store_state VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        [f"fts:{spec.table}", f"built {now.isoformat()}"],
+    )
+
+
+def ensure_current(con: duckdb.DuckDBPyConnection, spec: FtsSpec, now: datetime) -> None:
+    if is_dirty(con, spec):
+        rebuild(con, spec, now)
+
+
+def search(
+    con: duckdb.DuckDBPyConnection, spec: FtsSpec, query: str, where: str, params: list, k: int
+) -> list[tuple[str, float]]:
+    """Top-k (id, bm25) inside `where`, the caller's scope and lifecycle predicates."""
+    sql = (
+        f"SELECT id, score FROM (SELECT {spec.id_column} AS id, "
+        f"fts_main_{spec.table}.match_bm25({spec.id_column}, ?) AS score FROM {spec.table} WHERE {where}) "
+        "WHERE score IS NOT NULL ORDER BY score DESC, id LIMIT ?"
+    )
+    return [(r[0], float(r[1])) for r in con.execute(sql, [query, *params, k]).fetchall()]

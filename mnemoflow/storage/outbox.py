@@ -1,0 +1,89 @@
+"""The outbox: derived work (embeddings) queued in the same transaction as the rows it derives from.
+
+At least once, idempotent: job keys are unique, so enqueueing twice is a no-op;
+a claimed job is leased, and a lease that runs out makes it claimable again.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+import duckdb
+
+from mnemoflow.storage import batch
+
+
+@dataclass(frozen=True)
+class Job:
+    job_key: str
+    tenant_id: str
+    user_id: str
+    kind: str
+    payload: dict[str, Any]
+    attempts: int
+
+
+def enqueue(con: duckdb.DuckDBPyConnection, jobs: list[Job], now: datetime) -> None:
+    batch.insert(
+        con, "outbox",
+        ["job_key", "tenant_id", "user_id", "kind", "payload", "attempts", "status", "created_at", "updated_at"],
+        [[j.job_key, j.tenant_id, j.user_id, j.kind, json.dumps(j.payload), 0, "pending", now, now] for j in jobs],
+        on_conflict_ignore=True,
+    )
+
+
+def claim(
+    con: duckdb.DuckDBPyConnection, kind: str, limit: int, lease_s: float, now: datetime
+) -> list[Job]:
+    """Lease up to `limit` pending jobs of `kind` whose lease is free, oldest first."""
+    rows = con.execute(
+        """
+        UPDATE outbox SET attempts = attempts + 1, lease_until = ?, updated_at = ?
+        WHERE job_key IN (
+            SELECT job_key FROM outbox
+            WHERE status = 'pending' AND kind = ? AND (lease_until IS NULL OR lease_until < ?)
+            ORDER BY created_at, job_key LIMIT ?)
+        RETURNING job_key, tenant_id, user_id, kind, payload, attempts
+        """,
+        [now + timedelta(seconds=lease_s), now, kind, now, limit],
+    ).fetchall()
+    return [Job(r[0], r[1], r[2], r[3], json.loads(r[4]), r[5]) for r in rows]
+
+
+def complete(con: duckdb.DuckDBPyConnection, keys: list[str], now: datetime) -> None:
+    if keys:
+        con.execute(
+            "UPDATE outbox SET status = 'done', lease_until = NULL, last_error = NULL, updated_at = ? "
+            "WHERE job_key IN (SELECT unnest(?))",
+            [now, keys],
+        )
+
+
+def fail(
+    con: duckdb.DuckDBPyConnection, keys: list[str], error: str, max_attempts: int, now: datetime
+) -> None:
+    """A job-specific failure: counts against the job; past `max_attempts` it is marked failed."""
+    if keys:
+        con.execute(
+            "UPDATE outbox SET lease_until = NULL, last_error = ?, updated_at = ?, "
+            "status = CASE WHEN attempts >= ? THEN 'failed' ELSE 'pending' END "
+            "WHERE job_key IN (SELECT unnest(?))",
+            [error[:2000], now, max_attempts, keys],
+        )
+
+
+def release(con: duckdb.DuckDBPyConnection, keys: list[str], error: str, now: datetime) -> None:
+    """The service, not the job, failed (embedder down): give the attempt back and free the lease."""
+    if keys:
+        con.execute(
+            "UPDATE outbox SET attempts = attempts - 1, lease_until = NULL, last_error = ?, updated_at = ? "
+            "WHERE job_key IN (SELECT unnest(?))",
+            [error[:2000], now, keys],
+        )
+
+
+def counts(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
+    return dict(con.execute("SELECT status, count(*) FROM outbox GROUP BY status").fetchall())

@@ -1,0 +1,670 @@
+"""The tenant-scoped store: the only door to DuckDB and LanceDB.
+
+Every method that reads or writes tenant data takes a `Scope`; the predicates
+are built here, in `_scope_sql` and `_scope_lance`, and nowhere else. Reads see
+the user's rows and the tenant's shared rows; writes touch only the user's rows.
+Each write is one DuckDB transaction that also appends a commit and enqueues its
+derived work in the outbox; LanceDB follows after the transaction.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal
+
+import duckdb
+import numpy as np
+
+from mnemoflow.models import (
+    ChunkRecord,
+    DocumentRecord,
+    DocumentWriteResult,
+    HistoryEntry,
+    IngestErrorRecord,
+    MemoryDraft,
+    MemoryItem,
+    TurnRecord,
+)
+from mnemoflow.storage import batch, fts, outbox
+from mnemoflow.storage.commits import PendingCommit, VerifyReport, sha256_json, verify_tenant, write_commit
+from mnemoflow.storage.outbox import Job
+from mnemoflow.storage.scope import Scope
+from mnemoflow.storage.vectors import (
+    CHUNK_VECTORS,
+    EMBEDDING_CACHE,
+    MEMORY_VECTORS,
+    VectorStore,
+    sql_in,
+    sql_string,
+)
+from mnemoflow.timeutil import utcnow
+
+Target = Literal["chunks", "memories"]
+EMBED_JOB = "embed"
+
+_MEMORY_COLUMNS = (
+    "memory_id, tenant_id, user_id, content, kind, salience, confidence, is_latest, created_at, updated_at, "
+    "valid_from, valid_to, expires_at, deleted_at, observed_at, event_start_at, event_end_at, temporal_text, "
+    "embedding_status, metadata"
+)
+
+
+def _memory_item(row: tuple) -> MemoryItem:
+    names = [c.strip() for c in _MEMORY_COLUMNS.split(",")]
+    data = dict(zip(names, row))
+    data["id"] = data.pop("memory_id")
+    data["metadata"] = json.loads(data["metadata"]) if data["metadata"] else {}
+    return MemoryItem(**data)
+
+
+def _epoch(value: datetime | None) -> int | None:
+    return None if value is None else int((value - datetime(1970, 1, 1)).total_seconds())
+
+
+def _active_until(valid_to: datetime | None, expires_at: datetime | None) -> int | None:
+    ends = [t for t in (valid_to, expires_at) if t is not None]
+    return _epoch(min(ends)) if ends else None
+
+
+@dataclass(frozen=True)
+class EmbeddingInput:
+    """A row waiting for its vector: what to embed and what LanceDB must carry beside it."""
+
+    job_key: str
+    row_id: str
+    text: str
+    content_hash: str
+    columns: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ChunkHit:
+    chunk_id: str
+    text: str
+    token_count: int
+    locator: dict[str, Any]
+    score: float
+    document_id: str
+    uri: str
+    title: str
+    connector: str
+
+
+class Store:
+    """One DuckDB connection (one unit of work or one long-lived server) plus the LanceDB tables."""
+
+    def __init__(
+        self, con: duckdb.DuckDBPyConnection, vectors: VectorStore, *, max_attempts: int, lease_s: float
+    ) -> None:
+        self._con = con
+        self._vectors = vectors
+        self._lock = threading.RLock()
+        self._max_attempts = max_attempts
+        self._lease_s = lease_s
+
+    # ------------------------------------------------------------------ lifecycle
+    def close(self) -> None:
+        with self._lock:
+            self._con.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def embedding_model(self) -> str:
+        return self._vectors.model
+
+    @contextmanager
+    def _tx(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        with self._lock:
+            self._con.execute("BEGIN TRANSACTION")
+            try:
+                yield self._con
+            except BaseException:
+                self._con.execute("ROLLBACK")
+                raise
+            self._con.execute("COMMIT")
+
+    @contextmanager
+    def _read(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        with self._lock:
+            yield self._con
+
+    # ------------------------------------------------------------------ scope, in one place
+    @staticmethod
+    def _scope_sql(scope: Scope, alias: str = "") -> tuple[str, list[str]]:
+        a = f"{alias}." if alias else ""
+        return f"{a}tenant_id = ? AND ({a}user_id = ? OR {a}shared)", [scope.tenant_id, scope.user_id]
+
+    @staticmethod
+    def _owner_sql(scope: Scope, alias: str = "") -> tuple[str, list[str]]:
+        a = f"{alias}." if alias else ""
+        return f"{a}tenant_id = ? AND {a}user_id = ?", [scope.tenant_id, scope.user_id]
+
+    @staticmethod
+    def _scope_lance(scope: Scope) -> str:
+        # Scope ids are validated to a quote-free alphabet; sql_string escapes regardless.
+        return f"tenant_id = {sql_string(scope.tenant_id)} AND (user_id = {sql_string(scope.user_id)} OR shared)"
+
+    @staticmethod
+    def _active_memory_sql(alias: str = "") -> str:
+        a = f"{alias}." if alias else ""
+        return (
+            f"{a}deleted_at IS NULL AND {a}is_latest AND ({a}valid_to IS NULL OR {a}valid_to > ?) "
+            f"AND ({a}expires_at IS NULL OR {a}expires_at > ?)"
+        )
+
+    # ------------------------------------------------------------------ landing (dlt)
+    def dlt_destination(self) -> Any:
+        """A dlt duckdb destination writing raw landing tables into this store's file.
+
+        dlt gets its own cursor (same database, separate session state): it changes the
+        search path, which must not leak into the store's connection.
+        """
+        import dlt
+
+        return dlt.destinations.duckdb(self._con.cursor())
+
+    def _table_exists(self, con: duckdb.DuckDBPyConnection, schema: str, table: str) -> bool:
+        return bool(
+            con.execute(
+                "SELECT count(*) FROM information_schema.tables WHERE table_schema = ? AND table_name = ?",
+                [schema, table],
+            ).fetchone()[0]
+        )
+
+    def landed_turns(self, scope: Scope) -> list[dict[str, Any]]:
+        """Landed transcript turns of the scope that are new or changed since they were last processed.
+
+        All of them, not only the last run's: a run that died after landing is finished by the next.
+        """
+        with self._read() as con:
+            if not self._table_exists(con, "raw_conversations", "turns"):
+                return []
+            cur = con.execute(
+                """
+                SELECT r.file_url, r.line_no, r.session_id, r.turn_id, r.speaker, r.role, r.ts, r.text,
+                       CAST(r.metadata AS VARCHAR) AS metadata
+                FROM raw_conversations.turns r
+                WHERE r.tenant_id = ? AND r.user_id = ?
+                  AND NOT EXISTS (
+                    SELECT 1 FROM turns t
+                    WHERE t.tenant_id = r.tenant_id AND t.user_id = r.user_id
+                      AND t.session_id = r.session_id AND t.turn_id = r.turn_id AND t.text = r.text)
+                ORDER BY r.file_url, r.line_no
+                """,
+                [scope.tenant_id, scope.user_id],
+            )
+            columns = [d[0] for d in cur.description]
+            return [dict(zip(columns, row)) for row in cur.fetchall()]
+
+    def session_turns(self, scope: Scope, document_id: str) -> list[TurnRecord]:
+        where, params = self._owner_sql(scope)
+        with self._read() as con:
+            rows = con.execute(
+                f"SELECT turn_key, document_id, session_id, turn_id, ordinal, role, speaker, ts, text, "
+                f"CAST(metadata AS VARCHAR), source_uri FROM turns WHERE {where} AND document_id = ? "
+                "ORDER BY ordinal",
+                [*params, document_id],
+            ).fetchall()
+        return [
+            TurnRecord(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], json.loads(r[9]) if r[9] else None, r[10])
+            for r in rows
+        ]
+
+    # ------------------------------------------------------------------ documents
+    def write_document(
+        self,
+        scope: Scope,
+        document: DocumentRecord,
+        chunks: list[ChunkRecord],
+        turns: list[TurnRecord] | None = None,
+        *,
+        actor: str,
+    ) -> DocumentWriteResult:
+        """Make `chunks` the document's live chunk set (and upsert its `turns`) in one commit.
+
+        Unchanged content writes nothing. Chunks that vanished are soft-deleted, new
+        ones wait for their embedding in the outbox.
+        """
+        turns = turns or []
+        now = utcnow()
+        owner, params = self._owner_sql(scope)
+        pending = PendingCommit(scope.tenant_id, actor, document.content_hash, f"ingest {document.uri}")
+        with self._tx() as con:
+            found = con.execute(
+                f"SELECT content_hash, deleted_at FROM source_documents WHERE {owner} AND document_id = ?",
+                [*params, document.document_id],
+            ).fetchone()
+            if found is not None and found[0] == document.content_hash and found[1] is None:
+                return DocumentWriteResult(document.document_id, None, 0, 0, 0)
+            other = con.execute(
+                "SELECT tenant_id, user_id FROM source_documents WHERE document_id = ?", [document.document_id]
+            ).fetchone()
+            if found is None and other is not None:
+                raise ValueError(f"document id {document.document_id} already belongs to another scope")
+            row = [document.connector, document.uri, document.mime, document.title, document.content_hash,
+                   json.dumps(document.metadata), pending.commit_id]
+            if found is None:
+                con.execute(
+                    "INSERT INTO source_documents (document_id, tenant_id, user_id, shared, connector, uri, mime, "
+                    "title, content_hash, metadata, commit_id, created_at) VALUES (?, ?, ?, false, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [document.document_id, scope.tenant_id, scope.user_id, *row, now],
+                )
+                pending.record("source_documents", "insert", [document.document_id])
+            else:
+                con.execute(
+                    "UPDATE source_documents SET connector = ?, uri = ?, mime = ?, title = ?, content_hash = ?, "
+                    "metadata = ?, commit_id = ?, deleted_at = NULL WHERE document_id = ?",
+                    [*row, document.document_id],
+                )
+                pending.record("source_documents", "update", [document.document_id])
+
+            turns_added = self._upsert_turns(con, scope, turns, pending, now)
+            added, revived, removed = self._replace_chunks(con, scope, document.document_id, chunks, pending, now)
+            embed = [c for c in chunks if c.chunk_id in set(added) | set(revived)]
+            outbox.enqueue(con, [self._embed_job(scope, "chunks", c.chunk_id, c.content_hash) for c in embed], now)
+            write_commit(con, pending, now)
+            fts.mark_dirty(con, fts.CHUNKS_FTS)
+        if removed:
+            self._vectors.update(CHUNK_VECTORS, sql_in("chunk_id", removed), {"deleted": True})
+        return DocumentWriteResult(document.document_id, pending.commit_id, turns_added, len(added) + len(revived),
+                                   len(removed))
+
+    def _upsert_turns(
+        self, con: duckdb.DuckDBPyConnection, scope: Scope, turns: list[TurnRecord], pending: PendingCommit,
+        now: datetime,
+    ) -> int:
+        if not turns:
+            return 0
+        existing = dict(
+            con.execute(
+                "SELECT turn_key, text FROM turns WHERE turn_key IN (SELECT unnest(?))", [[t.turn_key for t in turns]]
+            ).fetchall()
+        )
+        new = [t for t in turns if t.turn_key not in existing]
+        changed = [t for t in turns if t.turn_key in existing and existing[t.turn_key] != t.text]
+        if changed:
+            batch.update(
+                con, "turns", "turn_key", ["text", "speaker", "role", "ts", "metadata", "commit_id"],
+                [[t.turn_key, t.text, t.speaker, t.role, t.ts, json.dumps(t.metadata) if t.metadata else None,
+                  pending.commit_id] for t in changed],
+            )
+            pending.record("turns", "update", [t.turn_key for t in changed])
+        if new:
+            batch.insert(
+                con, "turns",
+                ["turn_key", "tenant_id", "user_id", "document_id", "session_id", "turn_id", "ordinal", "role",
+                 "speaker", "ts", "text", "metadata", "source_uri", "created_at", "commit_id"],
+                [[t.turn_key, scope.tenant_id, scope.user_id, t.document_id, t.session_id, t.turn_id, t.ordinal,
+                  t.role, t.speaker, t.ts, t.text, json.dumps(t.metadata) if t.metadata else None, t.source_uri,
+                  now, pending.commit_id] for t in new],
+            )
+            pending.record("turns", "insert", [t.turn_key for t in new])
+        return len(new)
+
+    def _replace_chunks(
+        self, con: duckdb.DuckDBPyConnection, scope: Scope, document_id: str, chunks: list[ChunkRecord],
+        pending: PendingCommit, now: datetime,
+    ) -> tuple[list[str], list[str], list[str]]:
+        known = {
+            cid: deleted_at
+            for cid, deleted_at in con.execute(
+                "SELECT chunk_id, deleted_at FROM chunks WHERE tenant_id = ? AND document_id = ?",
+                [scope.tenant_id, document_id],
+            ).fetchall()
+        }
+        wanted = {c.chunk_id for c in chunks}
+        added = [c for c in chunks if c.chunk_id not in known]
+        revived = [cid for cid in wanted if cid in known and known[cid] is not None]
+        removed = [cid for cid, deleted_at in known.items() if deleted_at is None and cid not in wanted]
+        if added:
+            batch.insert(
+                con, "chunks",
+                ["chunk_id", "tenant_id", "user_id", "shared", "document_id", "ordinal", "text", "context",
+                 "content_hash", "token_count", "locator", "score", "embedding_status", "created_at", "commit_id"],
+                [[c.chunk_id, scope.tenant_id, scope.user_id, False, c.document_id, c.ordinal, c.text, c.context,
+                  c.content_hash, c.token_count, json.dumps(c.locator), c.score, "pending", now, pending.commit_id]
+                 for c in added],
+            )
+            pending.record("chunks", "insert", [c.chunk_id for c in added])
+        if revived:
+            con.execute(
+                "UPDATE chunks SET deleted_at = NULL, embedding_status = 'pending', commit_id = ? "
+                "WHERE chunk_id IN (SELECT unnest(?))",
+                [pending.commit_id, revived],
+            )
+            pending.record("chunks", "restore", revived)
+        if removed:
+            con.execute(
+                "UPDATE chunks SET deleted_at = ?, commit_id = ? WHERE chunk_id IN (SELECT unnest(?))",
+                [now, pending.commit_id, removed],
+            )
+            pending.record("chunks", "delete", removed)
+        return [c.chunk_id for c in added], revived, removed
+
+    def record_ingest_errors(self, scope: Scope, errors: list[IngestErrorRecord]) -> None:
+        if not errors:
+            return
+        now = utcnow()
+        with self._tx() as con:
+            batch.insert(
+                con, "ingest_errors",
+                ["error_id", "tenant_id", "user_id", "connector", "uri", "kind", "reason", "detail", "created_at"],
+                [[f"err_{uuid.uuid4().hex}", scope.tenant_id, scope.user_id, e.connector, e.uri, e.kind, e.reason,
+                  e.detail, now] for e in errors],
+            )
+
+    def ingest_errors(self, scope: Scope) -> list[IngestErrorRecord]:
+        where, params = self._owner_sql(scope)
+        with self._read() as con:
+            rows = con.execute(
+                f"SELECT connector, uri, kind, reason, detail FROM ingest_errors WHERE {where} ORDER BY created_at",
+                params,
+            ).fetchall()
+        return [IngestErrorRecord(*r) for r in rows]
+
+    # ------------------------------------------------------------------ memories
+    def add_memory(self, scope: Scope, draft: MemoryDraft, *, actor: str) -> tuple[MemoryItem, bool]:
+        """Insert a memory unless the user already holds the same content (then return that one)."""
+        now = utcnow()
+        content_hash = memory_content_hash(draft.content)
+        owner, params = self._owner_sql(scope)
+        active = self._active_memory_sql()
+        pending = PendingCommit(scope.tenant_id, actor, content_hash, "add memory")
+        memory_id = f"mem_{uuid.uuid4().hex}"
+        with self._tx() as con:
+            existing = con.execute(
+                f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE {owner} AND content_hash = ? AND {active} LIMIT 1",
+                [*params, content_hash, now, now],
+            ).fetchone()
+            if existing is not None:
+                return _memory_item(existing), False
+            con.execute(
+                "INSERT INTO memories (memory_id, tenant_id, user_id, shared, content, content_hash, kind, salience, "
+                "confidence, is_latest, valid_from, expires_at, observed_at, event_start_at, event_end_at, "
+                "temporal_text, tier, metadata, embedding_status, created_at, updated_at, commit_id) "
+                "VALUES (?, ?, ?, false, ?, ?, ?, ?, ?, true, ?, ?, ?, ?, ?, ?, 'L0', ?, 'pending', ?, ?, ?)",
+                [memory_id, scope.tenant_id, scope.user_id, draft.content, content_hash, draft.kind, draft.salience,
+                 draft.confidence, now, draft.expires_at, draft.observed_at or now, draft.event_start_at,
+                 draft.event_end_at, draft.temporal_text, json.dumps(draft.metadata), now, now, pending.commit_id],
+            )
+            pending.record("memories", "insert", [memory_id])
+            outbox.enqueue(con, [self._embed_job(scope, "memories", memory_id, content_hash)], now)
+            write_commit(con, pending, now)
+            fts.mark_dirty(con, fts.MEMORIES_FTS)
+            row = con.execute(f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE memory_id = ?", [memory_id]).fetchone()
+        return _memory_item(row), True
+
+    def get_memory(self, scope: Scope, memory_id: str) -> MemoryItem | None:
+        where, params = self._scope_sql(scope)
+        with self._read() as con:
+            row = con.execute(
+                f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE {where} AND memory_id = ?", [*params, memory_id]
+            ).fetchone()
+        return _memory_item(row) if row else None
+
+    def list_memories(self, scope: Scope, *, limit: int = 100, include_inactive: bool = False) -> list[MemoryItem]:
+        where, params = self._scope_sql(scope)
+        now = utcnow()
+        if not include_inactive:
+            where += f" AND {self._active_memory_sql()}"
+            params = [*params, now, now]
+        with self._read() as con:
+            rows = con.execute(
+                f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE {where} ORDER BY created_at DESC, memory_id LIMIT ?",
+                [*params, limit],
+            ).fetchall()
+        return [_memory_item(r) for r in rows]
+
+    def fetch_memories(self, scope: Scope, memory_ids: list[str]) -> dict[str, MemoryItem]:
+        """Active memories among `memory_ids`, inside the scope (the final gate before recall returns them)."""
+        if not memory_ids:
+            return {}
+        where, params = self._scope_sql(scope)
+        now = utcnow()
+        with self._read() as con:
+            rows = con.execute(
+                f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE {where} AND {self._active_memory_sql()} "
+                "AND memory_id IN (SELECT unnest(?))",
+                [*params, now, now, memory_ids],
+            ).fetchall()
+        return {r[0]: _memory_item(r) for r in rows}
+
+    def delete_memory(self, scope: Scope, memory_id: str, *, actor: str) -> bool:
+        """Soft-delete one of the user's own memories; False when there is none in scope."""
+        now = utcnow()
+        owner, params = self._owner_sql(scope)
+        pending = PendingCommit(scope.tenant_id, actor, sha256_json({"delete": memory_id}), "delete memory")
+        with self._tx() as con:
+            hit = con.execute(
+                f"SELECT 1 FROM memories WHERE {owner} AND memory_id = ? AND deleted_at IS NULL",
+                [*params, memory_id],
+            ).fetchone()
+            if hit is None:
+                return False
+            con.execute(
+                "UPDATE memories SET deleted_at = ?, updated_at = ?, commit_id = ? WHERE memory_id = ?",
+                [now, now, pending.commit_id, memory_id],
+            )
+            pending.record("memories", "delete", [memory_id])
+            write_commit(con, pending, now)
+            fts.mark_dirty(con, fts.MEMORIES_FTS)
+        self._vectors.update(MEMORY_VECTORS, sql_in("memory_id", [memory_id]), {"deleted": True})
+        return True
+
+    def memory_history(self, scope: Scope, memory_id: str) -> list[HistoryEntry]:
+        """Commits that wrote this memory, oldest first (empty when it is not in scope)."""
+        if self.get_memory(scope, memory_id) is None:
+            return []
+        with self._read() as con:
+            rows = con.execute(
+                """
+                SELECT c.commit_id, c.created_at, c.actor, c.message, r.row[2]
+                FROM commits c, unnest(from_json(c.diff_json->'rows', '["VARCHAR[]"]')) AS r(row)
+                WHERE c.tenant_id = ? AND r.row[1] = 'memories' AND r.row[3] = ?
+                ORDER BY c.seq
+                """,
+                [scope.tenant_id, memory_id],
+            ).fetchall()
+        return [HistoryEntry(commit_id=r[0], created_at=r[1], actor=r[2], message=r[3], op=r[4]) for r in rows]
+
+    # ------------------------------------------------------------------ embeddings (outbox)
+    def _embed_job(self, scope: Scope, target: Target, row_id: str, content_hash: str) -> Job:
+        model = self._vectors.model
+        return Job(
+            job_key=f"{EMBED_JOB}:{target}:{row_id}:{content_hash[:16]}:{model}",
+            tenant_id=scope.tenant_id, user_id=scope.user_id, kind=EMBED_JOB,
+            payload={"target": target, "id": row_id, "content_hash": content_hash, "model": model},
+            attempts=0,
+        )
+
+    def claim_embedding_jobs(self, limit: int) -> list[Job]:
+        with self._tx() as con:
+            return outbox.claim(con, EMBED_JOB, limit, self._lease_s, utcnow())
+
+    def embedding_inputs(self, scope: Scope, target: Target, jobs: list[Job]) -> tuple[list[EmbeddingInput], list[str]]:
+        """Rows behind `jobs` that still need this vector, and the keys of jobs that are moot.
+
+        A job is moot when its row was deleted or its content changed since (a newer job exists).
+        """
+        wanted = {j.payload["id"]: j for j in jobs}
+        owner, params = self._owner_sql(scope)
+        with self._read() as con:
+            if target == "chunks":
+                rows = con.execute(
+                    f"SELECT chunk_id, text, context, content_hash, shared, document_id FROM chunks "
+                    f"WHERE {owner} AND deleted_at IS NULL AND chunk_id IN (SELECT unnest(?))",
+                    [*params, list(wanted)],
+                ).fetchall()
+                found = {
+                    r[0]: EmbeddingInput(wanted[r[0]].job_key, r[0], f"{r[2]}\n{r[1]}" if r[2] else r[1], r[3],
+                                         {"shared": r[4], "document_id": r[5], "deleted": False})
+                    for r in rows
+                }
+            else:
+                rows = con.execute(
+                    f"SELECT memory_id, content, content_hash, shared, is_latest, valid_to, expires_at FROM memories "
+                    f"WHERE {owner} AND deleted_at IS NULL AND memory_id IN (SELECT unnest(?))",
+                    [*params, list(wanted)],
+                ).fetchall()
+                found = {
+                    r[0]: EmbeddingInput(wanted[r[0]].job_key, r[0], r[1], r[2],
+                                         {"shared": r[3], "is_latest": r[4], "deleted": False,
+                                          "active_until": _active_until(r[5], r[6])})
+                    for r in rows
+                }
+        live = [i for i in found.values() if i.content_hash == wanted[i.row_id].payload["content_hash"]]
+        live_keys = {i.job_key for i in live}
+        return live, [j.job_key for j in jobs if j.job_key not in live_keys]
+
+    def cached_vectors(self, content_hashes: list[str]) -> dict[str, np.ndarray]:
+        """Vectors already computed by this model for these content hashes (content-addressed, no tenant data)."""
+        if not content_hashes:
+            return {}
+        keys = [f"{self._vectors.model}:{h}" for h in set(content_hashes)]
+        table = self._vectors.lookup(EMBEDDING_CACHE, sql_in("cache_key", keys), ["cache_key", "vector"], len(keys))
+        prefix = len(self._vectors.model) + 1
+        return {
+            key[prefix:]: np.asarray(vec, dtype=np.float32)
+            for key, vec in zip(table.column("cache_key").to_pylist(), table.column("vector").to_pylist())
+        }
+
+    def cache_vectors(self, content_hashes: list[str], vectors: np.ndarray) -> None:
+        self._vectors.upsert(
+            EMBEDDING_CACHE, {"cache_key": [f"{self._vectors.model}:{h}" for h in content_hashes]}, vectors
+        )
+
+    def store_embeddings(self, scope: Scope, target: Target, inputs: list[EmbeddingInput], vectors: np.ndarray) -> None:
+        """Write vectors to LanceDB, then mark the DuckDB rows embedded and their jobs done."""
+        if not inputs:
+            return
+        spec = CHUNK_VECTORS if target == "chunks" else MEMORY_VECTORS
+        rows: dict[str, list] = {name: [] for name, _ in spec.columns}
+        for item in inputs:
+            values = {spec.id_column: item.row_id, "tenant_id": scope.tenant_id, "user_id": scope.user_id,
+                      "content_hash": item.content_hash, **item.columns}
+            for name in rows:
+                rows[name].append(values[name])
+        self._vectors.upsert(spec, rows, vectors)
+        id_column = "chunk_id" if target == "chunks" else "memory_id"
+        now = utcnow()
+        with self._tx() as con:
+            con.execute(
+                f"UPDATE {target} SET embedding_status = 'done', embedding_model = ? "
+                f"WHERE tenant_id = ? AND {id_column} IN (SELECT unnest(?))",
+                [self._vectors.model, scope.tenant_id, [i.row_id for i in inputs]],
+            )
+            outbox.complete(con, [i.job_key for i in inputs], now)
+
+    def complete_jobs(self, keys: list[str]) -> None:
+        with self._tx() as con:
+            outbox.complete(con, keys, utcnow())
+
+    def fail_jobs(self, keys: list[str], error: str) -> None:
+        with self._tx() as con:
+            outbox.fail(con, keys, error, self._max_attempts, utcnow())
+
+    def release_jobs(self, keys: list[str], error: str) -> None:
+        with self._tx() as con:
+            outbox.release(con, keys, error, utcnow())
+
+    def outbox_counts(self) -> dict[str, int]:
+        with self._read() as con:
+            return outbox.counts(con)
+
+    # ------------------------------------------------------------------ search
+    def refresh_search_indexes(self) -> None:
+        """Rebuild the BM25 indexes that writes marked dirty (once per batch, not per row)."""
+        now = utcnow()
+        with self._lock:
+            for spec in fts.FTS_SPECS:
+                fts.ensure_current(self._con, spec, now)
+
+    def bm25_search(self, scope: Scope, target: Target, query: str, k: int) -> list[tuple[str, float]]:
+        spec = fts.CHUNKS_FTS if target == "chunks" else fts.MEMORIES_FTS
+        where, params = self._scope_sql(scope)
+        if target == "chunks":
+            where += " AND deleted_at IS NULL"
+        else:
+            now = utcnow()
+            where += f" AND {self._active_memory_sql()}"
+            params = [*params, now, now]
+        with self._lock:
+            fts.ensure_current(self._con, spec, utcnow())
+            return fts.search(self._con, spec, query, where, params, k)
+
+    def vector_search(self, scope: Scope, target: Target, vector: np.ndarray, k: int) -> list[tuple[str, float]]:
+        where = self._scope_lance(scope) + " AND NOT deleted"
+        if target == "memories":
+            where += f" AND is_latest AND (active_until IS NULL OR active_until > {_epoch(utcnow())})"
+        spec = CHUNK_VECTORS if target == "chunks" else MEMORY_VECTORS
+        with self._lock:
+            return self._vectors.search(spec, vector, where, k)
+
+    def fetch_chunks(self, scope: Scope, chunk_ids: list[str]) -> dict[str, ChunkHit]:
+        """Live chunks among `chunk_ids`, inside the scope, with their documents (for citations)."""
+        if not chunk_ids:
+            return {}
+        where, params = self._scope_sql(scope, "c")
+        with self._read() as con:
+            rows = con.execute(
+                f"SELECT c.chunk_id, c.text, c.token_count, CAST(c.locator AS VARCHAR), c.score, d.document_id, "
+                f"d.uri, d.title, d.connector FROM chunks c JOIN source_documents d ON d.document_id = c.document_id "
+                f"WHERE {where} AND c.deleted_at IS NULL AND d.deleted_at IS NULL "
+                "AND c.chunk_id IN (SELECT unnest(?))",
+                [*params, chunk_ids],
+            ).fetchall()
+        return {
+            r[0]: ChunkHit(r[0], r[1], r[2], json.loads(r[3]) if r[3] else {}, r[4] or 0.0, r[5], r[6], r[7], r[8])
+            for r in rows
+        }
+
+    # ------------------------------------------------------------------ integrity and stats
+    def verify(self, tenant_id: str) -> VerifyReport:
+        with self._read() as con:
+            return verify_tenant(con, tenant_id)
+
+    def tenants(self) -> list[str]:
+        with self._read() as con:
+            return [r[0] for r in con.execute("SELECT DISTINCT tenant_id FROM commits ORDER BY 1").fetchall()]
+
+    def counts(self, scope: Scope) -> dict[str, int]:
+        """Live rows per table inside the scope."""
+        where, params = self._scope_sql(scope)
+        owner, owner_params = self._owner_sql(scope)
+        with self._read() as con:
+            return {
+                "documents": con.execute(
+                    f"SELECT count(*) FROM source_documents WHERE {where} AND deleted_at IS NULL", params).fetchone()[0],
+                "chunks": con.execute(
+                    f"SELECT count(*) FROM chunks WHERE {where} AND deleted_at IS NULL", params).fetchone()[0],
+                "turns": con.execute(f"SELECT count(*) FROM turns WHERE {owner}", owner_params).fetchone()[0],
+                "memories": con.execute(
+                    f"SELECT count(*) FROM memories WHERE {where} AND deleted_at IS NULL", params).fetchone()[0],
+                "pending_embeddings": con.execute(
+                    f"SELECT (SELECT count(*) FROM chunks WHERE {where} AND deleted_at IS NULL AND "
+                    f"embedding_status = 'pending') + (SELECT count(*) FROM memories WHERE {where} AND "
+                    "deleted_at IS NULL AND embedding_status = 'pending')", [*params, *params]).fetchone()[0],
+                "ingest_errors": con.execute(
+                    f"SELECT count(*) FROM ingest_errors WHERE {owner}", owner_params).fetchone()[0],
+            }
+
+    def vector_count(self, target: Target) -> int:
+        return self._vectors.count(CHUNK_VECTORS if target == "chunks" else MEMORY_VECTORS)
+
+
+def memory_content_hash(content: str) -> str:
+    """Exact repeats are the same memory: compare whitespace-collapsed, case-folded text."""
+    normal = " ".join(content.split()).casefold()
+    return hashlib.sha256(normal.encode()).hexdigest()

@@ -1,0 +1,20 @@
+"""Time in one convention: naive UTC datetimes (DuckDB TIMESTAMP), ISO 8601 on the way in and out."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+def parse_timestamp(value: str) -> datetime:
+    """ISO 8601 (a trailing Z allowed) to naive UTC; offset-less values are taken as already UTC."""
+    text = value.strip()
+    if text.endswith(("Z", "z")):
+        text = text[:-1] + "+00:00"
+    parsed = datetime.fromisoformat(text)
+    if parsed.tzinfo is not None:
+        parsed = parsed.astimezone(UTC).replace(tzinfo=None)
+    return parsed

@@ -1,0 +1,50 @@
+"""Bad input lands in ingest_errors with a reason; the rest of the run goes on."""
+
+import os
+from pathlib import Path
+
+from mnemoflow.service import MemoryService
+from mnemoflow.storage import Scope
+from tests.conftest import turn, write_transcript
+
+SCOPE = Scope("acme", "alex")
+
+
+def test_every_bad_input_is_recorded_and_the_good_ones_land(service: MemoryService, tmp_path: Path) -> None:
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    write_transcript(inbox / "good.jsonl", [
+        turn("s", "1", "Alex", "2024-01-01T10:00:00Z", "The staging database moved to eu-west-1."),
+        turn("s", "2", "Sam", "2024-01-01T10:01:00Z", "Thanks, I'll update the runbook."),
+    ])
+    (inbox / "mixed.jsonl").write_text(
+        '{"session_id": "m", "turn_id": "1", "speaker": "Sam", "ts": "2024-01-02T08:00:00Z", "text": "Ship it Monday."}\n'
+        "this line is not json\n"
+    )
+    (inbox / "guide.md").write_text("# Guide\n\n## Setup\n\nRun the installer twice on Windows.\n")
+    (inbox / "latin1.txt").write_bytes("caf\xe9 au lait".encode("latin-1"))
+    (inbox / "empty.md").write_text("")
+    (inbox / "empty.jsonl").write_text("")
+    os.symlink(tmp_path / "does-not-exist.md", inbox / "unreadable.md")
+    (inbox / "photo.png").write_bytes(b"\x89PNG\r\n")
+
+    outcome = service.ingest(SCOPE, [inbox, tmp_path / "missing.txt"])
+
+    recorded = {(Path(e.uri.removeprefix("file://")).name, e.reason) for e in service.store.ingest_errors(SCOPE)}
+    reasons = dict(recorded)
+    assert reasons["mixed.jsonl"] == "line 2: invalid JSON (Expecting value)"
+    assert reasons["latin1.txt"].startswith("not UTF-8 text: byte 0xe9")
+    assert reasons["empty.md"].startswith("empty file")
+    assert reasons["empty.jsonl"].startswith("empty file")
+    assert reasons["unreadable.md"] == "broken symbolic link"
+    assert reasons["photo.png"] == "no extractor for image/png"
+    assert reasons["missing.txt"] == "no such file or directory"
+    assert len(outcome.report.errors) == 7
+
+    counts = service.store.counts(SCOPE)
+    assert counts["turns"] == 3  # two good turns and the good line of mixed.jsonl
+    assert counts["documents"] == 3  # two sessions and the guide
+    assert counts["pending_embeddings"] == 0
+    hit = service.recall(SCOPE, "how do I set up on Windows?", k=1).items[0]
+    assert "installer" in hit.text
+    assert hit.citations[0].locator["heading_path"] == ["Guide", "Setup"]

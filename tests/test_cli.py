@@ -1,0 +1,79 @@
+"""The CLI as a user meets it: exit codes, one-line errors, the --json contract."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mnemoflow.cli import main
+from tests.conftest import turn, write_transcript
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exit_info:
+        main(list(args))
+    captured = capsys.readouterr()
+    return exit_info.value.code, captured.out, captured.err
+
+
+@pytest.mark.parametrize("args", [
+    ["recall", "x", "--budget", "abc"],
+    ["recall", "x", "--budget", "3"],
+    ["recall", "x", "--preset", "nope"],
+    ["recall", "   "],
+    ["recall"],
+    ["nope"],
+    ["add", "hello", "--tenant", "bad tenant"],
+    ["add", "hello", "--kind", "opinion"],
+    ["eval", "locomo", "--data", "/nonexistent"],
+    ["eval", "locomo", "--data", ".", "--budgets", "512,lots"],
+])
+def test_wrong_arguments_get_one_line_and_exit_2(capsys: pytest.CaptureFixture[str], args: list[str]) -> None:
+    code, out, err = run(capsys, *args)
+    assert code == 2
+    assert err.count("\n") == 1 and err.startswith("mnemoflow: ")
+    assert "Traceback" not in err
+
+
+def test_add_recall_json_forget(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    home = str(tmp_path / "h")
+    code, out, _ = run(capsys, "add", "Ines prefers green tea", "--home", home, "--user", "ines")
+    assert code == 0 and out.startswith("added mem_") and "preference" in out
+    memory_id = out.split()[1]
+    code, out, _ = run(capsys, "add", "Ines  prefers green tea", "--home", home, "--user", "ines")
+    assert out.startswith(f"already stored {memory_id}")
+
+    code, out, _ = run(capsys, "recall", "what does Ines drink", "--home", home, "--user", "ines", "--json")
+    payload = json.loads(out)
+    assert set(payload) >= {"items", "tokens"}
+    item = payload["items"][0]
+    assert set(item) == {"kind", "id", "text", "tokens", "scores", "why", "citations"}
+    assert item["id"] == memory_id and item["citations"][0]["memory_id"] == memory_id
+
+    code, out, _ = run(capsys, "recall", "what does Ines drink", "--home", home, "--user", "someone-else", "--json")
+    assert json.loads(out)["items"] == []
+
+    assert run(capsys, "forget", memory_id, "--home", home, "--user", "someone-else")[0] == 1
+    assert run(capsys, "forget", memory_id, "--home", home, "--user", "ines")[0] == 0
+    code, out, _ = run(capsys, "history", memory_id, "--home", home, "--user", "ines")
+    assert [line.split()[2] for line in out.strip().splitlines()] == ["insert", "delete"]
+    assert run(capsys, "verify", "--home", home)[0] == 0
+
+
+def test_ingest_exit_code_reports_partial_failure(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    chat = write_transcript(tmp_path / "chat.jsonl", [turn("s", "1", "Lu", "2024-01-01T00:00:00Z", "Lu plays the cello.")])
+    home = str(tmp_path / "h")
+    code, out, err = run(capsys, "ingest", str(chat), "--home", home)
+    assert code == 0 and "1 turns" in out
+    code, out, err = run(capsys, "ingest", str(chat), str(tmp_path / "missing.md"), "--home", home)
+    assert code == 1 and "missing.md: no such file or directory" in err
+
+
+def test_console_script_runs_the_demo(tmp_path: Path) -> None:
+    exe = Path(sys.executable).parent / "mnemoflow"
+    done = subprocess.run([str(exe), "demo", "--home", str(tmp_path / "demo")], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "Lisbon" in done.stdout and "cites:" in done.stdout

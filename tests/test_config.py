@@ -1,0 +1,55 @@
+import os
+from pathlib import Path
+
+import pytest
+
+from mnemoflow.config import OFFLINE_ENVIRONMENT, Settings, configure_runtime, load_settings
+
+
+def test_home_argument_beats_environment(tmp_path: Path) -> None:
+    settings = load_settings(home=tmp_path / "elsewhere")
+    assert settings.home == tmp_path / "elsewhere"
+    assert settings.duckdb_path.parent == tmp_path / "elsewhere"
+
+
+def test_environment_prefix(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MNEMOFLOW_RECALL_TOKEN_BUDGET", "777")
+    monkeypatch.setenv("MNEMOFLOW_TENANT_ID", "acme")
+    settings = Settings()
+    assert settings.recall_token_budget == 777
+    assert settings.tenant_id == "acme"
+
+
+def test_toml_file_in_home_and_environment_precedence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path / "h"
+    home.mkdir()
+    (home / "config.toml").write_text('tenant_id = "from-toml"\nrecall_token_budget = 1000\n')
+    settings = load_settings(home=home)
+    assert settings.tenant_id == "from-toml"
+    assert settings.recall_token_budget == 1000
+    monkeypatch.setenv("MNEMOFLOW_RECALL_TOKEN_BUDGET", "64")
+    assert load_settings(home=home).recall_token_budget == 64  # environment over file
+
+
+def test_explicit_config_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    config = tmp_path / "custom.toml"
+    config.write_text('embedding_batch_size = 8\n')
+    monkeypatch.setenv("MNEMOFLOW_CONFIG", str(config))
+    assert Settings().embedding_batch_size == 8
+
+
+def test_invalid_setting_is_rejected(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MNEMOFLOW_EMBEDDING_PROVIDER", "nonsense")
+    with pytest.raises(ValueError, match="embedding_provider"):
+        Settings()
+
+
+def test_telemetry_of_every_dependency_is_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    for key in OFFLINE_ENVIRONMENT:
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("DO_NOT_TRACK", "0")  # a user's explicit choice is kept
+    configure_runtime()
+    assert os.environ["HF_HUB_OFFLINE"] == "1"
+    assert os.environ["PREFECT_SERVER_ANALYTICS_ENABLED"] == "false"
+    assert os.environ["RUNTIME__DLTHUB_TELEMETRY"] == "false"
+    assert os.environ["DO_NOT_TRACK"] == "0"
