@@ -35,6 +35,9 @@ OFFLINE_ENVIRONMENT = {
     "RUNTIME__DLTHUB_TELEMETRY": "false",
     "LANCEDB_TELEMETRY": "false",
 }
+# Prefect's temporary local server gets 20 s to start by default; a loaded 2-core
+# machine (CI, a laptop mid-ingest) needs more.
+RUNTIME_DEFAULTS = {"PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "120"}
 
 
 class Settings(BaseSettings):
@@ -139,5 +142,5 @@ def configure_runtime() -> None:
 
     Values a user has set explicitly are left alone.
     """
-    for key, value in OFFLINE_ENVIRONMENT.items():
+    for key, value in {**OFFLINE_ENVIRONMENT, **RUNTIME_DEFAULTS}.items():
         os.environ.setdefault(key, value)

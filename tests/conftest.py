@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
+import os
 
-import pytest
+# Prefect logs "Stopping temporary server" at interpreter exit, after pytest closed
+# its streams; only warnings matter in tests.
+os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
+
+from collections.abc import Iterator
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
 
 from mnemoflow.config import Settings, configure_runtime, load_settings
 from mnemoflow.service import MemoryService

@@ -1,0 +1,1 @@
+"""Prefect flows: thin orchestration of the plain stage functions, nothing else."""

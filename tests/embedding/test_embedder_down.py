@@ -1,0 +1,79 @@
+"""Writes succeed while the embedder is down; the worker fills the vectors once it is back."""
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from mnemoflow.config import load_settings
+from mnemoflow.service import MemoryService
+from mnemoflow.storage import Scope
+from tests.conftest import turn, write_transcript
+from tests.openai_double import OpenAIDouble, free_port
+
+SCOPE = Scope("acme", "noor")
+
+
+@pytest.fixture
+def endpoint() -> Iterator[OpenAIDouble]:
+    double = OpenAIDouble(free_port())
+    yield double
+    double.stop()
+
+
+@pytest.fixture
+def remote_service(tmp_path: Path, endpoint: OpenAIDouble) -> Iterator[MemoryService]:
+    settings = load_settings(
+        tmp_path / "home", embedding_provider="openai", openai_base_url=endpoint.base_url,
+        embedding_model="all-MiniLM-L6-v2", embedding_dimensions=384, openai_timeout_s=2,
+    )
+    with MemoryService(settings) as service:
+        yield service
+
+
+def test_embedder_down_then_back(remote_service: MemoryService, endpoint: OpenAIDouble, tmp_path: Path) -> None:
+    chat = write_transcript(tmp_path / "chat.jsonl", [
+        turn("s", "1", "Noor", "2024-02-01T08:00:00Z", "My new bike is a green Brompton I bought in Lyon."),
+        turn("s", "2", "Eli", "2024-02-01T08:01:00Z", "Nice! Did it fit on the train home?"),
+    ])
+    outcome = remote_service.ingest(SCOPE, [chat])  # endpoint not started: nothing listens
+    assert outcome.report.turns_added == 2
+    assert outcome.drain is not None and outcome.drain.unavailable
+    memory, created = remote_service.add(SCOPE, "Noor cycles to work every day")
+    assert created and memory.embedding_status == "pending"
+    assert remote_service.store.counts(SCOPE)["pending_embeddings"] == 3
+    assert remote_service.store.outbox_counts() == {"pending": 3}
+
+    degraded = remote_service.recall(SCOPE, "Brompton bike")
+    assert degraded.items and "Brompton" in degraded.items[0].text  # BM25 still answers
+    assert degraded.warnings and "vector search skipped" in degraded.warnings[0]
+
+    endpoint.start()
+    report = remote_service.drain()
+    assert (report.embedded, report.unavailable) == (3, None)
+    assert remote_service.store.counts(SCOPE)["pending_embeddings"] == 0
+    assert remote_service.store.get_memory(SCOPE, memory.id).embedding_status == "done"
+
+    found = remote_service.recall(SCOPE, "what bicycle does Noor own?", k=3)
+    assert not found.warnings
+    assert any("Brompton" in i.text and "vector" in i.scores for i in found.items)
+    commute = remote_service.recall(SCOPE, "how does Noor get to the office?", k=1)
+    assert commute.items[0].id == memory.id and "vector" in commute.items[0].scores
+
+
+def test_unchanged_content_is_never_embedded_twice(remote_service: MemoryService, endpoint: OpenAIDouble,
+                                                   tmp_path: Path) -> None:
+    endpoint.start()
+    chat = write_transcript(tmp_path / "chat.jsonl", [
+        turn("s", "1", "Noor", "2024-02-01T08:00:00Z", "The lease on the studio ends in June."),
+    ])
+    remote_service.ingest(SCOPE, [chat])
+    assert endpoint.texts_embedded == 1
+    remote_service.ingest(SCOPE, [chat])
+    chat.write_text(chat.read_text())  # touched, unchanged
+    remote_service.ingest(SCOPE, [chat])
+    assert endpoint.texts_embedded == 1
+    # the same content written for another user reuses the cached vector
+    remote_service.ingest(Scope("acme", "eli"), [chat])
+    assert endpoint.texts_embedded == 1
+    assert remote_service.store.counts(Scope("acme", "eli"))["pending_embeddings"] == 0

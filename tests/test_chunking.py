@@ -1,0 +1,73 @@
+from datetime import datetime
+
+from hypothesis import given, strategies as st
+
+from mnemoflow.chunking import chunk_markdown, chunk_plain_text, chunk_session, split_to_cap, token_count
+from mnemoflow.models import TurnRecord
+
+MARKDOWN = """# Runbook
+
+Intro line.
+
+## Deploy
+
+Deploy on Tuesdays.
+
+```bash
+# not a heading inside a fence
+prefect deploy
+```
+
+### Rollback
+
+Roll back first, debug later.
+
+## On-call
+
+Weekly rotation.
+"""
+
+
+def test_markdown_sections_carry_heading_paths() -> None:
+    chunks = chunk_markdown("doc", MARKDOWN, 256)
+    paths = [c.locator["heading_path"] for c in chunks]
+    assert paths == [["Runbook"], ["Runbook", "Deploy"], ["Runbook", "Deploy", "Rollback"], ["Runbook", "On-call"]]
+    assert "# not a heading inside a fence" in chunks[1].text
+    assert chunks[2].context == "Runbook > Deploy > Rollback"
+
+
+def test_chunk_ids_are_deterministic_and_content_addressed() -> None:
+    first = chunk_markdown("doc", MARKDOWN, 256)
+    assert [c.chunk_id for c in first] == [c.chunk_id for c in chunk_markdown("doc", MARKDOWN, 256)]
+    changed = chunk_markdown("doc", MARKDOWN.replace("Weekly", "Daily"), 256)
+    assert [c.chunk_id for c in changed][:3] == [c.chunk_id for c in first][:3]
+    assert changed[3].chunk_id != first[3].chunk_id
+    assert chunk_markdown("other-doc", MARKDOWN, 256)[0].chunk_id != first[0].chunk_id
+
+
+@given(st.text(alphabet=st.characters(codec="utf-8"), min_size=1, max_size=5000), st.integers(16, 300))
+def test_split_to_cap_never_exceeds_the_cap(text: str, cap: int) -> None:
+    for piece in split_to_cap(text, cap):
+        assert token_count(piece) <= cap
+        assert piece.strip()
+
+
+def test_long_paragraphs_split_on_sentences() -> None:
+    sentence = "The quick brown fox jumps over the lazy dog. "
+    chunks = chunk_plain_text("doc", sentence * 100, 64)
+    assert len(chunks) > 1
+    assert all(c.token_count <= 64 for c in chunks)
+    assert all(c.text.endswith(".") for c in chunks[:-1])
+
+
+def _turn(n: int, speaker: str, text: str, **metadata: str) -> TurnRecord:
+    return TurnRecord(f"k{n}", "d", "s", str(n), n, None, speaker, datetime(2024, 1, 1, 10, n), text,
+                      metadata or None, "file:///x")
+
+
+def test_session_chunks_are_turns_with_the_previous_turn_as_context() -> None:
+    turns = [_turn(0, "Ana", "Where should we eat?"), _turn(1, "Ben", "The ramen place.", image_caption="a photo of ramen")]
+    chunks = chunk_session("d", list(reversed(turns)), 256)
+    assert [c.text for c in chunks] == ["Ana: Where should we eat?", "Ben: The ramen place. [shared a photo of ramen]"]
+    assert chunks[1].context == "Ana: Where should we eat?"
+    assert chunks[1].locator["turns"] == [{"turn_id": "1", "ts": "2024-01-01T10:01:00", "speaker": "Ben"}]
