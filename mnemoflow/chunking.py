@@ -12,6 +12,8 @@ import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal
 
 from mnemoflow.models import ChunkRecord, TurnRecord
 from mnemoflow.scoring import fast_score
@@ -30,7 +32,9 @@ def chunk_id(document_id: str, ordinal: int, content_hash: str) -> str:
 
 
 def _make_chunk(document_id: str, ordinal: int, text: str, context: str | None, locator: dict) -> ChunkRecord:
-    content_hash = sha256_text(f"{context or ''}\x1f{text}")
+    """A chunk's identity and embedding are its text; `context` only widens what BM25 matches,
+    so it can change (a conversation grows) without a new chunk or a new vector."""
+    content_hash = sha256_text(text)
     return ChunkRecord(
         chunk_id=chunk_id(document_id, ordinal, content_hash), document_id=document_id, ordinal=ordinal,
         text=text, context=context, content_hash=content_hash, token_count=token_count(text), locator=locator,
@@ -122,14 +126,15 @@ def chunk_plain_text(document_id: str, text: str, max_tokens: int) -> list[Chunk
 
 # ---------------------------------------------------------------------- conversations
 CAPTION_KEYS = ("image_caption", "caption", "alt_text")
+ChatContext = Literal["neighbours", "previous", "none"]
 
 
-def turn_line(turn: TurnRecord) -> str:
-    """How a turn reads in a chunk: `speaker: text`, with a shared image's caption when there is one."""
+def turn_line(turn: TurnRecord, *, captions: bool = True) -> str:
+    """How a turn reads: `speaker: text`, with a shared image's caption when there is one."""
     text = " ".join(turn.text.split())
     caption = next((turn.metadata[k] for k in CAPTION_KEYS if turn.metadata and turn.metadata.get(k)), None)
-    if caption:
-        text = f"{text} [shared {caption}]" if text else f"[shared {caption}]"
+    if caption and captions:
+        text = f"{text} [image: {caption}]" if text else f"[image: {caption}]"
     return f"{turn.speaker}: {text}" if turn.speaker else text
 
 
@@ -137,29 +142,39 @@ def ordered_turns(turns: list[TurnRecord]) -> list[TurnRecord]:
     return sorted(turns, key=lambda t: (t.ts is None, t.ts or 0, t.ordinal))
 
 
-def chunk_session(
-    document_id: str, turns: list[TurnRecord], max_tokens: int, *, window: int = 1, context_turns: int = 1
-) -> list[ChunkRecord]:
-    """Windows of `window` consecutive turns; the `context_turns` before a window are its context.
+def day_label(ts: datetime) -> str:
+    """`8 May 2023`: the date a session header and a turn's search context carry."""
+    return f"{ts.day} {ts:%B %Y}"
 
-    The context is indexed and embedded with the chunk (a reply is found by the
-    question it answers) but is neither shown nor cited.
+
+def chunk_session(
+    document_id: str, turns: list[TurnRecord], max_tokens: int, *, context: ChatContext = "neighbours",
+    captions: bool = True,
+) -> list[ChunkRecord]:
+    """One chunk per turn; its search context is the session date and the neighbouring turns.
+
+    A reply is usually found through the question it answers (or the remark that
+    follows it), so BM25 indexes a turn together with its neighbours; the chunk
+    shows, embeds and cites the turn alone (bench/README.md has the measurements).
     """
     ordered = ordered_turns(turns)
-    lines = [turn_line(t) for t in ordered]
+    lines = [turn_line(t, captions=captions) for t in ordered]
     chunks: list[ChunkRecord] = []
-    for start in range(0, len(ordered), window):
-        members = ordered[start : start + window]
-        text = "\n".join(lines[start : start + window])
-        context = "\n".join(lines[max(0, start - context_turns) : start]) or None
+    for i, turn in enumerate(ordered):
+        around: list[str] = []
+        if context != "none":
+            if turn.ts is not None:
+                around.append(f"[{day_label(turn.ts)}]")
+            if i > 0:
+                around.append(lines[i - 1])
+            if context == "neighbours" and i + 1 < len(ordered):
+                around.append(lines[i + 1])
         locator = {
-            "session_id": members[0].session_id,
-            "turns": [
-                {"turn_id": t.turn_id, "ts": t.ts.isoformat() if t.ts else None, "speaker": t.speaker}
-                for t in members
-            ],
+            "session_id": turn.session_id,
+            "turns": [{"turn_id": turn.turn_id, "ts": turn.ts.isoformat() if turn.ts else None,
+                       "speaker": turn.speaker}],
         }
-        for part, piece in enumerate(split_to_cap(text, max_tokens) or [text]):
-            chunks.append(_make_chunk(document_id, len(chunks), piece, context if part == 0 else None,
+        for part, piece in enumerate(split_to_cap(lines[i], max_tokens) or [lines[i]]):
+            chunks.append(_make_chunk(document_id, len(chunks), piece, "\n".join(around) or None,
                                       dict(locator, part=part)))
     return chunks

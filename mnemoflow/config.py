@@ -77,7 +77,17 @@ class Settings(BaseSettings):
 
     max_file_bytes: int = Field(50_000_000, ge=1, description="Files larger than this go to ingest_errors.")
     chunk_max_tokens: int = Field(256, ge=16, description="Token cap per chunk (ceil(chars/4)).")
+    chat_context: Literal["neighbours", "previous", "none"] = Field(
+        "neighbours", description="What BM25 indexes with a conversation turn besides the turn itself: the session "
+        "date and the neighbouring turns (default), the previous turn only, or nothing.",
+    )
+    chat_captions: bool = Field(True, description="Show and index the captions of images shared in a turn.")
 
+    bm25_engine: Literal["lancedb", "duckdb"] = Field(
+        "lancedb",
+        description="Online BM25: LanceDB's native index (fast at 100k+ chunks) or DuckDB FTS (always kept "
+        "current for analysts). See bench/README.md for the measurements behind the default.",
+    )
     recall_k: int | None = Field(
         None, ge=1, description="Default cap on items recall returns; unset: as many as fit the token budget."
     )

@@ -101,7 +101,7 @@ def _session_hash(turns: list[TurnRecord]) -> str:
     return sha256_text("\x1e".join(f"{t.turn_id}\x1f{t.speaker}\x1f{t.ts}\x1f{t.text}" for t in turns))
 
 
-def process_landed_turns(store: Store, scope: Scope, *, max_tokens: int) -> list[DocumentWriteResult]:
+def process_landed_turns(store: Store, settings: Settings, scope: Scope) -> list[DocumentWriteResult]:
     """Turn landed-but-unprocessed transcript turns into turns and chunks, one commit per session."""
     import json
 
@@ -132,7 +132,8 @@ def process_landed_turns(store: Store, scope: Scope, *, max_tokens: int) -> list
             mime="application/x-ndjson", title=session_id, content_hash=_session_hash(all_turns),
             metadata={"session_id": session_id, "source_uris": sorted({t.source_uri for t in all_turns})},
         )
-        chunks = chunk_session(document_id, all_turns, max_tokens)
+        chunks = chunk_session(document_id, all_turns, settings.chunk_max_tokens, context=settings.chat_context,
+                               captions=settings.chat_captions)
         results.append(store.write_document(scope, document, chunks, changed, actor="ingest"))
     return results
 
@@ -194,16 +195,16 @@ def ingest_paths(
     store: Store, settings: Settings, scope: Scope, paths: Iterable[Path],
     on_file: Callable[[Path], None] | None = None,
 ) -> IngestReport:
-    """Everything up to (not including) embedding: land, process, extract, record errors, refresh BM25."""
+    """Everything up to embedding: land, process, extract, record errors. The caller embeds (or
+    leaves that to the worker) and then refreshes the search indexes once for the whole batch."""
     inputs = discover(paths)
     report = IngestReport(errors=list(inputs.errors))
     report.errors.extend(land_conversations(store, settings, scope, inputs.transcripts))
-    for write in process_landed_turns(store, scope, max_tokens=settings.chunk_max_tokens):
+    for write in process_landed_turns(store, settings, scope):
         report.add(write)
     writes, errors = ingest_documents(store, settings, scope, inputs.documents, on_file)
     for write in writes:
         report.add(write)
     report.errors.extend(errors)
     store.record_ingest_errors(scope, report.errors)
-    store.refresh_search_indexes()
     return report

@@ -69,6 +69,8 @@ class MemoryService:
     ) -> IngestOutcome:
         report = ingest_paths(self.store, self.settings, scope, paths, on_file=on_file)
         drained = self.drain(on_embedded) if wait else None
+        if not wait:
+            self.store.refresh_search_indexes()
         return IngestOutcome(report, drained, self.store.counts(scope)["pending_embeddings"])
 
     def add(
@@ -83,10 +85,13 @@ class MemoryService:
         return memory, created
 
     def drain(self, on_progress: Callable[[int], None] | None = None) -> DrainReport:
-        """Run the embedding worker until the outbox is empty or the embedder is unavailable."""
-        return drain_embeddings(
+        """Run the embedding worker until the outbox is empty or the embedder is unavailable,
+        then fold everything written into the search indexes (once, for the whole batch)."""
+        report = drain_embeddings(
             self.store, self.embedder, batch_size=self.settings.outbox_batch_size, on_progress=on_progress
         )
+        self.store.refresh_search_indexes()
+        return report
 
     def delete(self, scope: Scope, memory_id: str) -> None:
         if not self.store.delete_memory(scope, memory_id, actor="api"):

@@ -65,9 +65,21 @@ def _turn(n: int, speaker: str, text: str, **metadata: str) -> TurnRecord:
                       metadata or None, "file:///x")
 
 
-def test_session_chunks_are_turns_with_the_previous_turn_as_context() -> None:
-    turns = [_turn(0, "Ana", "Where should we eat?"), _turn(1, "Ben", "The ramen place.", image_caption="a photo of ramen")]
+def test_session_chunks_are_turns_with_date_and_neighbours_as_context() -> None:
+    turns = [_turn(0, "Ana", "Where should we eat?"), _turn(1, "Ben", "The ramen place.", image_caption="a bowl"),
+             _turn(2, "Ana", "Booked for eight.")]
     chunks = chunk_session("d", list(reversed(turns)), 256)
-    assert [c.text for c in chunks] == ["Ana: Where should we eat?", "Ben: The ramen place. [shared a photo of ramen]"]
-    assert chunks[1].context == "Ana: Where should we eat?"
+    assert [c.text for c in chunks] == ["Ana: Where should we eat?", "Ben: The ramen place. [image: a bowl]",
+                                        "Ana: Booked for eight."]
+    assert chunks[1].context == "[1 January 2024]\nAna: Where should we eat?\nAna: Booked for eight."
+    assert chunks[0].context == "[1 January 2024]\nBen: The ramen place. [image: a bowl]"
     assert chunks[1].locator["turns"] == [{"turn_id": "1", "ts": "2024-01-01T10:01:00", "speaker": "Ben"}]
+    bare = chunk_session("d", turns, 256, context="none", captions=False)
+    assert bare[1].text == "Ben: The ramen place." and bare[1].context is None
+    assert chunk_session("d", turns, 256, context="previous")[0].context == "[1 January 2024]"
+
+
+def test_a_chunk_keeps_its_id_when_only_its_context_changes() -> None:
+    first = chunk_session("d", [_turn(0, "Ana", "Hi")], 256)
+    grown = chunk_session("d", [_turn(0, "Ana", "Hi"), _turn(1, "Ben", "Hello")], 256)
+    assert grown[0].chunk_id == first[0].chunk_id and grown[0].context != first[0].context

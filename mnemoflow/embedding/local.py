@@ -12,7 +12,7 @@ from mnemoflow.embedding.base import normalize
 
 LOCAL_MODEL = "all-MiniLM-L6-v2"
 LOCAL_DIM = 384
-_load_lock = threading.Lock()
+_load_lock = threading.RLock()
 
 
 @lru_cache(maxsize=1)
@@ -23,24 +23,41 @@ def _model() -> Any:
 
 
 class LocalEmbedder:
-    """Sentence-transformers on the CPU, batched."""
+    """Sentence-transformers on the CPU.
+
+    Batches use every core; a single query uses one thread, because on a busy
+    2-core machine a two-thread query waits on the other core and its p95 goes from
+    ~15 ms to ~200 ms (bench/README.md). Calls are serialised: two inferences at once
+    would only fight over the same cores.
+    """
 
     model = LOCAL_MODEL
     dim = LOCAL_DIM
 
-    def __init__(self, batch_size: int = 64) -> None:
+    def __init__(self, batch_size: int = 64, batch_threads: int | None = None, query_threads: int = 1) -> None:
+        import torch
+
         self.batch_size = batch_size
+        self._torch = torch
+        self._batch_threads = batch_threads or torch.get_num_threads()
+        self._query_threads = query_threads
         with _load_lock:
             self._st = _model()
+
+    def _encode(self, texts: list[str], threads: int) -> np.ndarray:
+        with _load_lock:
+            if self._torch.get_num_threads() != threads:
+                self._torch.set_num_threads(threads)
+            vectors = self._st.encode(
+                texts, batch_size=self.batch_size, normalize_embeddings=True, show_progress_bar=False,
+                convert_to_numpy=True,
+            )
+        return normalize(vectors)
 
     def embed(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        vectors = self._st.encode(
-            texts, batch_size=self.batch_size, normalize_embeddings=True, show_progress_bar=False,
-            convert_to_numpy=True,
-        )
-        return normalize(vectors)
+        return self._encode(texts, self._batch_threads)
 
     def embed_query(self, text: str) -> np.ndarray:
-        return self.embed([text])[0]
+        return self._encode([text], self._query_threads)[0]

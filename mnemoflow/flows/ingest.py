@@ -1,4 +1,4 @@
-"""The `ingest` flow: land transcripts, process turns, extract documents, embed, refresh BM25.
+"""The `ingest` flow: land transcripts, process turns, extract documents, embed, refresh indexes.
 
 Each task is a plain function from `mnemoflow.ingest` or the embedding worker; the
 flow only sequences them and adds retries on transient errors. The CLI and the
@@ -32,7 +32,7 @@ def land_transcripts(store: Store, settings: Settings, scope: Scope, sources: li
 
 @task(name="process-turns", **TASK_OPTIONS)
 def process_turns(store: Store, settings: Settings, scope: Scope) -> dict[str, int]:
-    writes = stages.process_landed_turns(store, scope, max_tokens=settings.chunk_max_tokens)
+    writes = stages.process_landed_turns(store, settings, scope)
     return {"sessions_changed": sum(w.changed for w in writes), "turns_added": sum(w.turns_added for w in writes),
             "chunks_added": sum(w.chunks_added for w in writes)}
 
@@ -43,11 +43,15 @@ def extract_documents(store: Store, settings: Settings, scope: Scope, paths: lis
     return {"documents_changed": sum(w.changed for w in writes), "chunks_added": sum(w.chunks_added for w in writes)}, errors
 
 
-@task(name="record-errors-and-refresh-bm25", **TASK_OPTIONS)
-def record_and_refresh(store: Store, scope: Scope, errors: list[IngestErrorRecord]) -> int:
+@task(name="record-errors", **TASK_OPTIONS)
+def record_errors(store: Store, scope: Scope, errors: list[IngestErrorRecord]) -> int:
     store.record_ingest_errors(scope, errors)
-    store.refresh_search_indexes()
     return len(errors)
+
+
+@task(name="refresh-search-indexes", **TASK_OPTIONS)
+def refresh_search_indexes(store: Store) -> None:
+    store.refresh_search_indexes()
 
 
 @task(name="embed-pending", **TASK_OPTIONS)
@@ -68,8 +72,9 @@ def ingest_flow(paths: list[str], tenant_id: str, user_id: str, home: str | None
         turns = process_turns(store, settings, scope)
         documents, document_errors = extract_documents(store, settings, scope, inputs.documents)
         errors += document_errors
-        record_and_refresh(store, scope, errors)
+        record_errors(store, scope, errors)
         embedded = embed_pending(store, settings) if wait else None
+        refresh_search_indexes(store)
         counts = store.counts(scope)
     return {"turns": turns, "documents": documents, "errors": [e.reason for e in errors], "embedding": embedded,
             "counts": counts}

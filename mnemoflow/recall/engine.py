@@ -13,6 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from mnemoflow.chunking import day_label
 from mnemoflow.embedding.base import Embedder
 from mnemoflow.errors import EmbeddingUnavailableError
 from mnemoflow.models import Citation, MemoryItem, RecallItem, RecallResult
@@ -45,11 +46,16 @@ def _signal_scores(fused: Fused) -> dict[str, float]:
     return {"fused": round(fused.score, 6), **{s: round(raw, 6) for s, raw in fused.raw.items()}}
 
 
-def _query_names(query: str) -> set[str]:
-    return {w.casefold() for w in re.findall(r"[A-Za-z][A-Za-z'\-]+", query)}
+def speakers_named(query: str, speakers: set[str]) -> set[str]:
+    """Participants the query names (whole word, any case: "Caroline's" names Caroline)."""
+    return {s for s in speakers if re.search(rf"\b{re.escape(s)}\b", query, re.IGNORECASE)}
 
 
-def _chunk_candidate(hit: ChunkHit, fused: Fused, config: RecallConfig, names: set[str]) -> Candidate:
+def _turn_speakers(hit: ChunkHit) -> set[str]:
+    return {t["speaker"] for t in hit.locator.get("turns", []) if t.get("speaker")}
+
+
+def _chunk_candidate(hit: ChunkHit, fused: Fused, config: RecallConfig, named: set[str]) -> Candidate:
     turns = hit.locator.get("turns")
     scores = _signal_scores(fused)
     score = fused.score
@@ -62,15 +68,15 @@ def _chunk_candidate(hit: ChunkHit, fused: Fused, config: RecallConfig, names: s
             for t in turns
         ]
         first_ts = citations[0].ts
-        if config.speaker_boost and any((t.get("speaker") or "").casefold() in names for t in turns):
-            score += config.speaker_boost
-            scores["speaker_boost"] = config.speaker_boost
-            why += "; speaker named in the query"
-        when = session_time(first_ts) if first_ts else hit.title
+        if named and not named & _turn_speakers(hit):
+            score *= config.speaker_factor
+            scores["speaker_factor"] = config.speaker_factor
+            why += f"; spoken by someone the query does not name ({', '.join(sorted(named))} named)"
         if config.group_sessions:
+            header = f"[{day_label(first_ts)}]" if first_ts else f"[{hit.title}]"
             return Candidate("chunk", hit.chunk_id, hit.text, score, scores, why, citations,
-                             group=hit.document_id, header=f"[{when}]",
-                             order=(first_ts or datetime.min, hit.chunk_id))
+                             group=hit.document_id, header=header, order=(first_ts or datetime.min, hit.chunk_id))
+        when = session_time(first_ts) if first_ts else hit.title
         return Candidate("chunk", hit.chunk_id, f"[{when}] {hit.text}", score, scores, why, citations)
     path = hit.locator.get("heading_path") or []
     where = " > ".join([hit.title, *[p for p in path if p != hit.title]])
@@ -116,9 +122,9 @@ def recall(
         hits: list[tuple[tuple[str, str], float]] = []
         for target in targets:
             if signal == "vector":
-                # cosine distance: smaller is closer; comparable across targets (one model)
+                # cosine similarity: comparable across targets (one model)
                 found = store.vector_search(scope, target, vector, config.depth)  # type: ignore[arg-type]
-                hits += [((target, i), 1.0 - d) for i, d in found]
+                hits += [((target, i), sim) for i, sim in found]
             else:
                 found = store.bm25_search(scope, target, query, config.depth)  # type: ignore[arg-type]
                 hits += [((target, i), s) for i, s in found]
@@ -128,15 +134,23 @@ def recall(
     fused = rrf(ranked, config.signals, config.rrf_k)
     chunk_hits = store.fetch_chunks(scope, [f.key[1] for f in fused if f.key[0] == "chunks"])
     memories = store.fetch_memories(scope, [f.key[1] for f in fused if f.key[0] == "memories"])
-    names = _query_names(query) if config.speaker_boost else set()
-    candidates: list[Candidate] = []
+    named: set[str] = set()
+    if config.speaker_factor < 1:
+        named = speakers_named(query, set().union(*(_turn_speakers(h) for h in chunk_hits.values())))
+    ranked_hits: list[tuple[float, str, Fused]] = []
     for f in fused:
         target, item_id = f.key
         if target == "chunks" and item_id in chunk_hits:
-            candidates.append(_chunk_candidate(chunk_hits[item_id], f, config, names))
+            penalised = bool(named) and not named & _turn_speakers(chunk_hits[item_id])
+            ranked_hits.append((f.score * (config.speaker_factor if penalised else 1.0), item_id, f))
         elif target == "memories" and item_id in memories:
-            candidates.append(_memory_candidate(memories[item_id], f))
-    candidates.sort(key=lambda c: (-c.score, c.id))
+            ranked_hits.append((f.score, item_id, f))
+    ranked_hits.sort(key=lambda h: (-h[0], h[1]))
+    candidates = (
+        _chunk_candidate(chunk_hits[item_id], f, config, named) if f.key[0] == "chunks"
+        else _memory_candidate(memories[item_id], f)
+        for _, item_id, f in ranked_hits
+    )
     packed = pack(candidates, token_budget, k)
     items = [
         RecallItem(kind=c.kind, id=c.id, text=c.line, tokens=tokens_of(c.line), score=round(c.score, 6),

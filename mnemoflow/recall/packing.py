@@ -9,6 +9,7 @@ item, and a group's items in their own order (chronological for turns).
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,13 +44,20 @@ class Packed:
         return tokens_of(self.context)
 
 
-def pack(candidates: list[Candidate], budget: int, max_items: int | None = None) -> Packed:
+# Below this many free characters no item fits ("- x (2024-01-01)" is 16); stop looking.
+MIN_ITEM_CHARS = 16
+
+
+def pack(candidates: Iterable[Candidate], budget: int, max_items: int | None = None) -> Packed:
+    """`candidates` best first (any iterable: they are built only as far as packing looks)."""
     budget_chars = budget * 4
     used = 0
     chosen: list[Candidate] = []
     open_groups: set[str] = set()
     for cand in candidates:
         if max_items is not None and len(chosen) >= max_items:
+            break
+        if budget_chars - used < MIN_ITEM_CHARS:
             break
         cost = len(cand.line) + 1
         new_group = cand.group is not None and cand.group not in open_groups

@@ -18,16 +18,15 @@ def open_store(settings: Settings) -> Store:
     from mnemoflow.embedding import embedding_dimensions
     from mnemoflow.storage.connection import connect
     from mnemoflow.storage.migrations import apply_migrations
-    from mnemoflow.storage.vectors import VectorStore
+    from mnemoflow.storage.lance_index import LanceIndex
 
     settings.home.mkdir(parents=True, exist_ok=True)
     con = connect(settings.duckdb_path, settings.store_lock_timeout_s)
     try:
         apply_migrations(con)
-        vectors = VectorStore(
-            settings.lancedb_path, settings.resolved_embedding_model, embedding_dimensions(settings)
-        )
+        index = LanceIndex(settings.lancedb_path, settings.resolved_embedding_model, embedding_dimensions(settings))
     except BaseException:
         con.close()
         raise
-    return Store(con, vectors, max_attempts=settings.outbox_max_attempts, lease_s=settings.outbox_lease_s)
+    return Store(con, index, max_attempts=settings.outbox_max_attempts, lease_s=settings.outbox_lease_s,
+                 bm25_engine=settings.bm25_engine)

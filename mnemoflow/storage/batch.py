@@ -48,3 +48,11 @@ def update(
     assignments = ", ".join(f"{c} = b.{c}" for c in columns)
     with registered(con, [key, *columns], rows) as batch:
         con.execute(f"UPDATE {table} SET {assignments} FROM {batch} b WHERE {table}.{key} = b.{key}")
+
+
+@contextmanager
+def id_set(con: duckdb.DuckDBPyConnection, ids: Sequence[str]) -> Iterator[str]:
+    """`... IN (SELECT id FROM <name>)` for a list of ids. Binding a Python list as a parameter
+    costs ~30 ms per 400 ids; a registered Arrow column costs ~1 ms."""
+    with registered(con, ["id"], [[i] for i in ids]) as name:
+        yield f"(SELECT id FROM {name})"

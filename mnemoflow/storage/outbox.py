@@ -55,11 +55,12 @@ def claim(
 
 def complete(con: duckdb.DuckDBPyConnection, keys: list[str], now: datetime) -> None:
     if keys:
-        con.execute(
-            "UPDATE outbox SET status = 'done', lease_until = NULL, last_error = NULL, updated_at = ? "
-            "WHERE job_key IN (SELECT unnest(?))",
-            [now, keys],
-        )
+        with batch.id_set(con, keys) as ids:
+            con.execute(
+                "UPDATE outbox SET status = 'done', lease_until = NULL, last_error = NULL, updated_at = ? "
+                f"WHERE job_key IN {ids}",
+                [now],
+            )
 
 
 def fail(
@@ -67,22 +68,23 @@ def fail(
 ) -> None:
     """A job-specific failure: counts against the job; past `max_attempts` it is marked failed."""
     if keys:
-        con.execute(
-            "UPDATE outbox SET lease_until = NULL, last_error = ?, updated_at = ?, "
-            "status = CASE WHEN attempts >= ? THEN 'failed' ELSE 'pending' END "
-            "WHERE job_key IN (SELECT unnest(?))",
-            [error[:2000], now, max_attempts, keys],
-        )
+        with batch.id_set(con, keys) as ids:
+            con.execute(
+                "UPDATE outbox SET lease_until = NULL, last_error = ?, updated_at = ?, "
+                f"status = CASE WHEN attempts >= ? THEN 'failed' ELSE 'pending' END WHERE job_key IN {ids}",
+                [error[:2000], now, max_attempts],
+            )
 
 
 def release(con: duckdb.DuckDBPyConnection, keys: list[str], error: str, now: datetime) -> None:
     """The service, not the job, failed (embedder down): give the attempt back and free the lease."""
     if keys:
-        con.execute(
-            "UPDATE outbox SET attempts = attempts - 1, lease_until = NULL, last_error = ?, updated_at = ? "
-            "WHERE job_key IN (SELECT unnest(?))",
-            [error[:2000], now, keys],
-        )
+        with batch.id_set(con, keys) as ids:
+            con.execute(
+                "UPDATE outbox SET attempts = attempts - 1, lease_until = NULL, last_error = ?, updated_at = ? "
+                f"WHERE job_key IN {ids}",
+                [error[:2000], now],
+            )
 
 
 def counts(con: duckdb.DuckDBPyConnection) -> dict[str, int]:

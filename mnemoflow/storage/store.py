@@ -36,17 +36,18 @@ from mnemoflow.storage import batch, fts, outbox
 from mnemoflow.storage.commits import PendingCommit, VerifyReport, sha256_json, verify_tenant, write_commit
 from mnemoflow.storage.outbox import Job
 from mnemoflow.storage.scope import Scope
-from mnemoflow.storage.vectors import (
-    CHUNK_VECTORS,
+from mnemoflow.storage.lance_index import (
+    CHUNK_INDEX,
     EMBEDDING_CACHE,
-    MEMORY_VECTORS,
-    VectorStore,
+    MEMORY_INDEX,
+    LanceIndex,
     sql_in,
     sql_string,
 )
 from mnemoflow.timeutil import utcnow
 
 Target = Literal["chunks", "memories"]
+Bm25Engine = Literal["lancedb", "duckdb"]
 EMBED_JOB = "embed"
 
 _MEMORY_COLUMNS = (
@@ -101,10 +102,12 @@ class Store:
     """One DuckDB connection (one unit of work or one long-lived server) plus the LanceDB tables."""
 
     def __init__(
-        self, con: duckdb.DuckDBPyConnection, vectors: VectorStore, *, max_attempts: int, lease_s: float
+        self, con: duckdb.DuckDBPyConnection, index: LanceIndex, *, max_attempts: int, lease_s: float,
+        bm25_engine: Bm25Engine = "lancedb",
     ) -> None:
         self._con = con
-        self._vectors = vectors
+        self._index = index
+        self._bm25_engine = bm25_engine
         self._lock = threading.RLock()
         self._max_attempts = max_attempts
         self._lease_s = lease_s
@@ -122,7 +125,13 @@ class Store:
 
     @property
     def embedding_model(self) -> str:
-        return self._vectors.model
+        return self._index.model
+
+    @staticmethod
+    def _chunk_row(scope: Scope, chunk: ChunkRecord) -> dict[str, Any]:
+        return {"chunk_id": chunk.chunk_id, "tenant_id": scope.tenant_id, "user_id": scope.user_id, "shared": False,
+                "document_id": chunk.document_id, "deleted": False, "content_hash": chunk.content_hash,
+                "text": search_text(chunk.text, chunk.context)}
 
     @contextmanager
     def _tx(self) -> Iterator[duckdb.DuckDBPyConnection]:
@@ -271,13 +280,19 @@ class Store:
                 pending.record("source_documents", "update", [document.document_id])
 
             turns_added = self._upsert_turns(con, scope, turns, pending, now)
-            added, revived, removed = self._replace_chunks(con, scope, document.document_id, chunks, pending, now)
+            added, revived, removed, recontexted = self._replace_chunks(
+                con, scope, document.document_id, chunks, pending, now)
             embed = [c for c in chunks if c.chunk_id in set(added) | set(revived)]
             outbox.enqueue(con, [self._embed_job(scope, "chunks", c.chunk_id, c.content_hash) for c in embed], now)
             write_commit(con, pending, now)
             fts.mark_dirty(con, fts.CHUNKS_FTS)
+        if embed:
+            self._index.upsert(CHUNK_INDEX, _columns([self._chunk_row(scope, c) for c in embed]))
         if removed:
-            self._vectors.update(CHUNK_VECTORS, sql_in("chunk_id", removed), {"deleted": True})
+            self._index.update(CHUNK_INDEX, sql_in("chunk_id", removed), {"deleted": True})
+        for chunk in recontexted:  # rare: the turn before an appended one; its vector stays valid
+            self._index.update(CHUNK_INDEX, sql_in("chunk_id", [chunk.chunk_id]),
+                               {"text": search_text(chunk.text, chunk.context)})
         return DocumentWriteResult(document.document_id, pending.commit_id, turns_added, len(added) + len(revived),
                                    len(removed))
 
@@ -287,11 +302,8 @@ class Store:
     ) -> int:
         if not turns:
             return 0
-        existing = dict(
-            con.execute(
-                "SELECT turn_key, text FROM turns WHERE turn_key IN (SELECT unnest(?))", [[t.turn_key for t in turns]]
-            ).fetchall()
-        )
+        with batch.id_set(con, [t.turn_key for t in turns]) as keys:
+            existing = dict(con.execute(f"SELECT turn_key, text FROM turns WHERE turn_key IN {keys}").fetchall())
         new = [t for t in turns if t.turn_key not in existing]
         changed = [t for t in turns if t.turn_key in existing and existing[t.turn_key] != t.text]
         if changed:
@@ -316,18 +328,25 @@ class Store:
     def _replace_chunks(
         self, con: duckdb.DuckDBPyConnection, scope: Scope, document_id: str, chunks: list[ChunkRecord],
         pending: PendingCommit, now: datetime,
-    ) -> tuple[list[str], list[str], list[str]]:
+    ) -> tuple[list[str], list[str], list[str], list[ChunkRecord]]:
+        """Returns the ids added, revived and removed, and the live chunks whose context changed."""
         known = {
-            cid: deleted_at
-            for cid, deleted_at in con.execute(
-                "SELECT chunk_id, deleted_at FROM chunks WHERE tenant_id = ? AND document_id = ?",
+            cid: (deleted_at, context)
+            for cid, deleted_at, context in con.execute(
+                "SELECT chunk_id, deleted_at, context FROM chunks WHERE tenant_id = ? AND document_id = ?",
                 [scope.tenant_id, document_id],
             ).fetchall()
         }
         wanted = {c.chunk_id for c in chunks}
         added = [c for c in chunks if c.chunk_id not in known]
-        revived = [cid for cid in wanted if cid in known and known[cid] is not None]
-        removed = [cid for cid, deleted_at in known.items() if deleted_at is None and cid not in wanted]
+        revived = [cid for cid in wanted if cid in known and known[cid][0] is not None]
+        removed = [cid for cid, (deleted_at, _) in known.items() if deleted_at is None and cid not in wanted]
+        recontexted = [c for c in chunks if c.chunk_id in known and known[c.chunk_id][0] is None
+                       and known[c.chunk_id][1] != c.context]
+        if recontexted:
+            batch.update(con, "chunks", "chunk_id", ["context", "commit_id"],
+                         [[c.chunk_id, c.context, pending.commit_id] for c in recontexted])
+            pending.record("chunks", "update", [c.chunk_id for c in recontexted])
         if added:
             batch.insert(
                 con, "chunks",
@@ -339,19 +358,19 @@ class Store:
             )
             pending.record("chunks", "insert", [c.chunk_id for c in added])
         if revived:
-            con.execute(
-                "UPDATE chunks SET deleted_at = NULL, embedding_status = 'pending', commit_id = ? "
-                "WHERE chunk_id IN (SELECT unnest(?))",
-                [pending.commit_id, revived],
-            )
+            with batch.id_set(con, revived) as ids:
+                con.execute(
+                    "UPDATE chunks SET deleted_at = NULL, embedding_status = 'pending', commit_id = ? "
+                    f"WHERE chunk_id IN {ids}",
+                    [pending.commit_id],
+                )
             pending.record("chunks", "restore", revived)
         if removed:
-            con.execute(
-                "UPDATE chunks SET deleted_at = ?, commit_id = ? WHERE chunk_id IN (SELECT unnest(?))",
-                [now, pending.commit_id, removed],
-            )
+            with batch.id_set(con, removed) as ids:
+                con.execute(f"UPDATE chunks SET deleted_at = ?, commit_id = ? WHERE chunk_id IN {ids}",
+                            [now, pending.commit_id])
             pending.record("chunks", "delete", removed)
-        return [c.chunk_id for c in added], revived, removed
+        return [c.chunk_id for c in added], revived, removed, recontexted
 
     def record_ingest_errors(self, scope: Scope, errors: list[IngestErrorRecord]) -> None:
         if not errors:
@@ -404,7 +423,9 @@ class Store:
             write_commit(con, pending, now)
             fts.mark_dirty(con, fts.MEMORIES_FTS)
             row = con.execute(f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE memory_id = ?", [memory_id]).fetchone()
-        return _memory_item(row), True
+        memory = _memory_item(row)
+        self._index.upsert(MEMORY_INDEX, _columns([_memory_row(scope, memory, content_hash)]))
+        return memory, True
 
     def get_memory(self, scope: Scope, memory_id: str) -> MemoryItem | None:
         where, params = self._scope_sql(scope)
@@ -433,11 +454,11 @@ class Store:
             return {}
         where, params = self._scope_sql(scope)
         now = utcnow()
-        with self._read() as con:
+        with self._read() as con, batch.id_set(con, memory_ids) as ids:
             rows = con.execute(
                 f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE {where} AND {self._active_memory_sql()} "
-                "AND memory_id IN (SELECT unnest(?))",
-                [*params, now, now, memory_ids],
+                f"AND memory_id IN {ids}",
+                [*params, now, now],
             ).fetchall()
         return {r[0]: _memory_item(r) for r in rows}
 
@@ -460,7 +481,7 @@ class Store:
             pending.record("memories", "delete", [memory_id])
             write_commit(con, pending, now)
             fts.mark_dirty(con, fts.MEMORIES_FTS)
-        self._vectors.update(MEMORY_VECTORS, sql_in("memory_id", [memory_id]), {"deleted": True})
+        self._index.update(MEMORY_INDEX, sql_in("memory_id", [memory_id]), {"deleted": True})
         return True
 
     def memory_history(self, scope: Scope, memory_id: str) -> list[HistoryEntry]:
@@ -481,7 +502,7 @@ class Store:
 
     # ------------------------------------------------------------------ embeddings (outbox)
     def _embed_job(self, scope: Scope, target: Target, row_id: str, content_hash: str) -> Job:
-        model = self._vectors.model
+        model = self._index.model
         return Job(
             job_key=f"{EMBED_JOB}:{target}:{row_id}:{content_hash[:16]}:{model}",
             tenant_id=scope.tenant_id, user_id=scope.user_id, kind=EMBED_JOB,
@@ -500,28 +521,29 @@ class Store:
         """
         wanted = {j.payload["id"]: j for j in jobs}
         owner, params = self._owner_sql(scope)
-        with self._read() as con:
+        with self._read() as con, batch.id_set(con, list(wanted)) as ids:
             if target == "chunks":
                 rows = con.execute(
                     f"SELECT chunk_id, text, context, content_hash, shared, document_id FROM chunks "
-                    f"WHERE {owner} AND deleted_at IS NULL AND chunk_id IN (SELECT unnest(?))",
-                    [*params, list(wanted)],
+                    f"WHERE {owner} AND deleted_at IS NULL AND chunk_id IN {ids}",
+                    params,
                 ).fetchall()
                 found = {
-                    r[0]: EmbeddingInput(wanted[r[0]].job_key, r[0], f"{r[2]}\n{r[1]}" if r[2] else r[1], r[3],
-                                         {"shared": r[4], "document_id": r[5], "deleted": False})
+                    r[0]: EmbeddingInput(wanted[r[0]].job_key, r[0], r[1], r[3],
+                                         {"shared": r[4], "document_id": r[5], "deleted": False,
+                                          "text": search_text(r[1], r[2])})
                     for r in rows
                 }
             else:
                 rows = con.execute(
                     f"SELECT memory_id, content, content_hash, shared, is_latest, valid_to, expires_at FROM memories "
-                    f"WHERE {owner} AND deleted_at IS NULL AND memory_id IN (SELECT unnest(?))",
-                    [*params, list(wanted)],
+                    f"WHERE {owner} AND deleted_at IS NULL AND memory_id IN {ids}",
+                    params,
                 ).fetchall()
                 found = {
                     r[0]: EmbeddingInput(wanted[r[0]].job_key, r[0], r[1], r[2],
                                          {"shared": r[3], "is_latest": r[4], "deleted": False,
-                                          "active_until": _active_until(r[5], r[6])})
+                                          "active_until": _active_until(r[5], r[6]), "text": r[1]})
                     for r in rows
                 }
         live = [i for i in found.values() if i.content_hash == wanted[i.row_id].payload["content_hash"]]
@@ -532,38 +554,36 @@ class Store:
         """Vectors already computed by this model for these content hashes (content-addressed, no tenant data)."""
         if not content_hashes:
             return {}
-        keys = [f"{self._vectors.model}:{h}" for h in set(content_hashes)]
-        table = self._vectors.lookup(EMBEDDING_CACHE, sql_in("cache_key", keys), ["cache_key", "vector"], len(keys))
-        prefix = len(self._vectors.model) + 1
+        keys = [f"{self._index.model}:{h}" for h in set(content_hashes)]
+        table = self._index.lookup(EMBEDDING_CACHE, sql_in("cache_key", keys), ["cache_key", "vector"], len(keys))
+        prefix = len(self._index.model) + 1
         return {
             key[prefix:]: np.asarray(vec, dtype=np.float32)
             for key, vec in zip(table.column("cache_key").to_pylist(), table.column("vector").to_pylist())
         }
 
     def cache_vectors(self, content_hashes: list[str], vectors: np.ndarray) -> None:
-        self._vectors.upsert(
-            EMBEDDING_CACHE, {"cache_key": [f"{self._vectors.model}:{h}" for h in content_hashes]}, vectors
+        self._index.upsert(
+            EMBEDDING_CACHE, {"cache_key": [f"{self._index.model}:{h}" for h in content_hashes]}, vectors
         )
 
     def store_embeddings(self, scope: Scope, target: Target, inputs: list[EmbeddingInput], vectors: np.ndarray) -> None:
         """Write vectors to LanceDB, then mark the DuckDB rows embedded and their jobs done."""
         if not inputs:
             return
-        spec = CHUNK_VECTORS if target == "chunks" else MEMORY_VECTORS
-        rows: dict[str, list] = {name: [] for name, _ in spec.columns}
-        for item in inputs:
-            values = {spec.id_column: item.row_id, "tenant_id": scope.tenant_id, "user_id": scope.user_id,
-                      "content_hash": item.content_hash, **item.columns}
-            for name in rows:
-                rows[name].append(values[name])
-        self._vectors.upsert(spec, rows, vectors)
+        spec = CHUNK_INDEX if target == "chunks" else MEMORY_INDEX
+        self._index.upsert(spec, _columns([
+            {spec.id_column: item.row_id, "tenant_id": scope.tenant_id, "user_id": scope.user_id,
+             "content_hash": item.content_hash, **item.columns}
+            for item in inputs
+        ]), vectors)
         id_column = "chunk_id" if target == "chunks" else "memory_id"
         now = utcnow()
-        with self._tx() as con:
+        with self._tx() as con, batch.id_set(con, [i.row_id for i in inputs]) as ids:
             con.execute(
                 f"UPDATE {target} SET embedding_status = 'done', embedding_model = ? "
-                f"WHERE tenant_id = ? AND {id_column} IN (SELECT unnest(?))",
-                [self._vectors.model, scope.tenant_id, [i.row_id for i in inputs]],
+                f"WHERE tenant_id = ? AND {id_column} IN {ids}",
+                [self._index.model, scope.tenant_id],
             )
             outbox.complete(con, [i.job_key for i in inputs], now)
 
@@ -585,14 +605,28 @@ class Store:
 
     # ------------------------------------------------------------------ search
     def refresh_search_indexes(self) -> None:
-        """Rebuild the BM25 indexes that writes marked dirty (once per batch, not per row)."""
+        """After a batch of writes: fold new rows into LanceDB's indexes and rebuild the dirty
+        DuckDB FTS indexes (analysts' BM25), once per batch, never per row."""
         now = utcnow()
         with self._lock:
             for spec in fts.FTS_SPECS:
                 fts.ensure_current(self._con, spec, now)
+            for index in (CHUNK_INDEX, MEMORY_INDEX):
+                self._index.optimize(index)
+
+    def _lance_where(self, scope: Scope, target: Target) -> str:
+        where = self._scope_lance(scope) + " AND NOT deleted"
+        if target == "memories":
+            where += f" AND is_latest AND (active_until IS NULL OR active_until > {_epoch(utcnow())})"
+        return where
 
     def bm25_search(self, scope: Scope, target: Target, query: str, k: int) -> list[tuple[str, float]]:
-        spec = fts.CHUNKS_FTS if target == "chunks" else fts.MEMORIES_FTS
+        """(id, BM25) best first, inside scope and lifecycle; LanceDB's index online, or DuckDB FTS."""
+        if self._bm25_engine == "lancedb":
+            spec = CHUNK_INDEX if target == "chunks" else MEMORY_INDEX
+            with self._lock:
+                return self._index.text_search(spec, query, self._lance_where(scope, target), k)
+        fts_spec = fts.CHUNKS_FTS if target == "chunks" else fts.MEMORIES_FTS
         where, params = self._scope_sql(scope)
         if target == "chunks":
             where += " AND deleted_at IS NULL"
@@ -601,29 +635,26 @@ class Store:
             where += f" AND {self._active_memory_sql()}"
             params = [*params, now, now]
         with self._lock:
-            fts.ensure_current(self._con, spec, utcnow())
-            return fts.search(self._con, spec, query, where, params, k)
+            fts.ensure_current(self._con, fts_spec, utcnow())
+            return fts.search(self._con, fts_spec, query, where, params, k)
 
     def vector_search(self, scope: Scope, target: Target, vector: np.ndarray, k: int) -> list[tuple[str, float]]:
-        where = self._scope_lance(scope) + " AND NOT deleted"
-        if target == "memories":
-            where += f" AND is_latest AND (active_until IS NULL OR active_until > {_epoch(utcnow())})"
-        spec = CHUNK_VECTORS if target == "chunks" else MEMORY_VECTORS
+        """(id, cosine similarity) best first, inside scope and lifecycle."""
+        spec = CHUNK_INDEX if target == "chunks" else MEMORY_INDEX
         with self._lock:
-            return self._vectors.search(spec, vector, where, k)
+            return self._index.vector_search(spec, vector, self._lance_where(scope, target), k)
 
     def fetch_chunks(self, scope: Scope, chunk_ids: list[str]) -> dict[str, ChunkHit]:
         """Live chunks among `chunk_ids`, inside the scope, with their documents (for citations)."""
         if not chunk_ids:
             return {}
         where, params = self._scope_sql(scope, "c")
-        with self._read() as con:
+        with self._read() as con, batch.id_set(con, chunk_ids) as ids:
             rows = con.execute(
                 f"SELECT c.chunk_id, c.text, c.token_count, CAST(c.locator AS VARCHAR), c.score, d.document_id, "
                 f"d.uri, d.title, d.connector FROM chunks c JOIN source_documents d ON d.document_id = c.document_id "
-                f"WHERE {where} AND c.deleted_at IS NULL AND d.deleted_at IS NULL "
-                "AND c.chunk_id IN (SELECT unnest(?))",
-                [*params, chunk_ids],
+                f"WHERE {where} AND c.deleted_at IS NULL AND d.deleted_at IS NULL AND c.chunk_id IN {ids}",
+                params,
             ).fetchall()
         return {
             r[0]: ChunkHit(r[0], r[1], r[2], json.loads(r[3]) if r[3] else {}, r[4] or 0.0, r[5], r[6], r[7], r[8])
@@ -661,7 +692,25 @@ class Store:
             }
 
     def vector_count(self, target: Target) -> int:
-        return self._vectors.count(CHUNK_VECTORS if target == "chunks" else MEMORY_VECTORS)
+        """Rows of the target that carry a vector (all tenants; for benchmarks and checks)."""
+        return self._index.count(CHUNK_INDEX if target == "chunks" else MEMORY_INDEX, "vector IS NOT NULL")
+
+
+def search_text(text: str, context: str | None) -> str:
+    """What BM25 indexes for a chunk: its context (e.g. the neighbouring turns), then its text.
+    Only the text is embedded."""
+    return f"{context}\n{text}" if context else text
+
+
+def _columns(rows: list[dict[str, Any]]) -> dict[str, list]:
+    return {name: [row[name] for row in rows] for name in rows[0]} if rows else {}
+
+
+def _memory_row(scope: Scope, memory: MemoryItem, content_hash: str) -> dict[str, Any]:
+    return {"memory_id": memory.id, "tenant_id": scope.tenant_id, "user_id": scope.user_id, "shared": False,
+            "deleted": memory.deleted_at is not None, "is_latest": memory.is_latest,
+            "active_until": _active_until(memory.valid_to, memory.expires_at), "content_hash": content_hash,
+            "text": memory.content}
 
 
 def memory_content_hash(content: str) -> str:

@@ -46,6 +46,10 @@ def test_appended_turns_are_the_only_new_rows(service: MemoryService, tmp_path: 
     assert outcome.report.chunks_added == 2
     assert outcome.report.chunks_removed == 0
     assert service.store.counts(SCOPE)["turns"] == 4
+    # the turn before the appended one now has it as search context, in place: same chunk, same vector
+    hit = service.recall(SCOPE, "When are you going? Next April", k=2)
+    assert {c.turn_id for i in hit.items for c in i.citations} >= {"3"}
+    assert service.store.verify("acme").ok
 
 
 def test_turns_are_cited_by_session_turn_and_time(service: MemoryService, tmp_path: Path) -> None:

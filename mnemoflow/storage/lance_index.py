@@ -1,0 +1,160 @@
+"""LanceDB: the online search index (BM25 full text and vectors), kept in step with DuckDB.
+
+One table per target holds the searchable text, the columns recall filters on
+(tenant, user, shared, lifecycle) and the vector. Rows are written with the DuckDB
+write, their vector left empty; the outbox worker fills it. So full-text search
+answers at once (also while the embedder is down) and vector search sees a row
+as soon as it is embedded. Scope and lifecycle are prefilters inside each search,
+served by bitmap indexes. One model and dimension per table, recorded in its schema.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+
+import lancedb
+import numpy as np
+import pyarrow as pa
+from lancedb.index import FTS, Bitmap
+
+from mnemoflow.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class IndexSpec:
+    name: str
+    id_column: str
+    columns: tuple[tuple[str, pa.DataType], ...]
+    filter_columns: tuple[str, ...] = ("tenant_id", "user_id", "deleted")
+    text_column: str | None = "text"
+
+
+CHUNK_INDEX = IndexSpec(
+    "chunk_vectors",
+    "chunk_id",
+    (("chunk_id", pa.string()), ("tenant_id", pa.string()), ("user_id", pa.string()), ("shared", pa.bool_()),
+     ("document_id", pa.string()), ("deleted", pa.bool_()), ("content_hash", pa.string()), ("text", pa.string())),
+)
+MEMORY_INDEX = IndexSpec(
+    "memory_vectors",
+    "memory_id",
+    (("memory_id", pa.string()), ("tenant_id", pa.string()), ("user_id", pa.string()), ("shared", pa.bool_()),
+     ("deleted", pa.bool_()), ("is_latest", pa.bool_()), ("active_until", pa.int64()),
+     ("content_hash", pa.string()), ("text", pa.string())),
+    filter_columns=("tenant_id", "user_id", "deleted", "is_latest"),
+)
+EMBEDDING_CACHE = IndexSpec(
+    "embedding_cache", "cache_key", (("cache_key", pa.string()),), filter_columns=(), text_column=None
+)
+
+
+def sql_string(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+def sql_in(column: str, values: Iterable[str]) -> str:
+    return f"{column} IN ({', '.join(sql_string(v) for v in values)})"
+
+
+class LanceIndex:
+    """The LanceDB side of the store. Only `storage/` uses it."""
+
+    def __init__(self, path: Path, model: str, dim: int) -> None:
+        path.mkdir(parents=True, exist_ok=True)
+        self._db = lancedb.connect(str(path))
+        self.model = model
+        self.dim = dim
+        self._tables: dict[str, lancedb.table.Table] = {}
+        self._text_indexed: set[str] = set()
+
+    def _schema(self, spec: IndexSpec) -> pa.Schema:
+        fields = [pa.field(n, t) for n, t in spec.columns]
+        fields.append(pa.field("vector", pa.list_(pa.float32(), self.dim), nullable=True))
+        return pa.schema(fields, metadata={"model": self.model, "dim": str(self.dim)})
+
+    def table(self, spec: IndexSpec) -> lancedb.table.Table:
+        table = self._tables.get(spec.name)
+        if table is None:
+            if spec.name in self._db.list_tables().tables:
+                meta = self._db.open_table(spec.name).schema.metadata or {}
+                found = (meta.get(b"model", b"?").decode(), int(meta.get(b"dim", b"0")))
+                if found != (self.model, self.dim):
+                    raise ConfigError(
+                        f"{spec.name} holds {found[0]} ({found[1]}-d) vectors but {self.model} ({self.dim}-d) is "
+                        "configured; go back to that model or start a new home for the new one"
+                    )
+            table = self._db.create_table(spec.name, schema=self._schema(spec), exist_ok=True)
+            self._tables[spec.name] = table
+        return table
+
+    def upsert(self, spec: IndexSpec, rows: dict[str, list], vectors: np.ndarray | None = None) -> None:
+        """Insert or replace rows by id; without `vectors` the rows wait for theirs (vector null)."""
+        n = len(rows[spec.id_column])
+        if not n:
+            return
+        columns = {name: pa.array(rows[name], type=dtype) for name, dtype in spec.columns}
+        vector_type = pa.list_(pa.float32(), self.dim)
+        if vectors is None:
+            columns["vector"] = pa.nulls(n, type=vector_type)
+        else:
+            flat = pa.array(np.ascontiguousarray(vectors, dtype=np.float32).ravel())
+            columns["vector"] = pa.FixedSizeListArray.from_arrays(flat, self.dim)
+        data = pa.table(columns, schema=self._schema(spec))
+        (
+            self.table(spec).merge_insert(spec.id_column)
+            .when_matched_update_all().when_not_matched_insert_all()
+            .execute(data, on_bad_vectors="null" if vectors is None else "error")
+        )
+
+    def vector_search(self, spec: IndexSpec, vector: np.ndarray, where: str, k: int) -> list[tuple[str, float]]:
+        """(id, cosine similarity), best first; rows without a vector are not candidates."""
+        result = (
+            self.table(spec).search(np.asarray(vector, dtype=np.float32), vector_column_name="vector")
+            .distance_type("cosine").where(where, prefilter=True).limit(k)
+            .select([spec.id_column, "_distance"]).to_arrow()
+        )
+        return [(i, 1.0 - d) for i, d in zip(result.column(spec.id_column).to_pylist(),
+                                             result.column("_distance").to_pylist())]
+
+    def text_search(self, spec: IndexSpec, query: str, where: str, k: int) -> list[tuple[str, float]]:
+        """(id, BM25 score), best first, from the native full-text index."""
+        if not query.strip():
+            return []
+        table = self.table(spec)
+        if spec.name not in self._text_indexed:
+            if not any(ix.index_type == "FTS" for ix in table.list_indices()):
+                if table.count_rows() == 0:
+                    return []
+                self.optimize(spec)  # first search before any batch refresh: build the indexes now
+            self._text_indexed.add(spec.name)
+        result = (
+            table.search(query, query_type="fts").where(where, prefilter=True).limit(k)
+            .select([spec.id_column, "_score"]).to_arrow()
+        )
+        return list(zip(result.column(spec.id_column).to_pylist(), result.column("_score").to_pylist()))
+
+    def lookup(self, spec: IndexSpec, where: str, columns: list[str], limit: int) -> pa.Table:
+        """Plain filtered scan (no vector query), e.g. for the embedding cache."""
+        return self.table(spec).search().where(where).select(columns).limit(limit).to_arrow()
+
+    def update(self, spec: IndexSpec, where: str, values: dict[str, object]) -> None:
+        self.table(spec).update(where=where, values=values)
+
+    def count(self, spec: IndexSpec, where: str | None = None) -> int:
+        return self.table(spec).count_rows(where)
+
+    def optimize(self, spec: IndexSpec) -> None:
+        """Fold new rows into the indexes (creating them on first use) and drop old versions."""
+        table = self.table(spec)
+        if table.count_rows() == 0:
+            return
+        existing = {tuple(ix.columns) for ix in table.list_indices()}
+        if spec.text_column and (spec.text_column,) not in existing:
+            table.create_index(spec.text_column, config=FTS())
+        for column in spec.filter_columns:
+            if (column,) not in existing:
+                table.create_index(column, config=Bitmap())
+        table.optimize(cleanup_older_than=timedelta(minutes=10))
