@@ -216,6 +216,19 @@ def worker(home: Home = None) -> None:
 
 
 @app.command()
+def reembed(home: Home = None) -> None:
+    """Rebuild every vector with the configured embedding model (run after changing the model)."""
+    with _service(home) as service:
+        with _progress() as progress:
+            task = progress.add_task("re-embedding", total=None)
+            queued, report = service.reembed(lambda n: progress.advance(task, n))
+        out.print(f"queued {queued} rows; embedded {report.embedded}, reused {report.reused} cached vectors")
+        if report.unavailable:
+            err.print(f"embedder unavailable: {report.unavailable}; `mnemoflow worker` finishes the job")
+            raise typer.Exit(1)
+
+
+@app.command()
 def verify(home: Home = None, tenant: Tenant = None) -> None:
     """Re-derive the commit chain and every row digest; exit 1 on any mismatch."""
     with _service(home) as service:

@@ -19,11 +19,12 @@ from mnemoflow.config import Settings
 from mnemoflow.connectors.conversations import CONNECTOR as CONVERSATIONS, TRANSCRIPT_SUFFIXES, land_transcripts
 from mnemoflow.errors import BadInputError
 from mnemoflow.extractors import extractor_for, mime_for
-from mnemoflow.models import DocumentRecord, DocumentWriteResult, IngestErrorRecord, TurnRecord
+from mnemoflow.models import DocumentRecord, DocumentWrite, DocumentWriteResult, IngestErrorRecord, TurnRecord
 from mnemoflow.storage import Scope, Store
 from mnemoflow.timeutil import parse_timestamp
 
 FILES = "files"
+WRITE_BATCH = 200  # documents per transaction (and commit): bounded commits, few statements
 DOCUMENT_SUFFIXES = (".md", ".markdown", ".txt", ".text")
 
 
@@ -108,7 +109,7 @@ def process_landed_turns(store: Store, settings: Settings, scope: Scope) -> list
     by_session: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for row in store.landed_turns(scope):
         by_session[row["session_id"]].append(row)
-    results = []
+    writes: list[DocumentWrite] = []
     for session_id, rows in by_session.items():
         document_id = session_document_id(scope, session_id)
         turns = {t.turn_key: t for t in store.session_turns(scope, document_id)}
@@ -134,7 +135,10 @@ def process_landed_turns(store: Store, settings: Settings, scope: Scope) -> list
         )
         chunks = chunk_session(document_id, all_turns, settings.chunk_max_tokens, context=settings.chat_context,
                                captions=settings.chat_captions)
-        results.append(store.write_document(scope, document, chunks, changed, actor="ingest"))
+        writes.append(DocumentWrite(document, chunks, changed))
+    results: list[DocumentWriteResult] = []
+    for start in range(0, len(writes), WRITE_BATCH):
+        results += store.write_documents(scope, writes[start : start + WRITE_BATCH], actor="ingest")
     return results
 
 
@@ -154,8 +158,8 @@ def file_document_id(scope: Scope, uri: str) -> str:
     return "doc_" + hashlib.sha256(key.encode()).hexdigest()[:24]
 
 
-def ingest_document_file(store: Store, settings: Settings, scope: Scope, path: Path) -> DocumentWriteResult:
-    """Extract, chunk and write one file; raises `BadInputError` with the reason when it cannot."""
+def prepare_document_file(settings: Settings, scope: Scope, path: Path) -> DocumentWrite:
+    """Read, extract and chunk one file; raises `BadInputError` with the reason when it cannot."""
     try:
         size = path.stat().st_size
         if size > settings.max_file_bytes:
@@ -175,20 +179,25 @@ def ingest_document_file(store: Store, settings: Settings, scope: Scope, path: P
         document_id=document_id, connector=FILES, uri=uri, mime=extracted.mime, title=extracted.title,
         content_hash=hashlib.sha256(data).hexdigest(), metadata=extracted.metadata,
     )
-    return store.write_document(scope, document, chunks, actor="ingest")
+    return DocumentWrite(document, chunks)
 
 
 def ingest_documents(store: Store, settings: Settings, scope: Scope, paths: list[Path],
                      on_file: Callable[[Path], None] | None = None) -> tuple[list[DocumentWriteResult], list[IngestErrorRecord]]:
-    writes, errors = [], []
-    for path in paths:
+    results: list[DocumentWriteResult] = []
+    errors: list[IngestErrorRecord] = []
+    pending: list[DocumentWrite] = []
+    for n, path in enumerate(paths, start=1):
         try:
-            writes.append(ingest_document_file(store, settings, scope, path))
+            pending.append(prepare_document_file(settings, scope, path))
         except BadInputError as exc:
             errors.append(_error(path, mime_for(path), str(exc)))
         if on_file:
             on_file(path)
-    return writes, errors
+        if pending and (len(pending) >= WRITE_BATCH or n == len(paths)):
+            results += store.write_documents(scope, pending, actor="ingest")
+            pending = []
+    return results, errors
 
 
 def ingest_paths(

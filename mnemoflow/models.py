@@ -80,6 +80,15 @@ class MemoryDraft:
 
 
 @dataclass(frozen=True)
+class DocumentWrite:
+    """A document as it should now be: its live chunks and (for conversations) new or edited turns."""
+
+    document: DocumentRecord
+    chunks: list[ChunkRecord]
+    turns: list[TurnRecord] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
 class DocumentWriteResult:
     document_id: str
     commit_id: str | None

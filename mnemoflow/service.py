@@ -93,6 +93,11 @@ class MemoryService:
         self.store.refresh_search_indexes()
         return report
 
+    def reembed(self, on_progress: Callable[[int], None] | None = None) -> tuple[int, DrainReport]:
+        """Rebuild every vector with the configured model (after changing it); returns rows queued."""
+        queued = self.store.reset_vectors_for_model()
+        return queued, self.drain(on_progress)
+
     def delete(self, scope: Scope, memory_id: str) -> None:
         if not self.store.delete_memory(scope, memory_id, actor="api"):
             raise NotFoundError(f"no memory {memory_id} for {scope}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from functools import lru_cache
 from typing import Any
@@ -39,7 +40,8 @@ class LocalEmbedder:
 
         self.batch_size = batch_size
         self._torch = torch
-        self._batch_threads = batch_threads or torch.get_num_threads()
+        # not torch.get_num_threads(): a query may have set it to 1 already
+        self._batch_threads = batch_threads or len(os.sched_getaffinity(0))
         self._query_threads = query_threads
         with _load_lock:
             self._st = _model()

@@ -71,7 +71,12 @@ def run_locomo(
     home: Path | None = None,
     limit: int | None = None,
     progress: Progress | None = None,
+    settings_overrides: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
+    """Ingest, ask every answerable question at every budget, and return report.json's content.
+
+    `settings_overrides` changes how the store is built (e.g. chat_context="none" for a
+    single-turn baseline); the default is the product's own configuration."""
     conversations: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for row in _read_jsonl(data_dir / "conversations.jsonl"):
         conversations[row["conversation_id"]].append(row)
@@ -80,7 +85,7 @@ def run_locomo(
                  if q["conversation_id"] in chosen and q.get("answerable", True) is not False]
 
     with tempfile.TemporaryDirectory(prefix="mnemoflow-locomo-") as scratch:
-        settings = load_settings(home or Path(scratch) / "home")
+        settings = load_settings(home or Path(scratch) / "home", **(settings_overrides or {}))
         config = recall_preset(preset)
         with MemoryService(settings) as service:
             ingest_task = progress.add_task("ingesting conversations", total=len(chosen)) if progress else None
@@ -124,6 +129,8 @@ def run_locomo(
         "config": {
             "suite": "locomo", "mnemoflow": __version__, "data": str(data_dir), "preset": config.model_dump(),
             "embedding_model": settings.resolved_embedding_model, "conversations": chosen,
+            "store": {"bm25_engine": settings.bm25_engine, "chat_context": settings.chat_context,
+                      "chat_captions": settings.chat_captions},
             "questions": len(questions), "budgets": budgets, "budget_rule": "ceil(chars / 4)",
             "crediting_rule": "an item credits at most max(1, tokens // 20) of its cites",
             "ingest": {**ingest_stats, "seconds": round(ingest_seconds, 1)},

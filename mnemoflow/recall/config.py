@@ -20,7 +20,10 @@ class RecallConfig(BaseModel):
         description="What each signal searches; a signal's hits over all targets form one ranked list, "
         "so a lone weak memory cannot outrank the best chunk just by topping a list of its own.",
     )
-    depth: int = Field(200, ge=1, description="Candidates each signal contributes per target.")
+    depth: int = Field(
+        100, ge=1, description="Candidates each signal contributes per target (LoCoMo: 100 recalls as much as "
+        "200; at 100k chunks it saves ~10 ms).",
+    )
     rrf_k: int = Field(10, ge=1, description="Reciprocal-rank-fusion constant; small k trusts the top ranks.")
     speaker_factor: float = Field(
         0.5, gt=0, le=1,

@@ -13,7 +13,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from mnemoflow.models import Citation
 
 
 def tokens_of(text: str) -> int:
@@ -28,7 +27,7 @@ class Candidate:
     score: float
     scores: dict[str, float]
     why: str
-    citations: list[Citation]
+    source: Any  # what the item was built from; citations are made only for packed items
     group: str | None = None  # items with the same group share `header`
     header: str | None = None
     order: tuple[Any, ...] = field(default_factory=tuple)

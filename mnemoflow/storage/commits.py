@@ -67,7 +67,8 @@ class PendingCommit:
     def record(self, table: str, op: str, ids: list[str]) -> None:
         if table not in TRACKED_TABLES:
             raise ValueError(f"{table} is not tracked by commits")
-        self.ops.setdefault(table, {}).update({row_id: op for row_id in ids})
+        if ids:
+            self.ops.setdefault(table, {}).update({row_id: op for row_id in ids})
 
     @property
     def empty(self) -> bool:

@@ -77,3 +77,27 @@ def test_unchanged_content_is_never_embedded_twice(remote_service: MemoryService
     remote_service.ingest(Scope("acme", "eli"), [chat])
     assert endpoint.texts_embedded == 1
     assert remote_service.store.counts(Scope("acme", "eli"))["pending_embeddings"] == 0
+
+
+def test_a_model_change_is_a_reembed_tracked_per_row(endpoint: OpenAIDouble, tmp_path: Path) -> None:
+    """Local MiniLM first; then an endpoint serving another model: reembed rebuilds every vector."""
+    from mnemoflow.errors import ConfigError
+
+    home = tmp_path / "home"
+    with MemoryService(load_settings(home)) as local:
+        local.add(SCOPE, "Noor's favourite ferry leaves Ghent at 7")
+        assert local.store.get_memory(SCOPE, local.get_all(SCOPE)[0].id).embedding_status == "done"
+    endpoint.start()
+    remote = load_settings(home, embedding_provider="openai", openai_base_url=endpoint.base_url,
+                           embedding_model="minilm-served", embedding_dimensions=384)
+    with MemoryService(remote) as service:
+        with pytest.raises(ConfigError, match="mnemoflow reembed"):
+            service.recall(SCOPE, "ferry")
+        queued, report = service.reembed()
+        assert (queued, report.embedded) == (1, 1)
+        memory = service.get_all(SCOPE)[0]
+        assert memory.embedding_status == "done"
+        assert service.store._con.execute(
+            "SELECT embedding_model FROM memories").fetchone()[0] == "minilm-served"
+        hit = service.recall(SCOPE, "when does the boat leave?", k=1).items[0]
+        assert "ferry" in hit.text and "vector" in hit.scores

@@ -11,7 +11,7 @@ from hypothesis import given, settings as hyp_settings, strategies as st
 from mnemoflow.chunking import chunk_plain_text, sha256_text
 from mnemoflow.config import load_settings
 from mnemoflow.errors import NotFoundError
-from mnemoflow.models import DocumentRecord
+from mnemoflow.models import DocumentRecord, DocumentWrite
 from mnemoflow.service import MemoryService
 from mnemoflow.storage import Scope
 
@@ -43,9 +43,9 @@ def test_no_read_or_delete_reaches_outside_its_scope(data: list[tuple[int, str, 
             else:
                 document_id = f"doc_{n}_{scope.tenant_id}_{scope.user_id}"
                 chunks = chunk_plain_text(document_id, f"{text} #{n}", 256)
-                service.store.write_document(
-                    scope, DocumentRecord(document_id, "test", f"mem://{n}", "text/plain", f"doc {n}",
-                                          sha256_text(text)), chunks, actor="test")
+                service.store.write_documents(scope, [DocumentWrite(
+                    DocumentRecord(document_id, "test", f"mem://{n}", "text/plain", f"doc {n}", sha256_text(text)),
+                    chunks)], actor="test")
                 owner.update({c.chunk_id: scope for c in chunks})
         service.store.refresh_search_indexes()
         service.drain()

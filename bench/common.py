@@ -1,0 +1,74 @@
+"""Shared pieces of the benchmarks: a realistic synthetic conversation corpus, timing, memory."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import resource
+from datetime import datetime, timedelta
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+LOCOMO = REPO.parent / "shared" / "eval" / "locomo"
+RESULTS = REPO / "bench" / "results"
+
+FIRST_NAMES = (
+    "Aiko Amara Anders Bea Bilal Carmen Chidi Dana Dario Elif Emeka Farah Felix Gia Goran Hana Hugo Ines Ivan "
+    "Jae Jonas Kavya Kofi Lara Leon Mai Marek Nadia Nico Oona Omar Paz Pedro Quinn Rafa Rosa Sami Sofia Tariq "
+    "Tess Uma Viktor Wen Xavi Yara Yusuf Zane Zoe"
+).split()
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[max(0, min(len(ordered) - 1, round(p / 100 * len(ordered) + 0.5) - 1))]
+
+
+def _locomo_rows(locomo: Path) -> list[dict]:
+    return [json.loads(line) for line in (locomo / "conversations.jsonl").read_text().splitlines() if line.strip()]
+
+
+def _speakers(rows: list[dict]) -> set[str]:
+    return {r["speaker"] for r in rows}
+
+
+def synthetic_turns(n_turns: int, *, seed: int = 7, locomo: Path = LOCOMO, per_session: int = 20) -> list[dict]:
+    """Transcript turns recombined from LoCoMo sentences, with new speakers: realistic length and vocabulary,
+    every turn distinct. Deterministic for a seed."""
+    rows = _locomo_rows(locomo)
+    old_names = _speakers(rows)
+    name_pattern = re.compile(r"\b(" + "|".join(sorted(old_names)) + r")\b")
+    sentences = [s.strip() for r in rows for s in re.split(r"(?<=[.!?])\s+", r["text"]) if len(s.split()) >= 3]
+    rng = random.Random(seed)
+    start = datetime(2023, 1, 2, 9, 0)
+    turns = []
+    for i in range(n_turns):
+        session, position = divmod(i, per_session)
+        pair = [FIRST_NAMES[(session * 7) % len(FIRST_NAMES)], FIRST_NAMES[(session * 7 + 3) % len(FIRST_NAMES)]]
+        speaker = pair[position % 2]
+        text = " ".join(rng.sample(sentences, rng.choice((1, 2, 2, 3))))
+        text = name_pattern.sub(lambda _: pair[(position + 1) % 2], text) + f" (#{i})"
+        ts = start + timedelta(days=session, minutes=position)
+        turns.append({"session_id": f"s{session:05d}", "turn_id": f"t{i}", "speaker": speaker,
+                      "ts": ts.isoformat(), "text": text})
+    return turns
+
+
+def synthetic_queries(n: int, *, seed: int = 11, locomo: Path = LOCOMO) -> list[str]:
+    """LoCoMo questions with their names swapped for the synthetic corpus's speakers."""
+    questions = [json.loads(line)["question"] for line in (locomo / "questions.jsonl").read_text().splitlines()]
+    old_names = _speakers(_locomo_rows(locomo))
+    pattern = re.compile(r"\b(" + "|".join(sorted(old_names)) + r")\b")
+    rng = random.Random(seed)
+    chosen = rng.sample(questions, n)
+    return [pattern.sub(lambda _: rng.choice(FIRST_NAMES), q) for q in chosen]
+
+
+def write_jsonl(path: Path, rows: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
