@@ -5,6 +5,7 @@ of BM25 and MiniLM over single turns, each turn packed as `[session time] speake
 They run through the same harness with single-turn chunks (no neighbour context, no captions).
 
     .venv/bin/python bench/locomo.py [--data ../shared/eval/locomo] [--limit N]
+    .venv/bin/python bench/locomo.py --runs ablations      # the default minus one thing at a time
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from rich.console import Console
 
 from mnemoflow.eval.locomo import run_locomo
 from mnemoflow.eval.report import print_summary
+from mnemoflow.recall import preset
 
 SINGLE_TURNS = {"chat_context": "none", "chat_captions": False}
 RUNS = {
@@ -26,6 +28,18 @@ RUNS = {
     "mnemoflow-default": ("default", {}),
     "mnemoflow-default-duckdb-bm25": ("default", {"bm25_engine": "duckdb"}),
 }
+_DEFAULT = preset("default")
+ABLATIONS = {
+    "no-neighbour-context": ("default", {"chat_context": "none"}),
+    "previous-turn-context-only": ("default", {"chat_context": "previous"}),
+    "plain-rrf60-weights": (_DEFAULT.model_copy(update={"name": "rrf60", "rrf_k": 60,
+                                                        "signals": {"vector": 1.0, "bm25": 1.0}}), {}),
+    "no-speaker-factor": (_DEFAULT.model_copy(update={"name": "no-speaker", "speaker_factor": 1.0}), {}),
+    "no-session-headers": (_DEFAULT.model_copy(update={"name": "no-headers", "group_sessions": False}), {}),
+    "captions-hidden": ("default", {"chat_captions": False}),
+    "depth-200": (_DEFAULT.model_copy(update={"name": "depth-200", "depth": 200}), {}),
+}
+RUNS.update(ABLATIONS)
 
 
 def main() -> None:
@@ -33,13 +47,15 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=LOCOMO)
     parser.add_argument("--budgets", default="512,2048")
     parser.add_argument("--limit", type=int, default=None)
-    parser.add_argument("--runs", default=",".join(RUNS))
+    parser.add_argument("--runs", default=",".join(n for n in RUNS if n not in ABLATIONS),
+                        help="comma-separated run names, or 'ablations'")
     args = parser.parse_args()
     console = Console()
     budgets = [int(b) for b in args.budgets.split(",")]
     summary = {}
     RESULTS.mkdir(parents=True, exist_ok=True)
-    for name in args.runs.split(","):
+    names = list(ABLATIONS) if args.runs == "ablations" else args.runs.split(",")
+    for name in names:
         preset, overrides = RUNS[name]
         report = run_locomo(args.data, budgets=budgets, preset=preset, limit=args.limit, settings_overrides=overrides)
         (RESULTS / f"locomo-{name}.json").write_text(json.dumps(report))
@@ -48,7 +64,8 @@ def main() -> None:
         summary[name] = report["budgets"]
     table = {name: {b: round(v[b]["evidence_recall"], 3) for b in v} for name, v in summary.items()}
     console.print_json(json.dumps(table))
-    (RESULTS / "locomo_summary.json").write_text(json.dumps(summary, indent=2))
+    (RESULTS / f"locomo_summary{'_ablations' if args.runs == 'ablations' else ''}.json").write_text(
+        json.dumps(summary, indent=2))
 
 
 if __name__ == "__main__":

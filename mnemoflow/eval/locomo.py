@@ -20,7 +20,7 @@ from rich.progress import Progress
 from mnemoflow import __version__
 from mnemoflow.config import load_settings
 from mnemoflow.eval.metrics import credited_turns, evidence_recall, summarize
-from mnemoflow.recall import preset as recall_preset
+from mnemoflow.recall import RecallConfig, preset as recall_preset
 from mnemoflow.service import MemoryService
 from mnemoflow.storage import Scope
 
@@ -67,7 +67,7 @@ def run_locomo(
     data_dir: Path,
     *,
     budgets: list[int],
-    preset: str = "default",
+    preset: str | RecallConfig = "default",
     home: Path | None = None,
     limit: int | None = None,
     progress: Progress | None = None,
@@ -86,7 +86,7 @@ def run_locomo(
 
     with tempfile.TemporaryDirectory(prefix="mnemoflow-locomo-") as scratch:
         settings = load_settings(home or Path(scratch) / "home", **(settings_overrides or {}))
-        config = recall_preset(preset)
+        config = preset if isinstance(preset, RecallConfig) else recall_preset(preset)
         with MemoryService(settings) as service:
             ingest_task = progress.add_task("ingesting conversations", total=len(chosen)) if progress else None
             started = time.perf_counter()
