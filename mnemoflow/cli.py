@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from urllib.parse import unquote
 from typing import Annotated, Any
 
 import typer
@@ -103,7 +104,8 @@ def print_recall(result: RecallResult) -> None:
                 cites.append(c.memory_id)
             else:
                 where = " > ".join(c.locator.get("heading_path") or [])
-                cites.append(f"{c.uri}" + (f" ({where})" if where else ""))
+                place = unquote(c.uri.removeprefix("file://")) if c.uri else c.document_id
+                cites.append(f"{place}" + (f" ({where})" if where else ""))
         out.print(f"[bold][{n}][/] {item.text}")
         out.print(f"    [dim]{item.kind} {item.id} | {item.why} | cites: {'; '.join(cites)}[/]")
     out.print(f"[dim]{len(result.items)} items, {result.tokens} tokens[/]")
@@ -147,6 +149,8 @@ def add(
     kind: Annotated[str | None, typer.Option(help="fact, preference, episode, procedure or rule (default: inferred).")] = None,
 ) -> None:
     """Store one memory directly; an exact repeat is recognised and not stored twice."""
+    if not text.strip():
+        raise ArgumentError("the memory text is empty")
     if kind is not None and kind not in ("fact", "preference", "episode", "procedure", "rule"):
         raise ArgumentError(f"--kind must be fact, preference, episode, procedure or rule; got {kind!r}")
     with _service(home) as service:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import duckdb
+
 from mnemoflow.config import Settings
+from mnemoflow.errors import ConfigError
 from mnemoflow.storage.scope import Scope
 from mnemoflow.storage.store import Store
 
@@ -20,8 +23,12 @@ def open_store(settings: Settings) -> Store:
     from mnemoflow.storage.migrations import apply_migrations
     from mnemoflow.storage.lance_index import LanceIndex
 
-    settings.home.mkdir(parents=True, exist_ok=True)
-    con = connect(settings.duckdb_path, settings.store_lock_timeout_s)
+    try:
+        settings.home.mkdir(parents=True, exist_ok=True)
+        con = connect(settings.duckdb_path, settings.store_lock_timeout_s)
+    except (OSError, duckdb.IOException) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc).splitlines()[0]
+        raise ConfigError(f"cannot use {settings.home} as the home directory: {reason}") from None
     try:
         apply_migrations(con)
         index = LanceIndex(settings.lancedb_path, settings.resolved_embedding_model, embedding_dimensions(settings))

@@ -38,7 +38,8 @@ def connect(path: Path, lock_timeout_s: float) -> duckdb.DuckDBPyConnection:
                 holder = str(exc).split("Conflicting lock is held in", 1)[-1].split(". See")[0].strip()
                 raise StoreBusyError(
                     f"{path} is in use by another process ({holder}); waited {lock_timeout_s:.0f}s. "
-                    "Stop it, or run your command through `mnemoflow serve`, which shares one connection."
+                    "One process at a time opens a store: let it finish or stop it, then retry "
+                    "(MNEMOFLOW_STORE_LOCK_TIMEOUT_S sets the wait)."
                 ) from exc
             time.sleep(min(delay, max(0.0, deadline - time.monotonic())))
             delay = min(delay * 2, 2.0)
