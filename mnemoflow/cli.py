@@ -9,20 +9,21 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
 from urllib.parse import unquote
-from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-from rich.table import Table
 from typer.exceptions import TyperException
 
 from mnemoflow.config import load_settings
 from mnemoflow.errors import MnemoflowError, ScopeError
-from mnemoflow.models import RecallResult
-from mnemoflow.service import IngestOutcome, MemoryService
-from mnemoflow.storage import Scope
+from mnemoflow.storage.scope import Scope
+
+if TYPE_CHECKING:  # the service loads the storage engines (~2 s); parsing arguments should not wait
+    from mnemoflow.models import RecallResult
+    from mnemoflow.service import IngestOutcome, MemoryService
 
 app = typer.Typer(
     add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
@@ -44,6 +45,8 @@ class ArgumentError(MnemoflowError):
 
 
 def _service(home: Path | None) -> MemoryService:
+    from mnemoflow.service import MemoryService
+
     return MemoryService(load_settings(home))
 
 

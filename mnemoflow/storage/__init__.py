@@ -2,14 +2,25 @@
 
 from __future__ import annotations
 
-import duckdb
+from typing import TYPE_CHECKING, Any
 
 from mnemoflow.config import Settings
 from mnemoflow.errors import ConfigError
 from mnemoflow.storage.scope import Scope
-from mnemoflow.storage.store import Store
+
+if TYPE_CHECKING:
+    from mnemoflow.storage.store import Store
 
 __all__ = ["Scope", "Store", "open_store"]
+
+
+def __getattr__(name: str) -> Any:
+    # the engines (DuckDB, LanceDB) load on first use, not when a Scope is imported
+    if name == "Store":
+        from mnemoflow.storage.store import Store
+
+        return Store
+    raise AttributeError(f"module 'mnemoflow.storage' has no attribute {name!r}")
 
 
 def open_store(settings: Settings) -> Store:
@@ -18,10 +29,13 @@ def open_store(settings: Settings) -> Store:
     The one entry point: a later layout (a file per tenant shard, LanceDB on object
     storage) changes this function, not its callers.
     """
+    import duckdb
+
     from mnemoflow.embedding import embedding_dimensions
     from mnemoflow.storage.connection import connect
-    from mnemoflow.storage.migrations import apply_migrations
     from mnemoflow.storage.lance_index import LanceIndex
+    from mnemoflow.storage.migrations import apply_migrations
+    from mnemoflow.storage.store import Store
 
     try:
         settings.home.mkdir(parents=True, exist_ok=True)
