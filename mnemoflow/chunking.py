@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
+from mnemoflow.extractors.registry import Extracted, TextUnit
 from mnemoflow.models import ChunkRecord, TurnRecord
 from mnemoflow.scoring import fast_score
 
@@ -74,6 +75,31 @@ def split_to_cap(text: str, max_tokens: int) -> list[str]:
     return packed
 
 
+def split_lines_to_cap(text: str, max_tokens: int) -> list[tuple[int, str]]:
+    """Whole lines (indentation kept) packed up to `max_tokens`; returns (first line offset, piece).
+    A single line over the cap is cut."""
+    max_chars = max_tokens * 4
+    pieces: list[tuple[int, str]] = []
+    start, current = 0, ""
+    for offset, line in enumerate(text.split("\n")):
+        while len(line) > max_chars:
+            if current:
+                pieces.append((start, current))
+                current = ""
+            pieces.append((offset, line[:max_chars]))
+            line = line[max_chars:]
+        if not current:
+            start, current = offset, line
+        elif len(current) + 1 + len(line) <= max_chars:
+            current = f"{current}\n{line}"
+        else:
+            pieces.append((start, current))
+            start, current = offset, line
+    if current.strip():
+        pieces.append((start, current))
+    return [(o, p) for o, p in pieces if p.strip()]
+
+
 # ---------------------------------------------------------------------- markdown and plain text
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -122,6 +148,36 @@ def chunk_plain_text(document_id: str, text: str, max_tokens: int) -> list[Chunk
     for piece in split_to_cap(text, max_tokens):
         chunks.append(_make_chunk(document_id, len(chunks), piece, None, {"part": len(chunks)}))
     return chunks
+
+
+def chunk_units(document_id: str, units: list[TextUnit], max_tokens: int) -> list[ChunkRecord]:
+    """Pre-segmented units (pages, segments, symbols, records), each cut under the cap.
+
+    A line-split unit whose locator has `lines: [first, last]` gives each piece its own range."""
+    chunks: list[ChunkRecord] = []
+    for unit in units:
+        if unit.split == "lines":
+            pieces = split_lines_to_cap(unit.text, max_tokens)
+        else:
+            pieces = [(0, p) for p in split_to_cap(unit.text, max_tokens)]
+        for part, (offset, piece) in enumerate(pieces):
+            locator = dict(unit.locator)
+            if len(pieces) > 1:
+                locator["part"] = part
+                if unit.split == "lines" and "lines" in locator:
+                    first = locator["lines"][0] + offset
+                    locator["lines"] = [first, first + piece.count("\n")]
+            chunks.append(_make_chunk(document_id, len(chunks), piece, unit.context, locator))
+    return chunks
+
+
+def chunk_extracted(document_id: str, extracted: Extracted, max_tokens: int) -> list[ChunkRecord]:
+    """The chunker for an extractor's output, by its layout."""
+    if extracted.layout == "markdown":
+        return chunk_markdown(document_id, extracted.text, max_tokens)
+    if extracted.layout == "plain":
+        return chunk_plain_text(document_id, extracted.text, max_tokens)
+    return chunk_units(document_id, extracted.units, max_tokens)
 
 
 # ---------------------------------------------------------------------- conversations

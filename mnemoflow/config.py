@@ -80,6 +80,17 @@ class Settings(BaseSettings):
 
     max_file_bytes: int = Field(50_000_000, ge=1, description="Files larger than this go to ingest_errors.")
     chunk_max_tokens: int = Field(256, ge=16, description="Token cap per chunk (ceil(chars/4)).")
+    code_max_bytes: int = Field(
+        1_000_000, ge=1, description="Source files larger than this are not parsed (recorded in ingest_errors)."
+    )
+    audio_engine: Literal["faster-whisper", "openai-whisper"] = Field(
+        "faster-whisper", description="Speech-to-text engine; faster-whisper runs the offline tiny.en model."
+    )
+    whisper_model_path: Path | None = Field(
+        None, description="faster-whisper: a CTranslate2 model directory (default: the bundled tiny.en); "
+        "openai-whisper: a checkpoint file (required for that engine)."
+    )
+    audio_compute_type: str = Field("int8", description="faster-whisper compute type on the CPU.")
     chat_context: Literal["neighbours", "previous", "none"] = Field(
         "neighbours", description="What BM25 indexes with a conversation turn besides the turn itself: the session "
         "date and the neighbouring turns (default), the previous turn only, or nothing.",

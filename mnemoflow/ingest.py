@@ -8,24 +8,24 @@ from __future__ import annotations
 
 import glob
 import hashlib
+from urllib.parse import quote
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mnemoflow.chunking import chunk_markdown, chunk_plain_text, chunk_session, sha256_text
+from mnemoflow.chunking import chunk_extracted, chunk_session, sha256_text
 from mnemoflow.config import Settings
 from mnemoflow.connectors.conversations import CONNECTOR as CONVERSATIONS, TRANSCRIPT_SUFFIXES, land_transcripts
 from mnemoflow.errors import BadInputError
-from mnemoflow.extractors import extractor_for, mime_for
+from mnemoflow.extractors import Extracted, extractor_for, mime_for, supported_suffixes
 from mnemoflow.models import DocumentRecord, DocumentWrite, DocumentWriteResult, IngestErrorRecord, TurnRecord
 from mnemoflow.storage import Scope, Store
 from mnemoflow.timeutil import parse_timestamp
 
 FILES = "files"
 WRITE_BATCH = 200  # documents per transaction (and commit): bounded commits, few statements
-DOCUMENT_SUFFIXES = (".md", ".markdown", ".txt", ".text")
 
 
 @dataclass
@@ -74,13 +74,13 @@ def discover(paths: Iterable[Path]) -> Inputs:
                     continue
                 if child.is_symlink() and not child.exists():
                     found.errors.append(_error(child, "unreadable", "broken symbolic link"))
-                elif child.suffix.lower() in DOCUMENT_SUFFIXES:
+                elif child.suffix.lower() in supported_suffixes():
                     found.documents.append(child)
                 else:
                     found.errors.append(_error(child, "unsupported", f"no extractor for {mime_for(child)}"))
         elif path.suffix.lower() in TRANSCRIPT_SUFFIXES:
             found.transcripts.append((path.parent, glob.escape(path.name)))
-        elif path.suffix.lower() in DOCUMENT_SUFFIXES:
+        elif path.suffix.lower() in supported_suffixes():
             found.documents.append(path)
         else:
             found.errors.append(_error(path, "unsupported", f"no extractor for {mime_for(path)}"))
@@ -153,13 +153,65 @@ def land_conversations(store: Store, settings: Settings, scope: Scope, sources: 
 
 
 # ---------------------------------------------------------------------- files
-def file_document_id(scope: Scope, uri: str) -> str:
-    key = f"{scope.tenant_id}\x1f{scope.user_id}\x1f{FILES}\x1f{uri}"
+MAX_ATTACHMENT_DEPTH = 3
+
+
+def document_id_for(scope: Scope, connector: str, uri: str) -> str:
+    key = f"{scope.tenant_id}\x1f{scope.user_id}\x1f{connector}\x1f{uri}"
     return "doc_" + hashlib.sha256(key.encode()).hexdigest()[:24]
 
 
-def prepare_document_file(settings: Settings, scope: Scope, path: Path) -> DocumentWrite:
-    """Read, extract and chunk one file; raises `BadInputError` with the reason when it cannot."""
+def _extract(data: bytes, name: str, mime: str, settings: Settings) -> Extracted:
+    """The registry's extractor, with any library failure translated into a reason to record."""
+    extractor = extractor_for(mime)
+    try:
+        return extractor(data, name, settings)
+    except BadInputError:
+        raise
+    except Exception as exc:  # a vendor library choking on bad input must not end the run
+        detail = str(exc).splitlines()[0][:300] if str(exc) else ""
+        raise BadInputError(f"could not be read as {mime}: {type(exc).__name__}: {detail}".rstrip(": ")) from None
+
+
+def extract_document(
+    settings: Settings, scope: Scope, *, connector: str, uri: str, name: str, data: bytes, mime: str,
+    metadata: dict[str, Any] | None = None, depth: int = 0,
+) -> tuple[list[DocumentWrite], list[IngestErrorRecord]]:
+    """Extract and chunk one input, and its attachments as documents of their own.
+
+    Raises `BadInputError` when the input itself cannot be read; an attachment that cannot
+    be read is returned as an error record and its parent is still ingested."""
+    extracted = _extract(data, name, mime, settings)
+    document_id = document_id_for(scope, connector, uri)
+    chunks = chunk_extracted(document_id, extracted, settings.chunk_max_tokens)
+    if not chunks:
+        raise BadInputError(f"no text in this {extracted.mime} input")
+    document = DocumentRecord(
+        document_id=document_id, connector=connector, uri=uri, mime=extracted.mime, title=extracted.title,
+        content_hash=hashlib.sha256(data).hexdigest(), metadata={**extracted.metadata, **(metadata or {})},
+    )
+    writes, errors = [DocumentWrite(document, chunks)], []
+    for attachment in extracted.attachments:
+        child_uri = f"{uri}#attachment={quote(attachment.name)}"
+        child_mime = attachment.mime or mime_for(attachment.name)
+        if depth + 1 > MAX_ATTACHMENT_DEPTH:
+            errors.append(IngestErrorRecord(connector, child_uri, child_mime,
+                                            f"attachments nested deeper than {MAX_ATTACHMENT_DEPTH} levels"))
+            continue
+        try:
+            child_writes, child_errors = extract_document(
+                settings, scope, connector=connector, uri=child_uri, name=attachment.name, data=attachment.data,
+                mime=child_mime, metadata={"parent_document_id": document_id}, depth=depth + 1)
+        except BadInputError as exc:
+            errors.append(IngestErrorRecord(connector, child_uri, child_mime, str(exc)))
+            continue
+        writes += child_writes
+        errors += child_errors
+    return writes, errors
+
+
+def prepare_document_file(settings: Settings, scope: Scope, path: Path) -> tuple[list[DocumentWrite], list[IngestErrorRecord]]:
+    """Read one local file and extract it; raises `BadInputError` with the reason when it cannot."""
     try:
         size = path.stat().st_size
         if size > settings.max_file_bytes:
@@ -167,19 +219,8 @@ def prepare_document_file(settings: Settings, scope: Scope, path: Path) -> Docum
         data = path.read_bytes()
     except OSError as exc:
         raise BadInputError(f"unreadable: {exc.strerror or exc}") from None
-    mime = mime_for(path)
-    extracted = extractor_for(mime)(data, path.name)
-    uri = path.resolve().as_uri()
-    document_id = file_document_id(scope, uri)
-    if extracted.mime == "text/markdown":
-        chunks = chunk_markdown(document_id, extracted.text, settings.chunk_max_tokens)
-    else:
-        chunks = chunk_plain_text(document_id, extracted.text, settings.chunk_max_tokens)
-    document = DocumentRecord(
-        document_id=document_id, connector=FILES, uri=uri, mime=extracted.mime, title=extracted.title,
-        content_hash=hashlib.sha256(data).hexdigest(), metadata=extracted.metadata,
-    )
-    return DocumentWrite(document, chunks)
+    return extract_document(settings, scope, connector=FILES, uri=path.resolve().as_uri(), name=path.name,
+                            data=data, mime=mime_for(path))
 
 
 def ingest_documents(store: Store, settings: Settings, scope: Scope, paths: list[Path],
@@ -189,7 +230,9 @@ def ingest_documents(store: Store, settings: Settings, scope: Scope, paths: list
     pending: list[DocumentWrite] = []
     for n, path in enumerate(paths, start=1):
         try:
-            pending.append(prepare_document_file(settings, scope, path))
+            writes, attachment_errors = prepare_document_file(settings, scope, path)
+            pending += writes
+            errors += attachment_errors
         except BadInputError as exc:
             errors.append(_error(path, mime_for(path), str(exc)))
         if on_file:

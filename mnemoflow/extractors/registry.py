@@ -1,4 +1,10 @@
-"""Extractors registered by MIME type; a second registration for a type is refused."""
+"""The extractor contract and registry: one function per input kind, registered by MIME type.
+
+An extractor turns an input's bytes into text with provenance: either a whole markdown or plain
+text (chunked by headings or paragraphs) or pre-segmented units (pages, transcript segments,
+code symbols, records) each with its locator. It raises `BadInputError` with a reason a person
+can act on when the input cannot be read; a second registration for a MIME type is refused.
+"""
 
 from __future__ import annotations
 
@@ -6,27 +12,57 @@ import mimetypes
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
+from mnemoflow.config import Settings
 from mnemoflow.errors import BadInputError
 
 
 @dataclass(frozen=True)
-class Extracted:
-    """Text pulled out of one input, with what the chunker and citations need."""
+class TextUnit:
+    """A piece of an input and its place there: a page, a segment, a symbol, a record."""
 
     text: str
+    locator: dict[str, Any]
+    context: str | None = None  # indexed for BM25 with the unit (a heading path, a symbol's signature)
+    split: Literal["prose", "lines"] = "prose"  # how to cut it under the token cap; code keeps its lines
+
+
+@dataclass(frozen=True)
+class Attachment:
+    """An input inside an input (a mail attachment), handed back to the registry."""
+
+    name: str
+    data: bytes
+    mime: str | None = None
+
+
+@dataclass(frozen=True)
+class Extracted:
     mime: str
     title: str
+    layout: Literal["markdown", "plain", "units"]
+    text: str = ""
+    units: list[TextUnit] = field(default_factory=list)
+    attachments: list[Attachment] = field(default_factory=list)
     metadata: dict[str, Any] = field(default_factory=dict)
 
 
-Extractor = Callable[[bytes, str], Extracted]
+Extractor = Callable[[bytes, str, Settings], Extracted]
 _REGISTRY: dict[str, Extractor] = {}
 
-# Types the stdlib table does not know (or maps differently on some systems).
-_EXTRA_TYPES = {".md": "text/markdown", ".markdown": "text/markdown", ".txt": "text/plain", ".text": "text/plain",
-                ".jsonl": "application/x-ndjson", ".json": "application/json"}
+# Types the stdlib table does not know, or maps differently from one system to the next.
+_EXTRA_TYPES = {
+    ".md": "text/markdown", ".markdown": "text/markdown", ".txt": "text/plain", ".text": "text/plain",
+    ".jsonl": "application/x-ndjson", ".json": "application/json", ".csv": "text/csv",
+    ".pdf": "application/pdf", ".html": "text/html", ".htm": "text/html",
+    ".docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    ".eml": "message/rfc822",
+    ".wav": "audio/wav", ".mp3": "audio/mpeg", ".m4a": "audio/mp4", ".ogg": "audio/ogg",
+    ".py": "text/x-python", ".js": "text/javascript", ".mjs": "text/javascript", ".cjs": "text/javascript",
+    ".jsx": "text/javascript", ".ts": "text/x-typescript", ".tsx": "text/x-tsx", ".go": "text/x-go",
+    ".rs": "text/x-rust", ".java": "text/x-java",
+}
 
 
 def register(*mimes: str) -> Callable[[Extractor], Extractor]:
@@ -40,8 +76,10 @@ def register(*mimes: str) -> Callable[[Extractor], Extractor]:
     return wrap
 
 
-def mime_for(path: Path) -> str:
-    return _EXTRA_TYPES.get(path.suffix.lower()) or mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+def mime_for(path: Path | str) -> str:
+    name = Path(path).name
+    return (_EXTRA_TYPES.get(Path(name).suffix.lower()) or mimetypes.guess_type(name)[0]
+            or "application/octet-stream")
 
 
 def extractor_for(mime: str) -> Extractor:
@@ -53,3 +91,8 @@ def extractor_for(mime: str) -> Extractor:
 
 def supported_mimes() -> list[str]:
     return sorted(_REGISTRY)
+
+
+def supported_suffixes() -> set[str]:
+    """File endings that map to a registered extractor (what a directory scan picks up)."""
+    return {suffix for suffix, mime in _EXTRA_TYPES.items() if mime in _REGISTRY}

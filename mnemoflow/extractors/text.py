@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from mnemoflow.config import Settings
 from mnemoflow.errors import BadInputError
 from mnemoflow.extractors.registry import Extracted, register
 
@@ -26,12 +27,12 @@ def _require_text(text: str) -> str:
 
 
 @register("text/markdown")
-def extract_markdown(data: bytes, name: str) -> Extracted:
+def extract_markdown(data: bytes, name: str, settings: Settings) -> Extracted:
     text = _require_text(decode_utf8(data))
     heading = re.search(r"^#\s+(.+?)\s*#*\s*$", text, re.MULTILINE)
-    return Extracted(text=text, mime="text/markdown", title=heading.group(1) if heading else name)
+    return Extracted(mime="text/markdown", title=heading.group(1) if heading else name, layout="markdown", text=text)
 
 
 @register("text/plain")
-def extract_plain_text(data: bytes, name: str) -> Extracted:
-    return Extracted(text=_require_text(decode_utf8(data)), mime="text/plain", title=name)
+def extract_plain_text(data: bytes, name: str, settings: Settings) -> Extracted:
+    return Extracted(mime="text/plain", title=name, layout="plain", text=_require_text(decode_utf8(data)))
