@@ -146,6 +146,31 @@ def ingest(
 
 
 @app.command()
+def sync(
+    source: Annotated[str, typer.Argument(help="Name of a configured source ([sources.NAME] in the settings file).")],
+    home: Home = None,
+    no_wait: Annotated[bool, typer.Option("--no-wait", help="Leave embedding to `mnemoflow worker`.")] = False,
+) -> None:
+    """Sync one configured source: only what is new or changed is read; what is gone is retired."""
+    with _service(home) as service:
+        if source not in service.settings.sources:
+            configured = ", ".join(sorted(service.settings.sources)) or "none configured"
+            raise ArgumentError(f"no source named {source!r} ({configured})")
+        with _progress() as progress:
+            progress.add_task(f"syncing {source}", total=None)
+            report = service.sync(source, wait=not no_wait)
+        r = report.ingested
+        out.print(f"{source} ({report.kind}): {report.files_read} files read ({report.files_unchanged} unchanged), "
+                  f"{report.records} records, {r.documents_changed} documents changed, {r.turns_added} turns, "
+                  f"{r.chunks_added} chunks added, {r.chunks_removed} removed, {report.documents_deleted} documents "
+                  f"and {report.memories_deleted} memories retired")
+        for e in report.errors[:20]:
+            err.print(f"[yellow]skipped[/] {e.uri}: {e.reason}")
+        if report.errors:
+            raise typer.Exit(1)
+
+
+@app.command()
 def add(
     text: Annotated[str, typer.Argument(help="The memory, one self-contained statement.")],
     home: Home = None, tenant: Tenant = None, user: User = None,

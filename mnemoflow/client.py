@@ -32,11 +32,13 @@ class Memory:
 
     def add(
         self, text: str, *, user_id: str, kind: MemoryKind | None = None, metadata: dict[str, Any] | None = None,
-        observed_at: datetime | None = None, expires_at: datetime | None = None,
+        observed_at: datetime | None = None, expires_at: datetime | None = None, derived_from: list[str] | None = None,
     ) -> dict[str, Any]:
-        """Store one memory; an exact repeat returns the existing one with `created: False`."""
+        """Store one memory; an exact repeat returns the existing one with `created: False`.
+        `derived_from`: chunk or document ids it came from (it goes when they go)."""
         memory, created = self._service.add(
-            self._scope(user_id), text, kind=kind, metadata=metadata, observed_at=observed_at, expires_at=expires_at
+            self._scope(user_id), text, kind=kind, metadata=metadata, observed_at=observed_at, expires_at=expires_at,
+            derived_from=derived_from,
         )
         return {"memory": memory, "created": created}
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -40,10 +40,61 @@ OFFLINE_ENVIRONMENT = {
 RUNTIME_DEFAULTS = {"PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "120"}
 
 
+class _Source(BaseModel):
+    """Where a configured source's data lands, and when it syncs."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tenant_id: str = Field(description="Tenant the source's data belongs to.")
+    user_id: str = Field(description="User the source's data belongs to.")
+    schedule: str | None = Field(None, description="Cron schedule of its Prefect deployment, e.g. '*/30 * * * *'.")
+
+
+class FilesystemSource(_Source):
+    kind: Literal["filesystem"] = "filesystem"
+    location: str = Field(description="A local directory or any fsspec URL dlt supports (s3://, gs://, ...).")
+    globs: list[str] = Field(["**/*"], description="Which files, relative to the location.")
+
+
+class ConversationsSource(_Source):
+    kind: Literal["conversations"] = "conversations"
+    location: str = Field(description="A directory of transcripts (.jsonl or .json lists of turns).")
+    globs: list[str] = Field(["**/*.jsonl", "**/*.json"], description="Which transcript files.")
+
+
+class RestResource(BaseModel):
+    """One endpoint of a REST API whose records become documents."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(description="Resource (and raw table) name.")
+    path: str = Field(description="Endpoint path relative to base_url.")
+    data_selector: str | None = Field(None, description="JSONPath to the records in a response, e.g. 'data'.")
+    primary_key: str = Field("id", description="Field that identifies a record.")
+    cursor_path: str | None = Field(None, description="Field of the incremental cursor, e.g. 'updated_at'.")
+    cursor_param: str = Field("since", description="Query parameter that carries the cursor's last value.")
+    initial_value: str | None = Field(None, description="Cursor value of the first sync.")
+    title_field: str | None = Field(None, description="Field used as the document title.")
+    params: dict[str, Any] = Field(default_factory=dict, description="Extra query parameters.")
+
+
+class RestApiSource(_Source):
+    kind: Literal["rest_api"] = "rest_api"
+    base_url: str = Field(description="API root, e.g. https://api.example.com/v1/.")
+    resources: list[RestResource] = Field(description="Endpoints to sync.")
+    paginator: dict[str, Any] | None = Field(
+        None, description="dlt paginator config, e.g. {type = 'page_number', base_page = 1, total_path = 'pages'}; "
+        "unset: dlt detects it.")
+    auth_token: SecretStr | None = Field(None, description="Bearer token (prefer MNEMOFLOW_SOURCES__<NAME>__AUTH_TOKEN).")
+
+
+Source = Annotated[FilesystemSource | ConversationsSource | RestApiSource, Field(discriminator="kind")]
+
+
 class Settings(BaseSettings):
     """Everything mnemoflow can be told; embedded, offline defaults."""
 
-    model_config = SettingsConfigDict(env_prefix="MNEMOFLOW_", extra="ignore")
+    model_config = SettingsConfigDict(env_prefix="MNEMOFLOW_", env_nested_delimiter="__", extra="ignore")
 
     home: Path = Field(DEFAULT_HOME, description="Holds the DuckDB file, LanceDB datasets and dlt state.")
     tenant_id: str = Field("default", description="Tenant used when a command names none.")
@@ -107,6 +158,10 @@ class Settings(BaseSettings):
     )
     recall_token_budget: int = Field(2048, ge=16, description="Default context budget in tokens.")
     recall_preset: str = Field("default", description="Named recall configuration (see mnemoflow.recall.config).")
+
+    sources: dict[str, Source] = Field(
+        default_factory=dict, description="Configured sources for `mnemoflow sync NAME`, usually from the TOML file "
+        "([sources.NAME] tables).")
 
     @field_validator("home", mode="after")
     @classmethod

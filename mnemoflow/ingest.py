@@ -18,13 +18,14 @@ from typing import Any
 from mnemoflow.chunking import chunk_extracted, chunk_session, sha256_text
 from mnemoflow.config import Settings
 from mnemoflow.connectors.conversations import CONNECTOR as CONVERSATIONS, TRANSCRIPT_SUFFIXES, land_transcripts
+from mnemoflow.connectors.filesystem import CONNECTOR as FILESYSTEM
 from mnemoflow.errors import BadInputError
 from mnemoflow.extractors import Extracted, extractor_for, mime_for, supported_suffixes
 from mnemoflow.models import DocumentRecord, DocumentWrite, DocumentWriteResult, IngestErrorRecord, TurnRecord
 from mnemoflow.storage import Scope, Store
 from mnemoflow.timeutil import parse_timestamp
 
-FILES = "files"
+FILES = FILESYSTEM  # ad-hoc ingest and `sync` of a filesystem source make the same documents
 WRITE_BATCH = 200  # documents per transaction (and commit): bounded commits, few statements
 
 
@@ -145,9 +146,8 @@ def process_landed_turns(store: Store, settings: Settings, scope: Scope) -> list
 def land_conversations(store: Store, settings: Settings, scope: Scope, sources: list[tuple[Path, str]]) -> list[IngestErrorRecord]:
     errors: list[IngestErrorRecord] = []
     for directory, file_glob in sources:
-        landing = land_transcripts(
-            store, scope, directory, file_glob, pipelines_dir=settings.dlt_dir, max_bytes=settings.max_file_bytes
-        )
+        landing = land_transcripts(store, scope, directory.resolve().as_uri(), file_glob,
+                                   pipelines_dir=settings.dlt_dir, max_bytes=settings.max_file_bytes)
         errors.extend(landing.errors)
     return errors
 

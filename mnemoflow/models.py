@@ -77,6 +77,14 @@ class MemoryDraft:
     temporal_text: str | None = None
     expires_at: datetime | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+    derived_from: tuple[str, ...] = ()  # chunk or document ids the memory was extracted from
+
+
+@dataclass(frozen=True)
+class DeletionResult:
+    documents: int = 0
+    chunks: int = 0
+    memories: int = 0
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from mnemoflow.models import HistoryEntry, MemoryItem, MemoryKind, RecallResult
 from mnemoflow.recall import RecallConfig, RecallFilters, preset, recall
 from mnemoflow.storage import Scope, Store, open_store
 from mnemoflow.storage.commits import VerifyReport
+from mnemoflow.sync import SyncReport, sync_source
 
 
 @dataclass
@@ -73,11 +74,24 @@ class MemoryService:
             self.store.refresh_search_indexes()
         return IngestOutcome(report, drained, self.store.counts(scope)["pending_embeddings"])
 
+    def sync(self, name: str, *, wait: bool = True) -> SyncReport:
+        """Sync one configured source; embeds what it wrote unless told not to wait."""
+        report = sync_source(self.store, self.settings, name)
+        if wait:
+            self.drain()
+        else:
+            self.store.refresh_search_indexes()
+        return report
+
     def add(
         self, scope: Scope, text: str, *, kind: MemoryKind | None = None, metadata: dict[str, Any] | None = None,
-        observed_at: datetime | None = None, expires_at: datetime | None = None, wait: bool = True,
+        observed_at: datetime | None = None, expires_at: datetime | None = None,
+        derived_from: list[str] | None = None, wait: bool = True,
     ) -> tuple[MemoryItem, bool]:
-        draft = draft_memory(text, kind=kind, observed_at=observed_at, expires_at=expires_at, metadata=metadata)
+        """Store one memory; `derived_from` names the chunks or documents it came from, so it is
+        retired with them when they are gone at the source."""
+        draft = draft_memory(text, kind=kind, observed_at=observed_at, expires_at=expires_at, metadata=metadata,
+                             derived_from=derived_from)
         memory, created = self.store.add_memory(scope, draft, actor="api")
         if created and wait:
             self.drain()

@@ -153,9 +153,10 @@ def _pipeline_name(scope: Scope, bucket_url: str, file_glob: str) -> str:
 
 
 def land_transcripts(
-    store: Store, scope: Scope, directory: Path, file_glob: str, *, pipelines_dir: Path, max_bytes: int
+    store: Store, scope: Scope, bucket_url: str, file_glob: str, *, pipelines_dir: Path, max_bytes: int
 ) -> LandingResult:
-    """Run the dlt pipeline for the transcripts under `directory` matching `file_glob`."""
+    """Run the dlt pipeline for the transcripts under `bucket_url` (file:// or any fsspec URL) matching
+    `file_glob`."""
     import dlt
     from dlt.sources.filesystem import filesystem
 
@@ -196,7 +197,6 @@ def land_transcripts(
             for row in parsed.rows:
                 yield {"tenant_id": scope.tenant_id, "user_id": scope.user_id, "file_url": url, **row}
 
-    bucket_url = directory.resolve().as_uri()
     files = filesystem(
         bucket_url=bucket_url, file_glob=file_glob, incremental=dlt.sources.incremental("modification_date")
     )

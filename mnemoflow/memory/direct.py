@@ -39,6 +39,7 @@ def draft_memory(
     observed_at: datetime | None = None,
     expires_at: datetime | None = None,
     metadata: dict[str, Any] | None = None,
+    derived_from: list[str] | None = None,
 ) -> MemoryDraft:
     content = " ".join(text.split())
     if not content:
@@ -48,4 +49,5 @@ def draft_memory(
     return MemoryDraft(
         content=content, kind=kind or classify_kind(content), salience=fast_score(content), confidence=1.0,
         observed_at=observed_at, expires_at=expires_at, metadata=metadata or {},
+        derived_from=tuple(derived_from or ()),
     )

@@ -34,6 +34,10 @@ TRACKED_TABLES: dict[str, tuple[str, tuple[str, ...]]] = {
         ("turn_key", "tenant_id", "user_id", "document_id", "session_id", "turn_id", "ordinal", "role",
          "speaker", "ts", "text", "metadata"),
     ),
+    "memory_links": (
+        "link_id",
+        ("link_id", "tenant_id", "src", "dst", "type", "confidence", "decided_by", "reason"),
+    ),
     "memories": (
         "memory_id",
         ("memory_id", "tenant_id", "user_id", "shared", "content", "content_hash", "kind", "salience",

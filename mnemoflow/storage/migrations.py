@@ -271,6 +271,14 @@ def _data_model(con: duckdb.DuckDBPyConnection) -> None:
     """)
 
 
+@migration("0002_memory_link_ids")
+def _memory_link_ids(con: duckdb.DuckDBPyConnection) -> None:
+    """Link rows get an id of their own so commits can name and digest them."""
+    con.execute("ALTER TABLE memory_links ADD COLUMN link_id VARCHAR")
+    con.execute("UPDATE memory_links SET link_id = 'lnk_' || "
+                "substr(sha256(concat_ws(chr(31), tenant_id, src, dst, type)), 1, 24)")
+
+
 def apply_migrations(con: duckdb.DuckDBPyConnection) -> list[str]:
     """Apply pending migrations in order; returns the names applied now."""
     con.execute(

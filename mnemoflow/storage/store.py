@@ -22,8 +22,10 @@ from typing import Any, Literal
 import duckdb
 import numpy as np
 
+from mnemoflow.errors import BadInputError
 from mnemoflow.models import (
     ChunkRecord,
+    DeletionResult,
     DocumentRecord,
     DocumentWrite,
     DocumentWriteResult,
@@ -287,12 +289,12 @@ class Store:
                     w.document.document_id, pending.commit_id, turns_added.get(w.document.document_id, 0),
                     len(added) + len(revived), len(gone))
             outbox.enqueue(con, [self._embed_job(scope, "chunks", c.chunk_id, c.content_hash) for c, _ in embed], now)
+            orphaned = self._orphaned_memories(con, scope, removed, pending, now)
             write_commit(con, pending, now)
             fts.mark_dirty(con, fts.CHUNKS_FTS)
         if embed:
             self._index.upsert(CHUNK_INDEX, _columns([self._chunk_row(scope, c, d) for c, d in embed]))
-        if removed:
-            self._index.update(CHUNK_INDEX, sql_in("chunk_id", removed), {"deleted": True})
+        self._mark_deleted(removed, orphaned)
         if recontexted:  # the turn before an appended one: new search text, same vector
             self._index.update_columns(CHUNK_INDEX, {
                 "chunk_id": [c.chunk_id for c in recontexted],
@@ -447,6 +449,7 @@ class Store:
                  draft.event_end_at, draft.temporal_text, json.dumps(draft.metadata), now, now, pending.commit_id],
             )
             pending.record("memories", "insert", [memory_id])
+            self._link_sources(con, scope, memory_id, draft.derived_from, pending, now)
             outbox.enqueue(con, [self._embed_job(scope, "memories", memory_id, content_hash)], now)
             write_commit(con, pending, now)
             fts.mark_dirty(con, fts.MEMORIES_FTS)
@@ -454,6 +457,102 @@ class Store:
         memory = _memory_item(row)
         self._index.upsert(MEMORY_INDEX, _columns([_memory_row(scope, memory, content_hash)]))
         return memory, True
+
+    def _link_sources(
+        self, con: duckdb.DuckDBPyConnection, scope: Scope, memory_id: str, sources: tuple[str, ...],
+        pending: PendingCommit, now: datetime,
+    ) -> None:
+        """EXTRACTED_FROM links to the live chunks or documents (of the user) a memory came from."""
+        if not sources:
+            return
+        owner, params = self._owner_sql(scope)
+        with batch.id_set(con, list(sources)) as ids:
+            live = {r[0] for r in con.execute(
+                f"SELECT chunk_id FROM chunks WHERE {owner} AND deleted_at IS NULL AND chunk_id IN {ids} UNION "
+                f"SELECT document_id FROM source_documents WHERE {owner} AND deleted_at IS NULL "
+                f"AND document_id IN {ids}", [*params, *params]).fetchall()}
+        missing = sorted(set(sources) - live)
+        if missing:
+            raise BadInputError(f"derived_from names what {scope} does not hold: {', '.join(missing[:5])}")
+        rows = [[_link_id(scope.tenant_id, memory_id, dst, "EXTRACTED_FROM"), scope.tenant_id, memory_id, dst,
+                 "EXTRACTED_FROM", 1.0, "auto", None, now, pending.commit_id] for dst in sorted(live)]
+        batch.insert(con, "memory_links", ["link_id", "tenant_id", "src", "dst", "type", "confidence", "decided_by",
+                                           "reason", "created_at", "commit_id"], rows, on_conflict_ignore=True)
+        pending.record("memory_links", "insert", [r[0] for r in rows])
+
+    def _orphaned_memories(
+        self, con: duckdb.DuckDBPyConnection, scope: Scope, gone: list[str], pending: PendingCommit, now: datetime,
+    ) -> list[str]:
+        """Soft-delete memories extracted only from what just went (`gone` chunk or document ids)."""
+        if not gone:
+            return []
+        with batch.id_set(con, gone) as ids:
+            orphans = [r[0] for r in con.execute(
+                f"""
+                WITH hit AS (SELECT DISTINCT src FROM memory_links
+                             WHERE tenant_id = ? AND type = 'EXTRACTED_FROM' AND dst IN {ids})
+                SELECT m.memory_id FROM memories m JOIN hit ON hit.src = m.memory_id
+                WHERE m.tenant_id = ? AND m.deleted_at IS NULL AND NOT EXISTS (
+                    SELECT 1 FROM memory_links l WHERE l.tenant_id = ? AND l.src = m.memory_id
+                      AND l.type = 'EXTRACTED_FROM' AND (
+                        EXISTS (SELECT 1 FROM chunks c WHERE c.chunk_id = l.dst AND c.deleted_at IS NULL)
+                        OR EXISTS (SELECT 1 FROM source_documents d WHERE d.document_id = l.dst
+                                   AND d.deleted_at IS NULL)))
+                """, [scope.tenant_id, scope.tenant_id, scope.tenant_id]).fetchall()]
+        batch.update(con, "memories", "memory_id", ["deleted_at", "updated_at", "commit_id"],
+                     [[m, now, now, pending.commit_id] for m in orphans])
+        pending.record("memories", "delete", orphans)
+        if orphans:
+            fts.mark_dirty(con, fts.MEMORIES_FTS)
+        return orphans
+
+    def documents_under(self, scope: Scope, connector: str, uri_prefix: str) -> dict[str, tuple[str, str]]:
+        """Live documents of the user from `connector` whose URI starts with `uri_prefix`:
+        uri -> (document_id, content_hash)."""
+        owner, params = self._owner_sql(scope)
+        with self._read() as con:
+            rows = con.execute(
+                f"SELECT uri, document_id, content_hash FROM source_documents WHERE {owner} AND connector = ? "
+                "AND deleted_at IS NULL AND starts_with(uri, ?)", [*params, connector, uri_prefix]).fetchall()
+        return {r[0]: (r[1], r[2]) for r in rows}
+
+    def delete_documents(self, scope: Scope, document_ids: list[str], *, actor: str) -> DeletionResult:
+        """Soft-delete the user's documents, their chunks and the memories extracted only from them:
+        one commit. Recall stops returning all of it; history keeps it."""
+        if not document_ids:
+            return DeletionResult()
+        now = utcnow()
+        owner, params = self._owner_sql(scope)
+        pending = PendingCommit(scope.tenant_id, actor, sha256_json(sorted(document_ids)),
+                                f"delete {len(document_ids)} documents")
+        with self._tx() as con:
+            with batch.id_set(con, document_ids) as ids:
+                documents = [r[0] for r in con.execute(
+                    f"SELECT document_id FROM source_documents WHERE {owner} AND deleted_at IS NULL "
+                    f"AND document_id IN {ids}", params).fetchall()]
+            if not documents:
+                return DeletionResult()
+            with batch.id_set(con, documents) as ids:
+                chunks = [r[0] for r in con.execute(
+                    f"SELECT chunk_id FROM chunks WHERE {owner} AND deleted_at IS NULL AND document_id IN {ids}",
+                    params).fetchall()]
+            batch.update(con, "source_documents", "document_id", ["deleted_at", "commit_id"],
+                         [[d, now, pending.commit_id] for d in documents])
+            batch.update(con, "chunks", "chunk_id", ["deleted_at", "commit_id"],
+                         [[c, now, pending.commit_id] for c in chunks])
+            pending.record("source_documents", "delete", documents)
+            pending.record("chunks", "delete", chunks)
+            memories = self._orphaned_memories(con, scope, documents + chunks, pending, now)
+            write_commit(con, pending, now)
+            fts.mark_dirty(con, fts.CHUNKS_FTS)
+        self._mark_deleted(chunks, memories)
+        return DeletionResult(len(documents), len(chunks), len(memories))
+
+    def _mark_deleted(self, chunks: list[str], memories: list[str]) -> None:
+        if chunks:
+            self._index.update(CHUNK_INDEX, sql_in("chunk_id", chunks), {"deleted": True})
+        if memories:
+            self._index.update(MEMORY_INDEX, sql_in("memory_id", memories), {"deleted": True})
 
     def get_memory(self, scope: Scope, memory_id: str) -> MemoryItem | None:
         where, params = self._scope_sql(scope)
@@ -813,6 +912,10 @@ def _memory_row(scope: Scope, memory: MemoryItem, content_hash: str) -> dict[str
             "deleted": memory.deleted_at is not None, "is_latest": memory.is_latest,
             "active_until": _active_until(memory.valid_to, memory.expires_at), "content_hash": content_hash,
             "text": memory.content}
+
+
+def _link_id(tenant_id: str, src: str, dst: str, link_type: str) -> str:
+    return "lnk_" + hashlib.sha256(f"{tenant_id}\x1f{src}\x1f{dst}\x1f{link_type}".encode()).hexdigest()[:24]
 
 
 def memory_content_hash(content: str) -> str:
