@@ -31,6 +31,10 @@ app = typer.Typer(
 )
 eval_app = typer.Typer(no_args_is_help=True, help="Evaluation suites.")
 app.add_typer(eval_app, name="eval")
+keys_app = typer.Typer(no_args_is_help=True, help="API keys of the HTTP API (one tenant per key).")
+app.add_typer(keys_app, name="keys")
+serve_app = typer.Typer(no_args_is_help=True, help="Long-running servers (one process, one store connection).")
+app.add_typer(serve_app, name="serve")
 
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -116,20 +120,6 @@ def print_recall(result: RecallResult) -> None:
         err.print(f"[yellow]warning:[/] {w}")
 
 
-def recall_json(result: RecallResult) -> dict[str, Any]:
-    """The documented `recall --json` shape (plus the packed context); never an embedding."""
-    return {
-        "items": [
-            {"kind": i.kind, "id": i.id, "text": i.text, "tokens": i.tokens, "scores": i.scores, "why": i.why,
-             "citations": [c.model_dump(mode="json", exclude_none=True) for c in i.citations]}
-            for i in result.items
-        ],
-        "tokens": result.tokens,
-        "context": result.context,
-        "warnings": result.warnings,
-    }
-
-
 # ---------------------------------------------------------------------- commands
 @app.command()
 def ingest(
@@ -206,7 +196,7 @@ def recall(
     with _service(home) as service:
         result = service.recall(_scope(service, tenant, user), query, k=k, token_budget=budget, config=preset)
     if as_json:
-        sys.stdout.write(json.dumps(recall_json(result), ensure_ascii=False) + "\n")
+        sys.stdout.write(json.dumps(result.public(), ensure_ascii=False) + "\n")
     else:
         print_recall(result)
 
@@ -288,6 +278,52 @@ def demo(home: Home = None) -> None:
         out.print(f"\n[bold]Q:[/] {DEMO_QUESTION}")
         result = service.recall(DEMO_SCOPE, DEMO_QUESTION, k=5, token_budget=400)
         print_recall(result)
+
+
+@keys_app.command("create")
+def keys_create(
+    tenant: Annotated[str, typer.Option("--tenant", help="The tenant the key reaches.")],
+    name: Annotated[str | None, typer.Option(help="A label for the key.")] = None,
+    home: Home = None,
+) -> None:
+    """Create an API key; its secret is printed once and only its hash is kept."""
+    with _service(home) as service:
+        key_id, secret = service.store.create_api_key(tenant, name)
+    out.print(f"{key_id} for tenant {tenant}")
+    sys.stdout.write(secret + "\n")
+
+
+@keys_app.command("list")
+def keys_list(tenant: Tenant = None, home: Home = None) -> None:
+    """List API keys (never their secrets)."""
+    with _service(home) as service:
+        for key in service.store.list_api_keys(tenant):
+            state = f"revoked {key['revoked_at']:%Y-%m-%d}" if key["revoked_at"] else "active"
+            out.print(f"{key['key_id']}  {key['tenant_id']}  {key['name'] or '-'}  {state}")
+
+
+@keys_app.command("revoke")
+def keys_revoke(key_id: Annotated[str, typer.Argument(help="The key to revoke.")], home: Home = None) -> None:
+    """Revoke an API key at once."""
+    with _service(home) as service:
+        if not service.store.revoke_api_key(key_id):
+            raise ArgumentError(f"no active key {key_id}")
+    out.print(f"revoked {key_id}")
+
+
+@serve_app.command("http")
+def serve_http(
+    host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=1, max=65535, help="Port to listen on.")] = 8000,
+    home: Home = None,
+) -> None:
+    """Serve the HTTP API (OpenAPI at /docs); keys come from `mnemoflow keys create`."""
+    import uvicorn
+
+    from mnemoflow.api.http import create_app
+
+    with _service(home) as service:
+        uvicorn.run(create_app(service), host=host, port=port, log_level="info")
 
 
 @eval_app.command("locomo")

@@ -167,6 +167,20 @@ class RecallResult(BaseModel):
     context: str
     warnings: list[str] = Field(default_factory=list)
 
+    def public(self) -> dict[str, Any]:
+        """The documented shape (CLI --json, HTTP): items with kind, id, text, tokens, scores, why and
+        citations, the token count, the packed context; never an embedding."""
+        return {
+            "items": [
+                {"kind": i.kind, "id": i.id, "text": i.text, "tokens": i.tokens, "scores": i.scores, "why": i.why,
+                 "citations": [c.model_dump(mode="json", exclude_none=True) for c in i.citations]}
+                for i in self.items
+            ],
+            "tokens": self.tokens,
+            "context": self.context,
+            "warnings": self.warnings,
+        }
+
 
 class HistoryEntry(BaseModel):
     commit_id: str

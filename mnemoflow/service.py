@@ -17,7 +17,8 @@ from mnemoflow.config import Settings, configure_runtime
 from mnemoflow.embedding import Embedder, create_embedder
 from mnemoflow.embedding.worker import DrainReport, drain_embeddings
 from mnemoflow.errors import NotFoundError
-from mnemoflow.ingest import IngestReport, ingest_paths
+from mnemoflow.connectors.conversations import land_events
+from mnemoflow.ingest import IngestReport, ingest_paths, process_landed_turns
 from mnemoflow.memory.direct import draft_memory
 from mnemoflow.models import HistoryEntry, MemoryItem, MemoryKind, RecallResult
 from mnemoflow.recall import RecallConfig, RecallFilters, preset, recall
@@ -82,6 +83,18 @@ class MemoryService:
         else:
             self.store.refresh_search_indexes()
         return report
+
+    def post_events(self, scope: Scope, turns: list[dict[str, Any]], *, wait: bool = True) -> IngestOutcome:
+        """Agent events (turns) posted to the API: landed and processed like transcript files."""
+        landing = land_events(self.store, scope, turns, pipelines_dir=self.settings.dlt_dir)
+        report = IngestReport(errors=list(landing.errors))
+        for write in process_landed_turns(self.store, self.settings, scope):
+            report.add(write)
+        self.store.record_ingest_errors(scope, report.errors)
+        drained = self.drain() if wait else None
+        if not wait:
+            self.store.refresh_search_indexes()
+        return IngestOutcome(report, drained, self.store.counts(scope)["pending_embeddings"])
 
     def add(
         self, scope: Scope, text: str, *, kind: MemoryKind | None = None, metadata: dict[str, Any] | None = None,

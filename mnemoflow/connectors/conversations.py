@@ -152,6 +152,35 @@ def _pipeline_name(scope: Scope, bucket_url: str, file_glob: str) -> str:
     return f"conversations_{key.hexdigest()[:16]}"
 
 
+# the landing table's shape, shared by transcript files and agent events posted to the API
+TURNS_TABLE: dict[str, Any] = {
+    "table_name": "turns",
+    "primary_key": ("tenant_id", "user_id", "file_url", "turn_id"),
+    "write_disposition": "merge",
+    "columns": {
+        "tenant_id": {"data_type": "text", "nullable": False},
+        "user_id": {"data_type": "text", "nullable": False},
+        "file_url": {"data_type": "text", "nullable": False},
+        "line_no": {"data_type": "bigint"},
+        "session_id": {"data_type": "text"},
+        "turn_id": {"data_type": "text", "nullable": False},
+        "speaker": {"data_type": "text"},
+        "role": {"data_type": "text", "nullable": True},
+        "ts": {"data_type": "text"},
+        "text": {"data_type": "text"},
+        "metadata": {"data_type": "json", "nullable": True},
+    },
+}
+
+
+def _run(store: Store, pipeline_name: str, pipelines_dir: Path, data: Any) -> None:
+    import dlt
+
+    pipeline = dlt.pipeline(pipeline_name=pipeline_name, pipelines_dir=str(pipelines_dir),
+                            destination=store.dlt_destination(), dataset_name=DATASET)
+    pipeline.run(data)
+
+
 def land_transcripts(
     store: Store, scope: Scope, bucket_url: str, file_glob: str, *, pipelines_dir: Path, max_bytes: int
 ) -> LandingResult:
@@ -162,24 +191,7 @@ def land_transcripts(
 
     result = LandingResult()
 
-    @dlt.transformer(
-        name="turns",
-        primary_key=("tenant_id", "user_id", "file_url", "turn_id"),
-        write_disposition="merge",
-        columns={
-            "tenant_id": {"data_type": "text", "nullable": False},
-            "user_id": {"data_type": "text", "nullable": False},
-            "file_url": {"data_type": "text", "nullable": False},
-            "line_no": {"data_type": "bigint"},
-            "session_id": {"data_type": "text"},
-            "turn_id": {"data_type": "text", "nullable": False},
-            "speaker": {"data_type": "text"},
-            "role": {"data_type": "text", "nullable": True},
-            "ts": {"data_type": "text"},
-            "text": {"data_type": "text"},
-            "metadata": {"data_type": "json", "nullable": True},
-        },
-    )
+    @dlt.transformer(name="turns", **TURNS_TABLE)
     def read_turns(items: list[Any]) -> Iterator[dict[str, Any]]:
         for item in items:
             url = item["file_url"]
@@ -200,11 +212,33 @@ def land_transcripts(
     files = filesystem(
         bucket_url=bucket_url, file_glob=file_glob, incremental=dlt.sources.incremental("modification_date")
     )
-    pipeline = dlt.pipeline(
-        pipeline_name=_pipeline_name(scope, bucket_url, file_glob),
-        pipelines_dir=str(pipelines_dir),
-        destination=store.dlt_destination(),
-        dataset_name=DATASET,
-    )
-    pipeline.run(files | read_turns)
+    _run(store, _pipeline_name(scope, bucket_url, file_glob), pipelines_dir, files | read_turns)
+    return result
+
+
+EVENTS_URI = "api:events"
+
+
+def land_events(store: Store, scope: Scope, turns: list[dict[str, Any]], *, pipelines_dir: Path) -> LandingResult:
+    """Agent events (turns posted to the API) land in the same table as transcript files, validated
+    the same way; they count as one stream per session (`api:events/<session_id>`)."""
+    import dlt
+
+    result = LandingResult()
+    rows = []
+    for n, raw in enumerate(turns, start=1):
+        try:
+            turn = TranscriptTurn.model_validate(raw)
+        except ValidationError as exc:
+            result.errors.append(IngestErrorRecord(CONNECTOR, EVENTS_URI, "event", f"event {n}: {_describe(exc)}"))
+            continue
+        if not turn.text and not turn.metadata:
+            result.errors.append(IngestErrorRecord(CONNECTOR, EVENTS_URI, "event", f"event {n}: no text"))
+            continue
+        rows.append({"tenant_id": scope.tenant_id, "user_id": scope.user_id,
+                     "file_url": f"{EVENTS_URI}/{turn.session_id}", "line_no": n, **turn.model_dump()})
+    result.turns_landed = len(rows)
+    if rows:
+        _run(store, _pipeline_name(scope, EVENTS_URI, ""), pipelines_dir,
+             dlt.resource(rows, name="turns", **TURNS_TABLE))
     return result

@@ -279,6 +279,21 @@ def _memory_link_ids(con: duckdb.DuckDBPyConnection) -> None:
                 "substr(sha256(concat_ws(chr(31), tenant_id, src, dst, type)), 1, 24)")
 
 
+@migration("0003_api_keys")
+def _api_keys(con: duckdb.DuckDBPyConnection) -> None:
+    """Per-tenant API keys for the HTTP API; only a hash of each secret is kept."""
+    con.execute("""
+        CREATE TABLE api_keys (
+            key_id VARCHAR PRIMARY KEY,
+            tenant_id VARCHAR NOT NULL,
+            name VARCHAR,
+            secret_sha256 VARCHAR NOT NULL UNIQUE,
+            created_at TIMESTAMP NOT NULL,
+            revoked_at TIMESTAMP
+        )
+    """)
+
+
 def apply_migrations(con: duckdb.DuckDBPyConnection) -> list[str]:
     """Apply pending migrations in order; returns the names applied now."""
     con.execute(

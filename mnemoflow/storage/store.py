@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import secrets
 import threading
 import uuid
 from collections.abc import Iterator
@@ -836,6 +837,36 @@ class Store:
             for r in rows
         }
 
+    # ------------------------------------------------------------------ API keys (not tenant data)
+    def create_api_key(self, tenant_id: str, name: str | None = None) -> tuple[str, str]:
+        """A new key for `tenant_id`: (key_id, secret). The secret is shown once; only its hash is kept
+        (random 256-bit tokens need no slow hash)."""
+        Scope(tenant_id, "keys")  # validates the tenant id
+        key_id = f"key_{uuid.uuid4().hex[:16]}"
+        secret = f"mf_{secrets.token_urlsafe(32)}"
+        with self._tx() as con:
+            con.execute("INSERT INTO api_keys VALUES (?, ?, ?, ?, ?, NULL)",
+                        [key_id, tenant_id, name, _secret_hash(secret), utcnow()])
+        return key_id, secret
+
+    def tenant_for_key(self, secret: str) -> str | None:
+        with self._read() as con:
+            row = con.execute("SELECT tenant_id FROM api_keys WHERE secret_sha256 = ? AND revoked_at IS NULL",
+                              [_secret_hash(secret)]).fetchone()
+        return row[0] if row else None
+
+    def list_api_keys(self, tenant_id: str | None = None) -> list[dict[str, Any]]:
+        with self._read() as con:
+            cur = con.execute("SELECT key_id, tenant_id, name, created_at, revoked_at FROM api_keys "
+                              "WHERE ? IS NULL OR tenant_id = ? ORDER BY created_at", [tenant_id, tenant_id])
+            columns = [d[0] for d in cur.description]
+            return [dict(zip(columns, r)) for r in cur.fetchall()]
+
+    def revoke_api_key(self, key_id: str) -> bool:
+        with self._tx() as con:
+            return bool(con.execute("UPDATE api_keys SET revoked_at = ? WHERE key_id = ? AND revoked_at IS NULL "
+                                    "RETURNING key_id", [utcnow(), key_id]).fetchall())
+
     # ------------------------------------------------------------------ integrity and stats
     def verify(self, tenant_id: str) -> VerifyReport:
         with self._read() as con:
@@ -912,6 +943,10 @@ def _memory_row(scope: Scope, memory: MemoryItem, content_hash: str) -> dict[str
             "deleted": memory.deleted_at is not None, "is_latest": memory.is_latest,
             "active_until": _active_until(memory.valid_to, memory.expires_at), "content_hash": content_hash,
             "text": memory.content}
+
+
+def _secret_hash(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
 
 
 def _link_id(tenant_id: str, src: str, dst: str, link_type: str) -> str:

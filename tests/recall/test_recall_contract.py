@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings as hyp_settings, strategies as st
 
-from mnemoflow.cli import recall_json
 from mnemoflow.recall import RecallFilters
 from mnemoflow.service import MemoryService
 from mnemoflow.storage import Scope
@@ -83,7 +82,7 @@ def test_context_never_exceeds_the_budget(loaded: MemoryService, budget: int, k:
 
 def test_no_embedding_in_any_output(loaded: MemoryService) -> None:
     result = loaded.recall(SCOPE, "dog", token_budget=2000)
-    dumped = json.dumps(recall_json(result)) + result.model_dump_json()
+    dumped = json.dumps(result.public()) + result.model_dump_json()
     dumped += "".join(m.model_dump_json() for m in loaded.get_all(SCOPE))
     # a 384-d vector would show up as a long run of floats
     assert not re.search(r"(-?\d\.\d+,\s*){20}", dumped)

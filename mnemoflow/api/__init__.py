@@ -1,0 +1,1 @@
+"""Network interfaces over the service layer: HTTP (FastAPI) now, MCP later."""

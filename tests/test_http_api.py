@@ -1,0 +1,79 @@
+"""The HTTP API over the real service: keys reach their tenant only; events land like transcripts."""
+
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from mnemoflow.api.http import create_app
+from mnemoflow.config import load_settings
+from mnemoflow.service import MemoryService
+
+TURNS = [
+    {"session_id": "deploy-chat", "turn_id": "1", "speaker": "Ops bot", "role": "assistant",
+     "ts": "2024-06-03T08:00:00Z", "text": "Which region should the new cluster run in?"},
+    {"session_id": "deploy-chat", "turn_id": "2", "speaker": "Dana", "role": "user",
+     "ts": "2024-06-03T08:00:20Z", "text": "Put it in eu-central-1, close to the Frankfurt customers."},
+]
+
+
+@pytest.fixture
+def api(tmp_path: Path):
+    with MemoryService(load_settings(tmp_path / "home")) as service:
+        acme = service.store.create_api_key("acme", "agents")[1]
+        globex = service.store.create_api_key("globex")[1]
+        yield TestClient(create_app(service)), {"Authorization": f"Bearer {acme}"}, \
+            {"Authorization": f"Bearer {globex}"}, service
+
+
+def test_events_land_like_transcripts_and_are_recalled(api) -> None:
+    client, acme, globex, service = api
+    posted = client.post("/v1/events", json={"user_id": "dana", "turns": [*TURNS, {"turn_id": "x"}]}, headers=acme)
+    assert posted.status_code == 200, posted.text
+    body = posted.json()
+    assert (body["turns_added"], body["chunks_added"], body["pending_embeddings"]) == (2, 2, 0)
+    assert body["errors"] == ["event 3: session_id: Field required"]
+    again = client.post("/v1/events", json={"user_id": "dana", "turns": TURNS}, headers=acme).json()
+    assert again["turns_added"] == 0  # idempotent, like a re-ingested transcript
+
+    recalled = client.post("/v1/recall", json={"user_id": "dana", "query": "which AWS region for the cluster?",
+                                               "k": 2}, headers=acme).json()
+    answer = next(i for i in recalled["items"] if "eu-central-1" in i["text"])
+    assert answer["citations"][0]["session_id"] == "deploy-chat" and answer["citations"][0]["turn_id"] == "2"
+    assert all(isinstance(v, float) for v in answer["scores"].values())  # scores, never vectors
+
+    other_tenant = client.post("/v1/recall", json={"user_id": "dana", "query": "cluster region"}, headers=globex)
+    assert other_tenant.json()["items"] == []
+    other_user = client.post("/v1/recall", json={"user_id": "sam", "query": "cluster region"}, headers=acme)
+    assert other_user.json()["items"] == []
+
+
+def test_memories_crud_and_tenant_walls(api) -> None:
+    client, acme, globex, service = api
+    created = client.post("/v1/memories", json={"user_id": "dana", "text": "Dana prefers Terraform over Pulumi"},
+                          headers=acme).json()
+    memory_id = created["memory"]["id"]
+    assert created["created"] and created["memory"]["kind"] == "preference"
+    assert client.get(f"/v1/memories/{memory_id}", params={"user_id": "dana"}, headers=acme).status_code == 200
+    assert client.get(f"/v1/memories/{memory_id}", params={"user_id": "dana"}, headers=globex).status_code == 404
+    assert client.delete(f"/v1/memories/{memory_id}", params={"user_id": "dana"}, headers=globex).status_code == 404
+    found = client.post("/v1/search", json={"user_id": "dana", "query": "infrastructure as code tool"},
+                        headers=acme).json()
+    assert found[0]["id"] == memory_id
+    assert client.delete(f"/v1/memories/{memory_id}", params={"user_id": "dana"}, headers=acme).status_code == 204
+    history = client.get(f"/v1/memories/{memory_id}/history", params={"user_id": "dana"}, headers=acme).json()
+    assert [h["op"] for h in history] == ["insert", "delete"]
+
+
+def test_keys_are_required_hashed_and_revocable(api) -> None:
+    client, acme, _, service = api
+    assert client.post("/v1/recall", json={"user_id": "u", "query": "q"}).status_code == 401
+    assert client.post("/v1/recall", json={"user_id": "u", "query": "q"},
+                       headers={"Authorization": "Bearer nope"}).status_code == 401
+    secret = acme["Authorization"].split()[1]
+    stored = service.store._con.execute("SELECT secret_sha256 FROM api_keys").fetchall()
+    assert all(secret not in row[0] for row in stored)
+    key_id = next(k["key_id"] for k in service.store.list_api_keys("acme"))
+    service.store.revoke_api_key(key_id)
+    assert client.post("/v1/recall", json={"user_id": "u", "query": "q"}, headers=acme).status_code == 401
+    assert client.post("/v1/recall", json={"user_id": "bad user!", "query": "q"}, headers=api[2]).status_code == 422
