@@ -21,11 +21,13 @@ from mnemoflow.connectors.conversations import CONNECTOR as CONVERSATIONS, TRANS
 from mnemoflow.connectors.filesystem import CONNECTOR as FILESYSTEM
 from mnemoflow.errors import BadInputError
 from mnemoflow.extractors import Extracted, extractor_for, mime_for, supported_suffixes
+from mnemoflow.extractors.records import looks_like_transcript
 from mnemoflow.models import DocumentRecord, DocumentWrite, DocumentWriteResult, IngestErrorRecord, TurnRecord
 from mnemoflow.storage import Scope, Store
 from mnemoflow.timeutil import parse_timestamp
 
 FILES = FILESYSTEM  # ad-hoc ingest and `sync` of a filesystem source make the same documents
+TRANSCRIPT_SNIFF_BYTES = 65_536  # enough for the first turn of a JSONL file
 WRITE_BATCH = 200  # documents per transaction (and commit): bounded commits, few statements
 
 
@@ -57,7 +59,25 @@ def _error(uri: Path | str, kind: str, reason: str, connector: str = FILES) -> I
     return IngestErrorRecord(connector, str(uri), kind, reason)
 
 
-def discover(paths: Iterable[Path]) -> Inputs:
+def _is_transcript(path: Path, max_bytes: int) -> bool:
+    """JSON that holds conversation turns (or cannot be judged: the transcript parser then says
+    precisely what is wrong, including a file over the size limit) goes to the conversations
+    connector; other JSON is records. A JSON Lines file is judged by its first lines."""
+    try:
+        if path.stat().st_size > max_bytes:
+            return True
+        if path.suffix.lower() == ".jsonl":
+            with path.open("rb") as handle:
+                head = handle.read(TRANSCRIPT_SNIFF_BYTES)
+            head = head[: head.rfind(b"\n") + 1] or head  # whole lines only
+        else:
+            head = path.read_bytes()
+    except OSError:
+        return True
+    return looks_like_transcript(head, path.name)
+
+
+def discover(paths: Iterable[Path], max_bytes: int) -> Inputs:
     """Sort the given files and directories (recursively, hidden entries skipped) by how they are read."""
     found = Inputs()
     for path in paths:
@@ -71,15 +91,15 @@ def discover(paths: Iterable[Path]) -> Inputs:
                 relative = child.relative_to(path).parts
                 if any(part.startswith(".") for part in relative) or child.is_dir():
                     continue
-                if child.suffix.lower() in TRANSCRIPT_SUFFIXES:
-                    continue
+                if child.suffix.lower() in TRANSCRIPT_SUFFIXES and _is_transcript(child, max_bytes):
+                    continue  # the directory's transcripts go through the conversations connector
                 if child.is_symlink() and not child.exists():
                     found.errors.append(_error(child, "unreadable", "broken symbolic link"))
                 elif child.suffix.lower() in supported_suffixes():
                     found.documents.append(child)
                 else:
                     found.errors.append(_error(child, "unsupported", f"no extractor for {mime_for(child)}"))
-        elif path.suffix.lower() in TRANSCRIPT_SUFFIXES:
+        elif path.suffix.lower() in TRANSCRIPT_SUFFIXES and _is_transcript(path, max_bytes):
             found.transcripts.append((path.parent, glob.escape(path.name)))
         elif path.suffix.lower() in supported_suffixes():
             found.documents.append(path)
@@ -249,7 +269,7 @@ def ingest_paths(
 ) -> IngestReport:
     """Everything up to embedding: land, process, extract, record errors. The caller embeds (or
     leaves that to the worker) and then refreshes the search indexes once for the whole batch."""
-    inputs = discover(paths)
+    inputs = discover(paths, settings.max_file_bytes)
     report = IngestReport(errors=list(inputs.errors))
     report.errors.extend(land_conversations(store, settings, scope, inputs.transcripts))
     for write in process_landed_turns(store, settings, scope):

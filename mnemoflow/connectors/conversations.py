@@ -20,6 +20,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from mnemoflow.errors import BadInputError
+from mnemoflow.extractors.records import looks_like_transcript
 from mnemoflow.extractors.text import decode_utf8
 from mnemoflow.models import IngestErrorRecord
 from mnemoflow.storage import Scope, Store
@@ -197,12 +198,14 @@ def land_transcripts(
             url = item["file_url"]
             if not url.lower().endswith(TRANSCRIPT_SUFFIXES):
                 continue
-            result.files_read.append(url)
             try:
                 data = item.read_bytes()
             except OSError as exc:
                 result.errors.append(IngestErrorRecord(CONNECTOR, url, "transcript", f"unreadable: {exc}"))
                 continue
+            if not looks_like_transcript(data, url):
+                continue  # JSON records, not turns: the extractors read those
+            result.files_read.append(url)
             parsed = parse_transcript(data, url, max_bytes=max_bytes)
             result.errors.extend(parsed.errors)
             result.turns_landed += len(parsed.rows)

@@ -1,6 +1,9 @@
 """Extractors: one module per input kind, each turning bytes into text with provenance."""
 
-from mnemoflow.extractors import text as _text  # noqa: F401  (each module registers its MIME types)
+# each module registers its MIME types on import
+from mnemoflow.extractors import html as _html  # noqa: F401
+from mnemoflow.extractors import records as _records  # noqa: F401
+from mnemoflow.extractors import text as _text  # noqa: F401
 from mnemoflow.extractors.registry import (
     Attachment,
     Extracted,

@@ -65,7 +65,7 @@ def ingest_flow(paths: list[str], tenant_id: str, user_id: str, home: str | None
     """Ingest files and directories for one user; returns counts (embeddings stay out of it)."""
     settings = load_settings(home)
     scope = Scope(tenant_id, user_id)
-    inputs = stages.discover(Path(p) for p in paths)
+    inputs = stages.discover((Path(p) for p in paths), settings.max_file_bytes)
     with open_store(settings) as store:
         errors = list(inputs.errors)
         errors += land_transcripts(store, settings, scope, inputs.transcripts)
