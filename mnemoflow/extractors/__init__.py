@@ -2,6 +2,7 @@
 
 # each module registers its MIME types on import
 from mnemoflow.extractors import html as _html  # noqa: F401
+from mnemoflow.extractors import mail as _mail  # noqa: F401
 from mnemoflow.extractors import office as _office  # noqa: F401
 from mnemoflow.extractors import pdf as _pdf  # noqa: F401
 from mnemoflow.extractors import records as _records  # noqa: F401
