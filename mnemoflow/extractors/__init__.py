@@ -1,6 +1,7 @@
 """Extractors: one module per input kind, each turning bytes into text with provenance."""
 
 # each module registers its MIME types on import
+from mnemoflow.extractors import audio as _audio  # noqa: F401
 from mnemoflow.extractors import code as _code  # noqa: F401
 from mnemoflow.extractors import html as _html  # noqa: F401
 from mnemoflow.extractors import mail as _mail  # noqa: F401

