@@ -99,12 +99,19 @@ class LanceIndex:
         table = self._tables.get(spec.name)
         if table is None:
             if spec.name in self._db.list_tables().tables:
-                meta = self._db.open_table(spec.name).schema.metadata or {}
+                schema = self._db.open_table(spec.name).schema
+                meta = schema.metadata or {}
                 found = (meta.get(b"model", b"?").decode(), int(meta.get(b"dim", b"0")))
                 if found != (self.model, self.dim):
                     raise ConfigError(
                         f"{spec.name} holds {found[0]} ({found[1]}-d) vectors but {self.model} ({self.dim}-d) is "
                         "configured; run `mnemoflow reembed` to rebuild the vectors with it"
+                    )
+                missing = sorted(set(self._schema(spec).names) - set(schema.names))
+                if missing:
+                    raise ConfigError(
+                        f"{spec.name} was built by an older mnemoflow (no {', '.join(missing)} columns); "
+                        "run `mnemoflow reembed` to rebuild it from the DuckDB store"
                     )
             table = self._db.create_table(spec.name, schema=self._schema(spec), exist_ok=True)
             self._tables[spec.name] = table

@@ -35,6 +35,14 @@ def enqueue(con: duckdb.DuckDBPyConnection, jobs: list[Job], now: datetime) -> N
     )
 
 
+def requeue(con: duckdb.DuckDBPyConnection, jobs: list[Job], now: datetime) -> None:
+    """Queue jobs again even where the same key already ran (a rebuild under an unchanged model)."""
+    if jobs:
+        with batch.id_set(con, [j.job_key for j in jobs]) as keys:
+            con.execute(f"DELETE FROM outbox WHERE job_key IN {keys}")
+    enqueue(con, jobs, now)
+
+
 def claim(
     con: duckdb.DuckDBPyConnection, kind: str, limit: int, lease_s: float, now: datetime
 ) -> list[Job]:

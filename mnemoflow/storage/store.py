@@ -701,7 +701,7 @@ class Store:
             for table in ("chunks", "memories"):
                 con.execute(f"UPDATE {table} SET embedding_status = 'pending', embedding_model = NULL "
                             f"WHERE {owner} AND deleted_at IS NULL", params)
-            outbox.enqueue(con, [self._embed_job(scope, "chunks", c[0], c[3]) for c in chunks]
+            outbox.requeue(con, [self._embed_job(scope, "chunks", c[0], c[3]) for c in chunks]
                            + [self._embed_job(scope, "memories", m.id, hashes[m.id]) for m in memories], now)
         self._index.upsert(CHUNK_INDEX, _columns([_chunk_index_row(scope, *c) for c in chunks]))
         self._index.upsert(MEMORY_INDEX, _columns([_memory_row(scope, m, hashes[m.id]) for m in memories]))

@@ -101,3 +101,13 @@ def test_a_model_change_is_a_reembed_tracked_per_row(endpoint: OpenAIDouble, tmp
             "SELECT embedding_model FROM memories").fetchone()[0] == "minilm-served"
         hit = service.recall(SCOPE, "when does the boat leave?", k=1).items[0]
         assert "ferry" in hit.text and "vector" in hit.scores
+
+
+def test_a_reembed_under_the_same_model_rebuilds_every_vector(tmp_path: Path) -> None:
+    """The path an upgrade takes when a vector table's schema changed: same model, jobs that already ran."""
+    with MemoryService(load_settings(tmp_path / "home")) as service:
+        service.add(SCOPE, "Noor's favourite ferry leaves Ghent at 7")
+        queued, report = service.reembed()
+        assert (queued, report.embedded + report.reused) == (1, 1)
+        assert service.get_all(SCOPE)[0].embedding_status == "done"
+        assert "vector" in service.recall(SCOPE, "when does the boat leave?", k=1).items[0].scores
