@@ -267,6 +267,29 @@ def verify(home: Home = None, tenant: Tenant = None) -> None:
 
 
 @app.command()
+def deployments(
+    home: Home = None,
+    write: Annotated[Path | None, typer.Option("--write", help="Write prefect.yaml here instead of printing it.")] = None,
+    timezone: Annotated[str, typer.Option(help="Time zone of the sources' cron schedules.")] = "UTC",
+) -> None:
+    """Prefect deployments from the settings: `ingest`, and `sync-<source>` on each source's schedule."""
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    from mnemoflow.flows.deployments import prefect_yaml
+
+    try:
+        ZoneInfo(timezone)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ArgumentError(f"unknown time zone {timezone!r} (an IANA name such as Europe/Berlin)") from None
+    text = prefect_yaml(load_settings(home), timezone)
+    if write is None:
+        sys.stdout.write(text)
+        return
+    write.write_text(text)
+    out.print(f"wrote {write}; deploy with `prefect deploy --all --prefect-file {write}`")
+
+
+@app.command()
 def demo(home: Home = None) -> None:
     """Ingest the bundled sample (a chat and a handbook) and answer a question with citations."""
     from mnemoflow.demo import DEMO_QUESTION, DEMO_SCOPE, sample_paths
