@@ -98,6 +98,32 @@ def print_ingest(outcome: IngestOutcome) -> None:
         err.print(f"... and {len(r.errors) - 20} more (table ingest_errors)")
 
 
+def _clock(seconds: float) -> str:
+    minutes, secs = divmod(int(seconds), 60)
+    return f"{minutes // 60}:{minutes % 60:02d}:{secs:02d}" if minutes >= 60 else f"{minutes:02d}:{secs:02d}"
+
+
+def place_in_document(locator: dict[str, Any]) -> str:
+    """A locator as a person reads it: a page, a heading path, a symbol and its lines, a time range, a record."""
+    parts = []
+    if "page" in locator:
+        parts.append(f"p. {locator['page']}")
+    if locator.get("heading_path"):
+        parts.append(" > ".join(locator["heading_path"]))
+    if "symbol" in locator:
+        parts.append(str(locator["symbol"]))
+    if "lines" in locator:
+        first, last = locator["lines"]
+        parts.append(f"lines {first}-{last}")
+    if "start" in locator and "end" in locator:
+        parts.append(f"{_clock(locator['start'])}-{_clock(locator['end'])}")
+    if "resource" in locator and "id" in locator:
+        parts.append(f"{locator['resource']} {locator['id']}")
+    elif "record" in locator:
+        parts.append(f"record {locator['record']}" + (f", line {locator['line']}" if "line" in locator else ""))
+    return ", ".join(parts)
+
+
 def print_recall(result: RecallResult) -> None:
     if not result.items:
         out.print("nothing recalled")
@@ -110,7 +136,7 @@ def print_recall(result: RecallResult) -> None:
             elif c.memory_id:
                 cites.append(c.memory_id)
             else:
-                where = " > ".join(c.locator.get("heading_path") or [])
+                where = place_in_document(c.locator)
                 place = unquote(c.uri.removeprefix("file://")) if c.uri else c.document_id
                 cites.append(f"{place}" + (f" ({where})" if where else ""))
         out.print(f"[bold][{n}][/] {item.text}")
@@ -291,16 +317,16 @@ def deployments(
 
 @app.command()
 def demo(home: Home = None) -> None:
-    """Ingest the bundled sample (a chat and a handbook) and answer a question with citations."""
-    from mnemoflow.demo import DEMO_QUESTION, DEMO_SCOPE, sample_paths
+    """Ingest the bundled sample (a chat, markdown, PDF, HTML, code, audio) and answer questions with citations."""
+    from mnemoflow.demo import DEMO_QUESTIONS, DEMO_SCOPE, sample_paths
 
     with _service(home) as service:
         out.print(f"[bold]mnemoflow demo[/] (home: {service.settings.home})")
         outcome = run_ingest(service, DEMO_SCOPE, sample_paths(), wait=True)
         print_ingest(outcome)
-        out.print(f"\n[bold]Q:[/] {DEMO_QUESTION}")
-        result = service.recall(DEMO_SCOPE, DEMO_QUESTION, k=5, token_budget=400)
-        print_recall(result)
+        for question in DEMO_QUESTIONS:
+            out.print(f"\n[bold]Q:[/] {question}")
+            print_recall(service.recall(DEMO_SCOPE, question, k=5, token_budget=400))
 
 
 @keys_app.command("create")

@@ -77,3 +77,20 @@ def test_console_script_runs_the_demo(tmp_path: Path) -> None:
                           timeout=300)
     assert done.returncode == 0, done.stderr
     assert "Lisbon" in done.stdout and "cites:" in done.stdout
+
+
+@pytest.mark.parametrize(("locator", "shown"), [
+    ({"page": 3, "part": 0}, "p. 3"),
+    ({"heading_path": ["Handbook", "On-call"], "part": 1}, "Handbook > On-call"),
+    ({"symbol": "Backoff.delay", "kind": "method", "lines": [10, 24], "language": "python"},
+     "Backoff.delay, lines 10-24"),
+    ({"start": 61.5, "end": 118.0, "segments": 9}, "01:01-01:58"),
+    ({"start": 3700.0, "end": 3725.0}, "1:01:40-1:02:05"),
+    ({"record": 4, "line": 5, "columns": ["a"]}, "record 4, line 5"),
+    ({"resource": "tickets", "id": "18"}, "tickets 18"),
+    ({"part": 0}, ""),
+])
+def test_citations_name_the_place_in_the_document(locator: dict, shown: str) -> None:
+    from mnemoflow.cli import place_in_document
+
+    assert place_in_document(locator) == shown
