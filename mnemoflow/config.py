@@ -7,16 +7,19 @@ The TOML file is ``$MNEMOFLOW_CONFIG`` if set, else ``<home>/config.toml`` when 
 from __future__ import annotations
 
 import os
+import tomllib
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
     TomlConfigSettingsSource,
 )
+
+from mnemoflow.errors import ConfigError
 
 DEFAULT_HOME = Path("~/.mnemoflow")
 
@@ -213,7 +216,18 @@ def load_settings(home: Path | str | None = None, **overrides: Any) -> Settings:
     """Build settings; `home` (e.g. from `--home`) wins over the environment."""
     if home is not None:
         overrides["home"] = Path(home)
-    return Settings(**overrides)
+    try:
+        return Settings(**overrides)
+    except tomllib.TOMLDecodeError as exc:
+        where = _config_file(overrides.get("home"))
+        raise ConfigError(f"{where}: not valid TOML ({exc})") from None
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(part) for part in first["loc"]) or "settings"
+        more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+        source = _config_file(overrides.get("home"))
+        origin = f" in {source} or the MNEMOFLOW_* environment" if source else " in the MNEMOFLOW_* environment"
+        raise ConfigError(f"setting {field}{origin}: {first['msg']}{more}") from None
 
 
 def configure_runtime() -> None:

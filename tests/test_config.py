@@ -53,3 +53,16 @@ def test_telemetry_of_every_dependency_is_off(monkeypatch: pytest.MonkeyPatch) -
     assert os.environ["PREFECT_SERVER_ANALYTICS_ENABLED"] == "false"
     assert os.environ["RUNTIME__DLTHUB_TELEMETRY"] == "false"
     assert os.environ["DO_NOT_TRACK"] == "0"
+
+
+@pytest.mark.parametrize(("toml", "message"), [
+    ("[sources.x\nkind = 1\n", "not valid TOML"),
+    ('chunk_max_tokens = "lots"\n', "setting chunk_max_tokens in .*config.toml.*valid integer"),
+    ('[sources.docs]\nkind = "filesystem"\ntenant_id = "t"\nuser_id = "u"\n', "setting sources.docs.filesystem.location"),
+])
+def test_a_broken_settings_file_is_one_clear_error(tmp_path: Path, toml: str, message: str) -> None:
+    from mnemoflow.errors import ConfigError
+
+    (tmp_path / "config.toml").write_text(toml)
+    with pytest.raises(ConfigError, match=message):
+        load_settings(tmp_path)
