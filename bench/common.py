@@ -6,8 +6,14 @@ import json
 import random
 import re
 import resource
+import shutil
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 LOCOMO = REPO.parent / "shared" / "eval" / "locomo"
@@ -72,3 +78,42 @@ def synthetic_queries(n: int, *, seed: int = 11, locomo: Path = LOCOMO) -> list[
 def write_jsonl(path: Path, rows: list[dict]) -> Path:
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     return path
+
+
+Files = list[tuple[str, bytes]]  # (relative path, contents)
+
+
+def median_pass_seconds(files: Files, work: Callable[[str, bytes], object], repeats: int) -> float:
+    """Median seconds for one pass of `work` over every file."""
+    runs = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for path, data in files:
+            work(path, data)
+        runs.append(time.perf_counter() - t0)
+    return statistics.median(runs)
+
+
+def timed_ingest(files: Files, warmup: Files, prefix: str) -> tuple[Any, float]:
+    """`MemoryService.ingest` of the files in a fresh home, after a warm-up ingest (imports, model
+    load, first dlt run) so that only the steady state is timed; the outcome and its seconds."""
+    from mnemoflow.config import load_settings
+    from mnemoflow.service import MemoryService
+    from mnemoflow.storage import Scope
+
+    scratch = Path(tempfile.mkdtemp(prefix=f"mnemoflow-bench-{prefix}-"))
+    for folder, items in (("warmup", warmup), ("inputs", files)):
+        for path, data in items:
+            (scratch / folder / path).parent.mkdir(parents=True, exist_ok=True)
+            (scratch / folder / path).write_bytes(data)
+    try:
+        with MemoryService(load_settings(scratch / "home")) as service:
+            service.ingest(Scope("bench", "warmup"), [scratch / "warmup"])
+            t0 = time.perf_counter()
+            outcome = service.ingest(Scope("bench", prefix), [scratch / "inputs"])
+            seconds = time.perf_counter() - t0
+    finally:
+        shutil.rmtree(scratch)
+    assert not outcome.report.errors, outcome.report.errors[:3]
+    assert outcome.pending_embeddings == 0
+    return outcome, seconds
