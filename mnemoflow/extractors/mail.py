@@ -149,11 +149,15 @@ def _metadata(message: EmailMessage) -> dict[str, str]:
 
 @register(MAIL_MIME)
 def extract_mail(data: bytes, name: str, settings: Settings) -> Extracted:
-    message = _parse(data)
-    body, body_part = _body(message)
+    try:
+        message = _parse(data)
+        body, body_part = _body(message)
+        attachments = _attachments(message, body_part)
+    except RecursionError:  # the stdlib parser and walkers recurse once per nested MIME part
+        raise BadInputError("MIME parts nested too deeply to read") from None
     header_block = "\n".join(f"{label}: {value}" for label, key in _SHOWN_HEADERS if (value := _header(message, key)))
     return Extracted(
         mime=MAIL_MIME, title=_header(message, "subject") or name, layout="plain",
-        text="\n\n".join(filter(None, (header_block, body))), attachments=_attachments(message, body_part),
+        text="\n\n".join(filter(None, (header_block, body))), attachments=attachments,
         metadata=_metadata(message),
     )

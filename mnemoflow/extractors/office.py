@@ -43,6 +43,8 @@ def uncompressed_cap(settings: Settings) -> int:
 
 def check_archive(data: bytes, settings: Settings) -> None:
     """Refuse what is not a zip, or would cost far more to inflate and parse than the file's size."""
+    if not data:
+        raise BadInputError("empty file: no DOCX data")
     if data.startswith(_OLE_MAGIC):
         raise BadInputError("not an Office Open XML zip: a password-protected DOCX or a legacy .doc; "
                             "save it as a .docx without a password")
@@ -51,6 +53,8 @@ def check_archive(data: bytes, settings: Settings) -> None:
             members = archive.infolist()
     except zipfile.BadZipFile:
         raise BadInputError("not a DOCX: not a zip archive (truncated, or another format renamed?)") from None
+    except (NotImplementedError, ValueError) as exc:  # "zip file version 8.4": a damaged directory entry
+        raise BadInputError(f"corrupt DOCX: the zip directory is damaged ({exc})") from None
     if len(members) > MAX_MEMBERS:
         raise BadInputError(f"DOCX has {len(members)} zip members, over the limit of {MAX_MEMBERS}")
     total, cap = sum(m.file_size for m in members), uncompressed_cap(settings)
@@ -68,8 +72,10 @@ def check_archive(data: bytes, settings: Settings) -> None:
 def _open(data: bytes) -> Document:
     try:
         return docx.Document(io.BytesIO(data))
-    except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as exc:  # OSError: bz2 on a flipped method
         raise BadInputError(f"corrupt DOCX: a zip member is damaged ({exc})") from None
+    except NotImplementedError as exc:  # zipfile on a damaged member header: "compression type 3", "flag bit 5"
+        raise BadInputError(f"corrupt DOCX: a zip member cannot be read ({exc})") from None
     except etree.XMLSyntaxError as exc:
         raise BadInputError(f"corrupt DOCX: broken XML ({exc})") from None
     except (KeyError, ValueError) as exc:

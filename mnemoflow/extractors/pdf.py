@@ -24,6 +24,9 @@ _DAMAGE = re.compile(r"zlib error|read error|premature end of data|unknown filte
 _HYPHEN_BREAK = re.compile(r"(?<=[a-z])-\n(?=[a-z])")
 _SPACES = re.compile(r"\s+")
 _TITLE_CHARS = 120  # a longer first paragraph is prose, not a title; the file name is used
+# MuPDF's messages quote names from the file, raw bytes that reach Python as lone surrogates; a
+# reason holding one could not be stored, so they read as U+FFFD.
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _block_text(text: str) -> str:
@@ -34,6 +37,10 @@ def _block_text(text: str) -> str:
 def _page_text(page: pymupdf.Page) -> str:
     blocks = page.get_text("blocks", flags=_TEXT_FLAGS)
     return "\n\n".join(p for p in (_block_text(b[4]) for b in blocks if b[6] == 0) if p)
+
+
+def _message(detail: object) -> str:
+    return _SURROGATE.sub("\ufffd", str(detail))
 
 
 def _truncated(data: bytes) -> BadInputError | None:
@@ -50,7 +57,8 @@ def _open(data: bytes) -> pymupdf.Document:
     except pymupdf.EmptyFileError:
         raise BadInputError("empty file: no PDF data") from None
     except pymupdf.FileDataError as exc:
-        raise _truncated(data) or BadInputError(f"not a readable PDF (corrupt, or not a PDF): {exc}") from None
+        reason = f"not a readable PDF (corrupt, or not a PDF): {_message(exc)}"
+        raise _truncated(data) or BadInputError(reason) from None
 
 
 def _check(doc: pymupdf.Document, data: bytes) -> None:
@@ -69,11 +77,11 @@ def _read_pages(doc: pymupdf.Document) -> list[str]:
     for number in range(1, doc.page_count + 1):
         try:
             texts.append(_page_text(doc[number - 1]))
-        except (RuntimeError, pymupdf.mupdf.FzErrorBase) as exc:
-            raise BadInputError(f"damaged PDF: page {number} cannot be read ({exc})") from None
+        except (RuntimeError, IndexError, pymupdf.mupdf.FzErrorBase) as exc:  # IndexError: a broken page tree
+            raise BadInputError(f"damaged PDF: page {number} cannot be read ({_message(exc)})") from None
         damage = [w for w in pymupdf.TOOLS.mupdf_warnings(reset=True).splitlines() if _DAMAGE.search(w)]
         if damage:
-            raise BadInputError(f"damaged PDF: the content of page {number} is corrupt ({damage[0]})")
+            raise BadInputError(f"damaged PDF: the content of page {number} is corrupt ({_message(damage[0])})")
     return texts
 
 

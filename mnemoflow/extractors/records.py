@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -22,6 +23,10 @@ MAX_RECORDS = 100_000  # one file is one source; past this it is a dataset, to b
 TITLE_FIELDS = ("title", "name", "subject")  # first one present names a record in its search context
 _SNIFF_CHARS = 16_384
 _DELIMITERS = ",;\t|"
+# JSON may escape half a surrogate pair ("\ud800"); Python decodes it to a str that cannot be
+# encoded as UTF-8 (and so cannot be hashed or stored). Such a character reads as U+FFFD, as a bad
+# byte does when text is decoded with replacement; the rest of the record is kept.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 # ---------------------------------------------------------------------- record text
@@ -48,7 +53,7 @@ def _flatten(value: Any, key: str = "") -> Iterator[tuple[str, str]]:
 
 
 def _unit(pairs: Iterable[tuple[str, str]], locator: dict[str, Any], name: str) -> TextUnit | None:
-    pairs = list(pairs)
+    pairs = [(_LONE_SURROGATE.sub("\ufffd", k), _LONE_SURROGATE.sub("\ufffd", v)) for k, v in pairs]
     if not pairs:
         return None
     title = next((v for field in TITLE_FIELDS for k, v in pairs if k.lower() == field), None)
