@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import glob
 import hashlib
+import os
 from urllib.parse import quote
 from collections import defaultdict
 from collections.abc import Callable, Iterable
@@ -56,7 +57,9 @@ class IngestReport:
 
 
 def _error(uri: Path | str, kind: str, reason: str, connector: str = FILES) -> IngestErrorRecord:
-    return IngestErrorRecord(connector, str(uri), kind, reason)
+    """A local path is recorded as the file URI its document would have had (percent-encoded, so a
+    file name that is not UTF-8 is stored and named exactly)."""
+    return IngestErrorRecord(connector, uri.absolute().as_uri() if isinstance(uri, Path) else uri, kind, reason)
 
 
 def _is_transcript(path: Path, max_bytes: int) -> bool:
@@ -135,7 +138,7 @@ def process_landed_turns(store: Store, settings: Settings, scope: Scope) -> list
         document_id = session_document_id(scope, session_id)
         turns = {t.turn_key: t for t in store.session_turns(scope, document_id)}
         next_ordinal = max((t.ordinal for t in turns.values()), default=-1) + 1
-        changed: list[TurnRecord] = []
+        changed: dict[str, TurnRecord] = {}  # two files may carry the same turn: the last landed wins
         for row in rows:
             key = turn_key(scope, session_id, row["turn_id"])
             ordinal = turns[key].ordinal if key in turns else next_ordinal
@@ -147,7 +150,7 @@ def process_landed_turns(store: Store, settings: Settings, scope: Scope) -> list
                 text=row["text"], metadata=metadata, source_uri=row["file_url"],
             )
             turns[key] = turn
-            changed.append(turn)
+            changed[key] = turn
         all_turns = sorted(turns.values(), key=lambda t: t.ordinal)
         document = DocumentRecord(
             document_id=document_id, connector=CONVERSATIONS, uri=f"conversation:{session_id}",
@@ -156,7 +159,7 @@ def process_landed_turns(store: Store, settings: Settings, scope: Scope) -> list
         )
         chunks = chunk_session(document_id, all_turns, settings.chunk_max_tokens, context=settings.chat_context,
                                captions=settings.chat_captions)
-        writes.append(DocumentWrite(document, chunks, changed))
+        writes.append(DocumentWrite(document, chunks, list(changed.values())))
     results: list[DocumentWriteResult] = []
     for start in range(0, len(writes), WRITE_BATCH):
         results += store.write_documents(scope, writes[start : start + WRITE_BATCH], actor="ingest")
@@ -239,7 +242,8 @@ def prepare_document_file(settings: Settings, scope: Scope, path: Path) -> tuple
         data = path.read_bytes()
     except OSError as exc:
         raise BadInputError(f"unreadable: {exc.strerror or exc}") from None
-    return extract_document(settings, scope, connector=FILES, uri=path.resolve().as_uri(), name=path.name,
+    name = os.fsencode(path.name).decode("utf-8", "replace")  # a title must be text, whatever the file system holds
+    return extract_document(settings, scope, connector=FILES, uri=path.resolve().as_uri(), name=name,
                             data=data, mime=mime_for(path))
 
 

@@ -105,6 +105,9 @@ def parse_transcript(data: bytes, uri: str, *, max_bytes: int) -> ParsedTranscri
         except json.JSONDecodeError as exc:
             error(f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")
             return parsed
+        except RecursionError:
+            error("invalid JSON: nested too deeply to read")
+            return parsed
         if not isinstance(document, list):
             error("a .json transcript must hold a list of turns")
             return parsed
@@ -117,6 +120,8 @@ def parse_transcript(data: bytes, uri: str, *, max_bytes: int) -> ParsedTranscri
                 records.append((line_no, json.loads(line)))
             except json.JSONDecodeError as exc:
                 error(f"line {line_no}: invalid JSON ({exc.msg})")
+            except RecursionError:
+                error(f"line {line_no}: invalid JSON (nested too deeply to read)")
 
     seen: set[str] = set()
     for line_no, record in records:

@@ -48,3 +48,28 @@ def test_every_bad_input_is_recorded_and_the_good_ones_land(service: MemoryServi
     hit = service.recall(SCOPE, "how do I set up on Windows?", k=1).items[0]
     assert "installer" in hit.text
     assert hit.citations[0].locator["heading_path"] == ["Guide", "Setup"]
+
+
+def test_what_once_ended_a_run_is_recorded_or_landed(service: MemoryService, tmp_path: Path) -> None:
+    """Found by the bad-input corpus: each of these used to end the whole run in a traceback."""
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    same = [turn("s", "1", "Alex", "2024-01-01T10:00:00Z", "The beta ships on the ninth.")]
+    write_transcript(inbox / "copy-a.jsonl", same)  # the same turn in two files of one run
+    write_transcript(inbox / "copy-b.jsonl", same)
+    (inbox / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
+    (inbox / "deep.jsonl").write_text('{"session_id": "d", "turn_id": "1", "metadata": ' + "[" * 100_000
+                                      + "]" * 100_000 + "}\n")
+    undecodable = os.fsdecode(b"caf\xe9 notes.md")
+    (inbox / undecodable).write_text("# Caf\n\nThe espresso machine is descaled on Fridays.\n")
+    (inbox / os.fsdecode(b"bad\xff.txt")).write_bytes(b"\xff\xfe not text")
+
+    outcome = service.ingest(SCOPE, [inbox])
+
+    assert outcome.report.turns_added == 1
+    reasons = {e.uri.rsplit("/", 1)[-1]: e.reason for e in service.store.ingest_errors(SCOPE)}
+    assert reasons["deep.json"] == "invalid JSON: nested too deeply to read"
+    assert reasons["deep.jsonl"] == "line 1: invalid JSON (nested too deeply to read)"
+    assert reasons["bad%FF.txt"].startswith("not UTF-8 text")  # the error names the file exactly
+    hit = service.recall(SCOPE, "when is the espresso machine descaled?", k=1).items[0]
+    assert "Fridays" in hit.text
