@@ -94,9 +94,11 @@ def median_pass_seconds(files: Files, work: Callable[[str, bytes], object], repe
     return statistics.median(runs)
 
 
-def timed_ingest(files: Files, warmup: Files, prefix: str) -> tuple[Any, float]:
+def timed_ingest(files: Files, warmup: Files, prefix: str, texts: list[str]) -> tuple[Any, float, float]:
     """`MemoryService.ingest` of the files in a fresh home, after a warm-up ingest (imports, model
-    load, first dlt run) so that only the steady state is timed; the outcome and its seconds."""
+    load, first dlt run) so that only the steady state is timed; then the same service's embedder
+    alone on `texts` (what the pipeline embeds), the baseline the full path is a ratio of.
+    Returns the outcome, the ingest seconds and the embedder-alone seconds."""
     from mnemoflow.config import load_settings
     from mnemoflow.service import MemoryService
     from mnemoflow.storage import Scope
@@ -112,8 +114,11 @@ def timed_ingest(files: Files, warmup: Files, prefix: str) -> tuple[Any, float]:
             t0 = time.perf_counter()
             outcome = service.ingest(Scope("bench", prefix), [scratch / "inputs"])
             seconds = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            service.embedder.embed(texts)
+            embed_seconds = time.perf_counter() - t0
     finally:
         shutil.rmtree(scratch)
     assert not outcome.report.errors, outcome.report.errors[:3]
     assert outcome.pending_embeddings == 0
-    return outcome, seconds
+    return outcome, seconds, embed_seconds
