@@ -80,6 +80,19 @@ class MemoryDraft:
     derived_from: tuple[str, ...] = ()  # chunk or document ids the memory was extracted from
 
 
+LinkType = Literal["UPDATES", "EXTENDS", "DERIVES", "RELATES_TO", "DUPLICATE_OF", "CONFLICTS_WITH"]
+
+
+@dataclass(frozen=True)
+class LinkDraft:
+    """A relationship from a new memory to one the scope holds, with how sure the decision is."""
+
+    type: LinkType
+    target_id: str
+    confidence: float
+    reason: str
+
+
 @dataclass(frozen=True)
 class DeletionResult:
     documents: int = 0

@@ -294,6 +294,13 @@ def _api_keys(con: duckdb.DuckDBPyConnection) -> None:
     """)
 
 
+@migration("0004_memory_reinforcement")
+def _memory_reinforcement(con: duckdb.DuckDBPyConnection) -> None:
+    """How often a memory was said again (a duplicate reinforces rather than repeats); a counter like
+    access_count, so not part of the row digest."""
+    con.execute("ALTER TABLE memories ADD COLUMN reinforcement INTEGER DEFAULT 0")
+
+
 def apply_migrations(con: duckdb.DuckDBPyConnection) -> list[str]:
     """Apply pending migrations in order; returns the names applied now."""
     con.execute(

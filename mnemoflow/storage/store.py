@@ -32,6 +32,7 @@ from mnemoflow.models import (
     DocumentWriteResult,
     HistoryEntry,
     IngestErrorRecord,
+    LinkDraft,
     MemoryDraft,
     MemoryItem,
     TurnRecord,
@@ -427,6 +428,18 @@ class Store:
     # ------------------------------------------------------------------ memories
     def add_memory(self, scope: Scope, draft: MemoryDraft, *, actor: str) -> tuple[MemoryItem, bool]:
         """Insert a memory unless the user already holds the same content (then return that one)."""
+        return self.write_memory(scope, draft, actor=actor)
+
+    def write_memory(
+        self, scope: Scope, draft: MemoryDraft, *, actor: str, links: tuple[LinkDraft, ...] = (),
+        review: tuple[LinkDraft, ...] = (),
+    ) -> tuple[MemoryItem, bool]:
+        """Insert a memory with its decided relationships, in one commit; the same content already
+        held by the user is returned instead (False) and nothing is written.
+
+        `links` are applied: an UPDATES makes its target a past version (is_latest false, valid_to
+        now) with a `supersedes` relation row; the others are link rows. `review` links wait in
+        `review_queue` for a person."""
         now = utcnow()
         content_hash = memory_content_hash(draft.content)
         owner, params = self._owner_sql(scope)
@@ -440,6 +453,14 @@ class Store:
             ).fetchone()
             if existing is not None:
                 return _memory_item(existing), False
+            targets = [link.target_id for link in (*links, *review)]
+            if targets:
+                with batch.id_set(con, targets) as ids:
+                    held = {r[0] for r in con.execute(
+                        f"SELECT memory_id FROM memories WHERE {owner} AND deleted_at IS NULL AND memory_id IN {ids}",
+                        params).fetchall()}
+                if missing := sorted(set(targets) - held):
+                    raise BadInputError(f"links name memories {scope} does not hold: {', '.join(missing[:5])}")
             con.execute(
                 "INSERT INTO memories (memory_id, tenant_id, user_id, shared, content, content_hash, kind, salience, "
                 "confidence, is_latest, valid_from, expires_at, observed_at, event_start_at, event_end_at, "
@@ -451,13 +472,71 @@ class Store:
             )
             pending.record("memories", "insert", [memory_id])
             self._link_sources(con, scope, memory_id, draft.derived_from, pending, now)
+            superseded = self._apply_links(con, scope, memory_id, links, pending, now)
+            self._queue_reviews(con, scope, memory_id, review, now)
             outbox.enqueue(con, [self._embed_job(scope, "memories", memory_id, content_hash)], now)
             write_commit(con, pending, now)
             fts.mark_dirty(con, fts.MEMORIES_FTS)
             row = con.execute(f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE memory_id = ?", [memory_id]).fetchone()
         memory = _memory_item(row)
         self._index.upsert(MEMORY_INDEX, _columns([_memory_row(scope, memory, content_hash)]))
+        if superseded:
+            self._index.update(MEMORY_INDEX, sql_in("memory_id", superseded), {"is_latest": False})
         return memory, True
+
+    def _apply_links(
+        self, con: duckdb.DuckDBPyConnection, scope: Scope, memory_id: str, links: tuple[LinkDraft, ...],
+        pending: PendingCommit, now: datetime,
+    ) -> list[str]:
+        """Link rows from the new memory; UPDATES targets become past versions. Returns those ids."""
+        if not links:
+            return []
+        rows = [[_link_id(scope.tenant_id, memory_id, link.target_id, link.type), scope.tenant_id, memory_id,
+                 link.target_id, link.type, link.confidence, "auto", link.reason, now, pending.commit_id]
+                for link in links]
+        batch.insert(con, "memory_links", ["link_id", "tenant_id", "src", "dst", "type", "confidence", "decided_by",
+                                           "reason", "created_at", "commit_id"], rows, on_conflict_ignore=True)
+        pending.record("memory_links", "insert", [r[0] for r in rows])
+        superseded = [link.target_id for link in links if link.type == "UPDATES"]
+        if superseded:
+            batch.update(con, "memories", "memory_id", ["is_latest", "valid_to", "updated_at", "commit_id"],
+                         [[old, False, now, now, pending.commit_id] for old in superseded])
+            pending.record("memories", "update", superseded)
+            batch.insert(con, "relations", ["tenant_id", "relation_id", "subject", "predicate", "object", "memory_id",
+                                            "confidence", "created_at", "commit_id"],
+                         [[scope.tenant_id, _link_id(scope.tenant_id, memory_id, old, "supersedes"), memory_id,
+                           "supersedes", old, memory_id, link.confidence, now, pending.commit_id]
+                          for old, link in zip(superseded, [lk for lk in links if lk.type == "UPDATES"])],
+                         on_conflict_ignore=True)
+        return superseded
+
+    def _queue_reviews(
+        self, con: duckdb.DuckDBPyConnection, scope: Scope, memory_id: str, review: tuple[LinkDraft, ...],
+        now: datetime,
+    ) -> None:
+        if review:
+            batch.insert(con, "review_queue", ["review_id", "tenant_id", "user_id", "src", "dst", "proposed_type",
+                                               "confidence", "reason", "status", "created_at"],
+                         [[f"rev_{uuid.uuid4().hex}", scope.tenant_id, scope.user_id, memory_id, link.target_id,
+                           link.type, link.confidence, link.reason, "open", now] for link in review])
+
+    def reinforce_memory(self, scope: Scope, memory_id: str, sources: tuple[str, ...], *, actor: str) -> bool:
+        """The same thing said again: count it and cite the new sources; no second memory."""
+        now = utcnow()
+        owner, params = self._owner_sql(scope)
+        pending = PendingCommit(scope.tenant_id, actor, sha256_json({"reinforce": memory_id, "sources": sources}),
+                                "reinforce memory")
+        with self._tx() as con:
+            hit = con.execute(f"SELECT 1 FROM memories WHERE {owner} AND memory_id = ? AND deleted_at IS NULL",
+                              [*params, memory_id]).fetchone()
+            if hit is None:
+                return False
+            con.execute("UPDATE memories SET reinforcement = coalesce(reinforcement, 0) + 1 WHERE memory_id = ?",
+                        [memory_id])
+            self._link_sources(con, scope, memory_id, sources, pending, now)
+            if not pending.empty:
+                write_commit(con, pending, now)
+        return True
 
     def _link_sources(
         self, con: duckdb.DuckDBPyConnection, scope: Scope, memory_id: str, sources: tuple[str, ...],
