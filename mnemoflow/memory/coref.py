@@ -1,0 +1,350 @@
+"""Person resolution: pronouns to names, so a memory reads on its own later.
+
+"I moved to Berlin" said by Alex is "Alex moved to Berlin"; "my sister Maya" is "Alex's sister Maya";
+"you" in a turn answering Sam is Sam. The verb after a replaced subject is put in the third person
+("I have" -> "Alex has", "you don't" -> "Sam doesn't") so the sentence stays grammatical. "he" and
+"she" are resolved only when exactly one person mentioned just before fits, and "it" only to a thing
+named just before ("my dentist appointment") and only before something concrete ("It's next Tuesday");
+otherwise they are left alone: a wrong name is worse than a pronoun.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from mnemoflow.memory.verbs import AUXILIARIES, PAST_FORMS, agree, is_adverb
+
+_WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)*")
+# A quick test that `text` can name someone or something at all: a possessive, "adopted a", a capital
+# after the first letter, "The ..." opening it, or a first word that reads as a subject ("Maya said ...").
+_MAY_MENTION = re.compile(r"(?i:\b(?:my|our|your)\b|\b(?:adopted|got|have|has|had|rescued|bought)\s+an?\b)|"
+                          r"(?<=.)[A-Z]|^The\b|^[A-Z][a-z]+\s+(?:\w+s|\w+ed|is|was|had|said|told|just|will|can|and)\b",
+                          re.S)
+_FEMALE = frozenset({"sister", "mom", "mum", "mother", "wife", "daughter", "girlfriend", "aunt", "grandma",
+                     "grandmother", "niece", "stepmom", "stepdaughter", "fiancee", "gf"})
+_MALE = frozenset({"brother", "dad", "father", "husband", "son", "boyfriend", "uncle", "grandpa", "grandfather",
+                   "nephew", "stepdad", "stepson", "fiance", "bf"})
+_NEUTRAL = frozenset({"friend", "partner", "boss", "manager", "colleague", "coworker", "roommate", "cousin", "kid",
+                      "child", "baby", "neighbor", "neighbour", "teacher", "doctor", "therapist", "mentor",
+                      "dog", "cat", "puppy", "kitten", "spouse", "sibling", "parent", "buddy", "pal", "teammate"})
+_RELATION_ADJ = frozenset({"older", "younger", "little", "big", "best", "new", "old", "ex", "twin", "oldest",
+                           "youngest", "baby", "step"})
+# Words after which a "you" starts a clause (and so is its subject).
+_CLAUSE_OPENERS = frozenset({"and", "but", "or", "so", "if", "when", "that", "because", "since", "as", "while",
+                             "unless", "until", "before", "after", "whether", "where", "why", "how", "what",
+                             "who", "than", "though", "although", "once", "then", "heard", "think", "know",
+                             "said", "guess", "hope", "bet"})
+# Words that follow a possessive "her" ("her job") rarely follow an object "her" ("saw her today").
+_AFTER_OBJECT = frozenset({"a", "an", "the", "to", "for", "with", "at", "in", "on", "and", "or", "but", "that",
+                           "today", "yesterday", "tomorrow", "again", "too", "about", "from", "so", "up", "out",
+                           "back", "off", "last", "this", "every", "when", "if", "because", "as", "more", "once"})
+# "It" names a thing only before something concrete ("It's next Tuesday at 2:30pm", "It costs $40"),
+# not in "It was so gratifying", where it stands for nothing.
+_CONCRETE = re.compile(r"\d|\b(?:today|tomorrow|tonight|next|this|on|at|in|monday|tuesday|wednesday|thursday|"
+                       r"friday|saturday|sunday|january|february|march|april|may|june|july|august|september|"
+                       r"october|november|december)\b\s+\S*[\dA-Z]|\b(?:tomorrow|today|tonight)\b")
+_SUBJECT_AUX = frozenset({"are", "were", "have", "do", "don't", "aren't", "weren't", "haven't", "will", "would",
+                          "can", "could", "should", "must", "might", "did", "didn't", "won't", "can't"})
+_INTRODUCING = frozenset({"adopted", "got", "have", "has", "had", "rescued", "bought", "found", "welcomed",
+                          "expecting"})
+_TITLES = {"grandma": "f", "granny": "f", "grandpa": "m", "aunt": "f", "auntie": "f", "uncle": "m", "mr": "m",
+           "mrs": "f", "ms": "f", "miss": "f", "dr": None, "prof": None, "professor": None, "cousin": None}
+_AUX_ONLY = re.compile(r"\s*(?:is|was|will be)?\s*")  # "it is" + the answer a follow-up adds after it
+_IT_VERBS = frozenset({"is", "was", "will", "starts", "ends", "takes", "costs", "opens", "closes", "leaves",
+                       "arrives", "runs", "needs", "has", "had", "got", "broke", "died"})
+# Words before a capitalised word that make it a place or a product, not a person ("to Lisbon", "using Go").
+_BEFORE_PLACE = frozenset({"in", "to", "from", "at", "near", "on", "for", "of", "into", "around", "via", "by",
+                           "visit", "visiting", "visited", "using", "use", "uses", "with"})
+# Words that end a noun phrase ("my flight to Paris", "my job is").
+_NOT_NOUNS = _BEFORE_PLACE | _AFTER_OBJECT | AUXILIARIES | frozenset({
+    "own", "very", "so", "which", "who", "that", "but", "or", "not", "can't", "won't", "don't", "isn't", "wasn't",
+    "didn't", "doesn't", "i", "me", "you", "it", "he", "she", "we", "they", "without", "into", "over", "after"})
+# Capitalised words that are not people even where a name could stand.
+NOT_NAMES = frozenset({
+    "i", "i'm", "i've", "i'll", "i'd", "the", "a", "an", "my", "your", "our", "his", "her", "their", "its", "we",
+    "you", "he", "she", "they", "it", "this", "that", "these", "those", "there", "here", "what", "when", "where",
+    "who", "why", "how", "which", "yes", "no", "yeah", "ok", "okay", "hi", "hey", "hello", "thanks", "thank",
+    "oh", "wow", "well", "so", "and", "but", "or", "also", "just", "really", "today", "tomorrow", "yesterday",
+    "tonight", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january",
+    "february", "march", "april", "may", "june", "july", "august", "september", "october", "november",
+    "december", "mom", "dad", "mum", "everyone", "everything", "someone", "something", "nothing", "nobody",
+    "anyone", "anything", "please", "sure", "great", "nice", "cool", "good", "let", "let's", "if", "then",
+    "maybe", "not", "never", "always", "all", "some", "any", "one", "both", "each", "every", "after", "before",
+    "since", "because", "though", "in", "on", "at", "for", "to", "with", "from", "by", "as", "of", "about",
+    "actually", "honestly", "anyway", "btw", "lol", "haha", "omg", "dear", "mr", "mrs", "ms", "dr", "st",
+    "don't", "doesn't", "didn't", "can't", "won't", "isn't", "aren't", "wasn't", "haven't",
+}) | AUXILIARIES
+
+
+@dataclass(frozen=True)
+class Mention:
+    """Someone a later "he"/"she" may refer to; `gender` is "f", "m" or None when unknown, and "n"
+    for a thing a later "it" may refer to ("my dentist appointment"). A strong mention is surely a
+    person, pet or that thing ("my sister", "a cat named Miso"); a weak one is any capitalised name."""
+
+    name: str
+    gender: str | None = None
+    strong: bool = False
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    text: str
+    first_person: bool = False  # "I"/"my"/"me" became the speaker
+    plural_first_person: bool = False  # "we"/"our" folded into the speaker: less certain
+    second_person: bool = False  # "you"/"your" became the addressee
+    third_person: bool = False  # "he"/"she" resolved to a mention
+    unresolved: bool = False  # a person pronoun left as written
+    mentions: tuple[Mention, ...] = ()  # who a next sentence's "he"/"she" may mean: these, then the earlier
+
+
+def possessive(name: str) -> str:
+    return f"{name}'" if name.endswith("'") else f"{name}'s"
+
+
+@lru_cache(maxsize=4096)  # each turn is read again as context for the turns after it
+def find_mentions(text: str, speaker: str, addressee: str | None) -> tuple[Mention, ...]:
+    """People named in `text`: "my sister Maya" (female), "my brother" (as "Alex's brother"), "Maya"."""
+    if not _MAY_MENTION.search(text):
+        return ()
+    words = list(_WORD.finditer(text))
+    found: list[Mention] = []
+    skip_to = -1
+    for i, m in enumerate(words):
+        if i <= skip_to:
+            continue
+        low = m.group().lower()
+        owner = {"my": speaker, "our": speaker, "your": addressee}.get(low)
+        if owner:
+            j = i + 1
+            while j < len(words) and words[j].group().lower() in _RELATION_ADJ:
+                j += 1
+            relation = words[j].group().lower().removesuffix("'s") if j < len(words) else ""
+            if relation in _FEMALE | _MALE | _NEUTRAL:
+                gender = "f" if relation in _FEMALE else "m" if relation in _MALE else None
+                name = _name_at(words, j + 1)
+                found.append(Mention(name or f"{possessive(owner)} {relation}", gender, strong=True))
+                skip_to = j + (1 if name else 0)
+            elif (thing := _noun_phrase(words, i + 1, text)):
+                found.append(Mention(f"{possessive(owner)} {thing}", "n", strong=True))
+            continue
+        if low in _TITLES and (name := _name_at(words, i + 1)):  # "Grandma Edith", "Dr. Chen"
+            found.append(Mention(f"{m.group()}{text[m.end():words[i + 1].start()]}{name}", _TITLES[low], strong=True))
+            skip_to = i + 1
+            continue
+        kin = words[i + 1].group().lower() if i + 1 < len(words) else ""
+        introduced = i > 0 and words[i - 1].group().lower() in _INTRODUCING
+        if low in {"a", "an"} and kin in _NEUTRAL | _FEMALE | _MALE and introduced:
+            gender = "f" if kin in _FEMALE else "m" if kin in _MALE else None
+            found.append(Mention(f"{possessive(speaker)} {kin}", gender, strong=True))  # "We adopted a dog!"
+            continue
+        if low == "the" and i == 0 and (thing := _noun_phrase(words, 1, text)):
+            found.append(Mention(f"{m.group()} {thing}", "n", strong=True))  # "The design review ..."
+            continue
+        name = _name_at(words, i)
+        prev = words[i - 1].group().lower() if i else ""
+        if not name or name in (speaker, addressee):
+            continue
+        j = i + 1
+        while j < len(words) and _name_at(words, j) and text[words[j - 1].end():words[j].start()] == " ":
+            j += 1  # "Scottish Fold", "Apple Store": one name
+        skip_to = j - 1
+        if prev in {"named", "called"}:
+            found.append(Mention(name, strong=True))
+        elif j == i + 1 and prev not in _BEFORE_PLACE and (i or _followed_by_verb(words, i)):
+            found.append(Mention(name))
+    return tuple(found)
+
+
+def _noun_phrase(words: Sequence[re.Match[str]], i: int, text: str) -> str:
+    """Up to three plain words after a possessive: "my dentist appointment" -> "dentist appointment"."""
+    taken: list[str] = []
+    while i < len(words) and len(taken) < 3:
+        word = words[i].group()
+        low = word.lower()
+        if text[words[i - 1].end():words[i].start()] != " ":
+            break  # "your 3rd movie": the phrase starts right after the possessive or not at all
+        if not word.islower() or low in _NOT_NOUNS or low in PAST_FORMS or low.endswith(("ed", "ly")) or is_adverb(low):
+            break
+        taken.append(word)
+        i += 1
+    if taken and i + 1 < len(words) and words[i].group() in {"to", "for", "at", "in", "with"} \
+            and words[i + 1].group()[:1].isupper() and words[i + 1].group().lower() not in NOT_NAMES:
+        taken += [words[i].group(), words[i + 1].group()]  # "flight to Lisbon", "appointment with Dr"
+    return " ".join(taken)
+
+
+def _name_at(words: Sequence[re.Match[str]], i: int) -> str | None:
+    """The capitalised word at `i` when it can be a person's name (not "The", not "NASA")."""
+    if i >= len(words):
+        return None
+    word = words[i].group()
+    base = word[:-2] if word.endswith("'s") else word
+    if not base[:1].isupper() or base.lower() in NOT_NAMES or (base.isupper() and len(base) > 1):
+        return None
+    return base
+
+
+def _followed_by_verb(words: Sequence[re.Match[str]], i: int) -> bool:
+    if i + 1 >= len(words) or is_adverb(words[i].group()):
+        return False
+    nxt = words[i + 1].group().lower()
+    if "'" in nxt:
+        return False
+    return (nxt in {"is", "was", "has", "had", "said", "says", "told", "and", "just", "will", "can"}
+            or nxt in PAST_FORMS or (nxt.endswith(("s", "ed")) and len(nxt) > 3))
+
+
+def rewrite_persons(text: str, speaker: str, addressee: str | None,
+                    antecedents: Iterable[Mention] = ()) -> Rewrite:
+    """Replace first-person words with `speaker`, second-person ones with `addressee` (None: keep
+    them) and "he"/"she" with an antecedent when exactly one fits, fixing the verb after a subject."""
+    words = list(_WORD.finditer(text))
+    low = [m.group().lower() for m in words]
+    out: dict[int, str] = {}
+    flags = {"first": False, "plural": False, "second": False, "third": False, "unresolved": False}
+    mentions = find_mentions(text, speaker, addressee)
+    earlier = list(antecedents)
+
+    def gap(a: int, b: int) -> str:
+        return text[words[a].end():words[b].start()]
+
+    def subject_verb(i: int) -> None:
+        """Put the verb after the subject at `i` in the third person, skipping adverbs."""
+        j = i + 1
+        while j < len(words) and gap(j - 1, j).strip() == "" and is_adverb(low[j]) and j + 1 < len(words):
+            j += 1
+        if j < len(words) and gap(j - 1, j).strip() == "" and (form := agree(low[j])):
+            out[j] = form
+
+    def compound(i: int) -> bool:
+        """"Maya and I" / "my wife and I" take a plural verb: leave it."""
+        if i + 1 < len(words) and low[i + 1] == "and" and gap(i, i + 1).strip() == "":
+            return True
+        if i < 2 or low[i - 1] not in {"and", "or"} or "," in gap(i - 2, i - 1):
+            return False
+        if i >= 3 and low[i - 3] in {"my", "our", "your", "his", "her", "the"}:
+            return True
+        name = words[i - 2].group()
+        return name[0].isupper() and not name.isupper() and (i == 2 or clause_start(i - 2))
+
+    def clause_start(i: int) -> bool:
+        return i == 0 or bool(re.search(r"[,;:.!?(\-]", gap(i - 1, i))) or low[i - 1] in _CLAUSE_OPENERS
+
+    for i, m in enumerate(words):
+        if i in out:
+            continue
+        word, w = m.group(), low[i]
+        nxt = low[i + 1] if i + 1 < len(words) else ""
+        if w == "i" and (word == "I" or not text.startswith(".", m.end())):
+            out[i] = speaker
+            flags["first"] = True
+            if not compound(i):
+                subject_verb(i)
+        elif w in {"i'm", "i've", "i'll", "i'd"}:
+            out[i] = f"{speaker} {_contracted(w, low, i)}"
+            flags["first"] = True
+        elif w in {"me", "myself"}:
+            out[i] = speaker
+            flags["first"] = True
+        elif w in {"my", "mine"}:
+            out[i] = possessive(speaker)
+            flags["first"] = True
+        elif w == "we" or w in {"we're", "we've", "we'll", "we'd"}:
+            out[i] = speaker if w == "we" else f"{speaker} {_contracted(w, low, i)}"
+            flags["plural"] = True
+            if i + 1 < len(words) and low[i + 1] in {"all", "both"}:
+                out[i + 1] = ""  # "we both love" -> "Alex loves", not "Alex both loves"
+            if w == "we" and not compound(i):
+                subject_verb(i + 1 if out.get(i + 1) == "" else i)
+        elif word in {"us", "ourselves"}:
+            out[i] = speaker
+            flags["plural"] = True
+        elif w in {"our", "ours"}:
+            out[i] = possessive(speaker)
+            flags["plural"] = True
+        elif w in {"you", "you're", "you've", "you'll", "you'd", "your", "yours", "yourself", "yourselves"}:
+            if addressee is None:
+                flags["unresolved"] = True
+                continue
+            flags["second"] = True
+            if w in {"your", "yours"}:
+                out[i] = possessive(addressee)
+            elif w == "you" and i + 1 < len(words) and gap(i, i + 1).strip() == "" and (
+                    clause_start(i) or low[i + 1] in _SUBJECT_AUX):  # "the projects you are working on"
+                out[i] = addressee
+                subject_verb(i)
+            elif w in {"you", "yourself", "yourselves"}:
+                out[i] = addressee
+            else:
+                out[i] = f"{addressee} {_contracted(w, low, i)}"
+        elif w in {"it", "it's"} and clause_start(i) and (w == "it's" or nxt in _IT_VERBS) \
+                and (_CONCRETE.search(text, m.end()) or _AUX_ONLY.fullmatch(text, m.end())):
+            name = _resolve("n", earlier)  # "It's next Tuesday" after "my dentist appointment"
+            if name:
+                out[i] = name if w == "it" else f"{name} {'has' if nxt in PAST_FORMS or nxt.endswith('ed') else 'is'}"
+                flags["third"] = True
+        elif w in {"he", "she", "him", "his", "her", "hers", "himself", "herself", "he's", "she's"}:
+            gender = "f" if w.startswith(("she", "her")) else "m"
+            local = [x for x in mentions if _position(text, x.name) < m.start()]
+            name = _resolve(gender, local) if _fits(gender, local) else _resolve(gender, earlier)
+            if name is None:
+                flags["unresolved"] = True
+                continue
+            flags["third"] = True
+            if w in {"he's", "she's"}:
+                out[i] = f"{name} {'has' if nxt in PAST_FORMS or nxt.endswith('ed') else 'is'}"
+            elif w in {"his", "hers"} or (w == "her" and nxt and nxt not in _AFTER_OBJECT
+                                           and gap(i, i + 1).strip() == ""):
+                out[i] = possessive(name)
+            else:
+                out[i] = name
+    pieces, cursor = [], 0
+    for i, m in enumerate(words):
+        if i in out:
+            pieces += [text[cursor:m.start()], _keep_case(m.group(), out[i], i == 0)]
+            cursor = m.end()
+            if not out[i]:  # a dropped word takes its following space along
+                cursor += len(text[cursor:]) - len(text[cursor:].lstrip(" "))
+    pieces.append(text[cursor:])
+    recent = tuple(dict.fromkeys(mentions + tuple(earlier)))[:8]
+    return Rewrite("".join(pieces), flags["first"], flags["plural"], flags["second"], flags["third"],
+                   flags["unresolved"], recent)
+
+
+def _contracted(word: str, low: Sequence[str], i: int) -> str:
+    """The auxiliary in "I'm", "we've", "you'd": 'd is "had" before a participle, else "would"."""
+    suffix = word.split("'")[1]
+    if suffix == "d":
+        nxt = next((w for w in low[i + 1:] if not is_adverb(w)), "")
+        return "had" if nxt in PAST_FORMS or nxt.endswith("ed") else "would"
+    return {"m": "is", "re": "is", "ve": "has", "ll": "will"}[suffix]
+
+
+def _position(text: str, name: str) -> int:
+    found = text.find(name)
+    return found if found >= 0 else len(text)
+
+
+def _fits(gender: str, pool: Sequence[Mention]) -> list[Mention]:
+    return [x for x in pool if x.gender in ((gender,) if gender == "n" else (gender, None))]
+
+
+def _resolve(gender: str, pool: Sequence[Mention]) -> str | None:
+    """The one mention that fits: of the right gender, else the one strong mention, else the one
+    weak one; two candidates at the same level are ambiguous and resolve to nothing."""
+    fits = _fits(gender, pool)
+    for level in ([x for x in fits if x.gender == gender], [x for x in fits if x.strong], fits):
+        names = list(dict.fromkeys(x.name for x in level))
+        if names:
+            return names[0] if len(names) == 1 else None
+    return None
+
+
+def _keep_case(original: str, replacement: str, first: bool) -> str:
+    if first and original[0].isupper() and replacement:
+        return replacement[0].upper() + replacement[1:]
+    return replacement

@@ -1,0 +1,438 @@
+"""Short answers made whole with the question they answer.
+
+"When are you going to Japan?" / "Next April" is one memory: "Alex is going to Japan next April".
+The question is turned into a statement and the answer fills the slot its wh-word left; a yes/no
+answer sets the statement's polarity ("Are you still vegetarian?" / "No" -> "... no longer
+vegetarian"). Words keep the perspective of whoever said them (the asker's "you" is the answerer,
+the answerer's "I" is the answerer too), so the result is a list of segments the caller resolves
+separately. Small talk ("How are you?") and offers ("Would you like ...?") are not merged: their
+answers carry nothing durable.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+from mnemoflow.memory.verbs import (
+    AUXILIARIES,
+    PAST_FORMS,
+    is_adverb,
+    is_past,
+    looks_like_base_verb,
+    past,
+    third_person,
+)
+
+_CONTRACTIONS = {
+    "what's": "what is", "where's": "where is", "when's": "when is", "who's": "who is", "how's": "how is",
+    "you're": "you are", "you've": "you have", "you'll": "you will", "you'd": "you would", "it's": "it is",
+    "he's": "he is", "she's": "she is", "they're": "they are", "that's": "that is", "what're": "what are",
+    "where'd": "where did", "how'd": "how did", "what'd": "what did", "who'd": "who did",
+    "where're": "where are", "how're": "how are", "who're": "who are", "when're": "when are",
+}
+_PERFECT = re.compile(r"\b(what|where|who|how|when)'s\s+(\w+)\s+(been|done|gone|got|had|\w+ed)\b", re.I)
+_CONTRACTION = re.compile(r"\b(" + "|".join(re.escape(c) for c in _CONTRACTIONS) + r")\b", re.I)
+_SMALL_TALK = re.compile(
+    r"^(how are you|how are things|how is it going|how have you been|how is life|what is up|what is new|"
+    r"how was your (day|weekend|week|morning|evening|night|trip)|how do you do|are you ok|are you okay|you ok|"
+    r"anything new|how about you|and you|you$|what about you|how did it go|how was it|how is everything|"
+    r"what happened|how come|really|seriously|right|did you (?:sleep|rest) well|"
+    r"did you have (?:a )?(?:fun|good|great|nice)|"
+    r"are you (?:feeling|ok|okay|alright|all right|good|well|tired|hungry|busy|awake|there|around|still there)|"
+    r"do you feel|did you enjoy|having fun|you good|what (?:did|do) you think|how (?:did|do) you like)\b",
+    re.I)  # how someone is, or what they thought of something just shown, is not worth keeping
+_OFFER = re.compile(
+    r"^(would you like|do you want (me )?to|want (me )?to|wanna|can you|could you|will you|would you|shall|"
+    r"should (i|we)|can i|could i|may i|do you need|need any|any (questions|thoughts|ideas)|"
+    r"what do you think|why not|how about|what about|did you know|have you heard|guess)\b", re.I)
+_ABOUT = re.compile(r"^(?:and |so |ok,? )?(?:what|how) about ([^?]+?)\??$", re.I)
+_EVENT_VERBS = frozenset({"", "happen", "start", "begin", "end", "be"})
+_WH = re.compile(r"^(how long|how many|how much|how old|how often|how far|what time|what kind of|what sort of|"
+                 r"what type of|with whom|with who|who with|since when|where to|which|what|when|where|whom|who|"
+                 r"why|how)\b", re.I)
+_TAG = re.compile(r",\s*(right|yeah|correct|no|huh|eh|or not|yes)$|,?\s*\b(is not it|isn't it|aren't you|don't you|"
+                  r"didn't you|aren't they|don't you think|wasn't it|isn't that|right)$", re.I)
+_PRONOUNS = {"you": "you", "u": "you", "he": "he", "she": "she", "they": "they", "it": "it", "we": "we", "i": "I"}
+_DETERMINERS = frozenset({"your", "my", "his", "her", "their", "our", "the", "this", "that", "these", "those"})
+_NOUN_ADJ = frozenset({"new", "old", "next", "last", "first", "current", "little", "big", "older", "younger",
+                       "best", "favorite", "favourite", "main", "home", "own", "dream", "usual"})
+_BE = frozenset({"am", "is", "are", "was", "were"})
+_DO = frozenset({"do", "does", "did"})
+_ENDING_PREPS = ("with", "to", "from", "at", "in", "for", "about", "on", "by")
+_HEDGE = re.compile(r"^(?:(?:mostly|mainly|probably|usually|just|only|partly|still|actually)\s+)+", re.I)
+_PLACE_PREPS = re.compile(r"^(in|at|to|from|near|on|by|outside|inside|around|back|into|over|up|down)\b|"
+                          r"^(home|here|there|abroad|downtown|overseas|upstairs|nowhere|somewhere)$", re.I)
+_MOTION = re.compile(r"\b(go|goes|going|went|gone|travel\w*|fly|flying|flew|move|moving|moved|head\w*|drive|"
+                     r"driving|drove|come|coming|came|relocat\w*|return\w*|commut\w*|walk\w*)\b", re.I)
+_YES = re.compile(r"^(yes|yeah|yep|yup|yea|ya|sure|of course|definitely|absolutely|correct|right|indeed|totally|"
+                  r"exactly|for sure|mhm|uh-huh|you bet|certainly|that's right|i do|i am|i have|i did|i will|"
+                  r"i can|we do|we are|we have|we did|still am|still do)\b[\s,.!:;-]*", re.I)
+_NO = re.compile(r"^(not anymore|not any more|no longer|not really|not yet|not at all|nope|nah|never|none|no|"
+                 r"i don't|i do not|i'm not|i am not|i haven't|i have not|i didn't|i did not|i won't|i can't|"
+                 r"we don't|we're not|we didn't)\b[\s,.!:;-]*", re.I)
+_NO_LONGER = re.compile(r"^(not anymore|not any more|no longer|not these days)\b[\s,.!:;-]*", re.I)
+_UNSURE = re.compile(r"^(not sure|no idea|dunno|i don't know|idk|maybe|who knows|hard to say|we'll see|"
+                     r"haven't decided|not decided)\b", re.I)
+_CLAUSE = re.compile(r"^(i|i'm|i've|i'll|i'd|we|we're|we've|we'll|we'd|he|she|they|it|it's|there|that's|this is|"
+                     r"he's|she's|they're|you)\b|^(my|our)\s+\w+(\s+\w+)?\s+(is|was|are|were|has|have|had|will|"
+                     r"\w+s|\w+ed)\b|^\S+.*\b(is|are|was|were|has|have|had|will|would|can|could|does|did|do)(n't)?\b|"
+                     r"^\w+'s\s+(a|an|the|my|our|your|his|her|so|really|just|not|been|got|mostly|always|never|"
+                     r"definitely|probably|\w+ing)\b", re.I)
+_FILLER_FRAGMENT = re.compile(r"^(totally|definitely|absolutely|of course|for sure|haha+|lol|thanks?|thank you|"
+                              r"actually|yeah|yep|honestly|really|indeed|exactly|sure|obviously|100%|i guess|"
+                              r"kind of|sort of|kinda|sorta)\W*$", re.I)
+_ATTRIBUTIVE = frozenset({"a", "an", "the", "my", "our", "your", "his", "her", "their", "very", "so", "pretty"})
+_SUBORDINATE = re.compile(r"^(since|because|when|after|before|until|till|as soon as|once|while|'cause|cause)\b", re.I)
+_NUMBER = re.compile(r"^(about |around |roughly |almost |over |nearly |just |only )?(\d[\d,.]*|a few|a couple|"
+                     r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a dozen|several)\b", re.I)
+_LOWER_FIRST = re.compile(
+    r"^(a|an|the|in|on|at|to|for|with|from|by|about|around|probably|maybe|just|only|mostly|because|since|until|"
+    r"next|last|this|tomorrow|today|tonight|yesterday|early|late|mid|every|mornings|evenings|weekends|nights|"
+    r"afternoons|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|several|a few|twice|once|"
+    r"some|my|our|his|her|their|hopefully|definitely|usually|always|never|almost|over|nearly|roughly)\b")
+_PREP_START = re.compile(r"^(in|on|at|to|with|for|from|by|next|last|this|tomorrow|today|tonight|yesterday|since|"
+                         r"until|around|about|before|after|during|near)\b", re.I)
+_NUMBER_WORD = r"\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
+_GERUND = re.compile(r"^[A-Za-z]+ing\b")
+
+
+@dataclass(frozen=True)
+class Question:
+    """A question taken apart: wh-word (None for yes/no), the noun it asks about, aux, subject, rest."""
+
+    wh: str | None
+    noun: str | None
+    aux: str | None
+    subject: str  # "you", "your sister", "Maya"; "" when the wh-word is itself the subject
+    rest: str  # what follows the subject: "going to Japan"
+
+
+@dataclass(frozen=True)
+class Segment:
+    text: str
+    by_answerer: bool  # whose "I" and "you" the words use: the answerer's or the asker's
+
+
+@dataclass(frozen=True)
+class FollowUp:
+    """The statement a question and its short answer make together."""
+
+    segments: tuple[Segment, ...]
+    # "wh", "how-to", "yes", "no", "choice"; "clause": merge with the answer's own clause; "topic": complete the
+    # statement before an elliptic question; "about": the answer alone, with "them" put back as the topic
+    mode: str
+    leftover: str | None = None  # a full clause after "yes," / "no,": a statement of its own
+
+
+def parse_question(sentence: str) -> Question | None:
+    """Take a question apart, or None for small talk, offers and shapes it does not know."""
+    q = sentence.strip().rstrip("?!. ").strip()
+    if not q or _SMALL_TALK.match(q) or _OFFER.match(q):
+        return None
+    q = _PERFECT.sub(r"\1 has \2 \3", q)  # "what's it done": 's is "has" before a participle
+    q = _CONTRACTION.sub(lambda m: _CONTRACTIONS[m.group().lower()], q)
+    q = _TAG.sub("", q).strip()
+    q = re.sub(r"(\s+(again|exactly|then|though|now|originally|currently|nowadays|these days|right now|"
+               r"at the moment))+$", "", q, flags=re.I)
+    wh_match = _WH.match(q)
+    if wh_match:
+        wh = wh_match.group().lower()
+        tokens = q[wh_match.end():].split()
+        if all(t.lower() in {"and", "or", "when", "where", "who", "how", "why", "exactly"} for t in tokens):
+            return Question(wh, None, None, "", "")  # elliptic: "When?", "Where and when?"
+        noun_words: list[str] = []
+        while tokens and tokens[0].lower() not in AUXILIARIES and len(noun_words) < 3 and wh in {
+                "what", "which", "how many", "how much", "what kind of", "what sort of", "what type of"}:
+            noun_words.append(tokens.pop(0))
+        if not tokens or tokens[0].lower() not in AUXILIARIES:
+            nominal = noun_words and not any(w.lower() in _PRONOUNS or is_past(w) for w in noun_words)
+            return Question(wh, " ".join(noun_words), None, "", "") if nominal and not tokens else None
+        aux = tokens.pop(0).lower()
+        subject, rest = _subject(tokens)
+        if subject is None:
+            return None
+        if aux in _BE and rest and (not _predicate_start(rest[0]) or (
+                wh in {"who", "whom", "what", "which"} and rest[0].lower() in {"in", "of", "at", "on", "from", "for"})):
+            subject, rest = " ".join([subject, *rest]), []  # "How long was the interview process?"
+        return Question(wh, " ".join(noun_words) or None, aux, subject, " ".join(rest))
+    tokens = q.split()
+    if tokens[0].lower() in AUXILIARIES and len(tokens) > 1:
+        subject, rest = _subject(tokens[1:])
+        return Question(None, None, tokens[0].lower(), subject, " ".join(rest)) if subject else None
+    if tokens[0].lower() == "still":
+        return Question(None, None, "are", "you", q)
+    if re.search(r"\w or \w", q) and tokens[0].lower() not in _PRONOUNS:  # "Aisle or window for the Madrid flight?"
+        return Question(None, None, None, "you", "prefer " + q[:1].lower() + q[1:])
+    if tokens[0].lower() == "any" and len(tokens) > 1:
+        return Question(None, None, "do", "you", "have " + q[:1].lower() + q[1:])
+    subject, rest = _subject(tokens)
+    if subject in {"it", "that", "this"}:
+        return None  # "It's really cool when ..., isn't it?": an opinion asking for agreement
+    if subject and rest and (rest[0].lower() in AUXILIARIES or (subject == "you" and (
+            looks_like_base_verb(rest[0]) or is_past(rest[0])))):
+        aux = rest.pop(0).lower() if rest[0].lower() in AUXILIARIES else None  # "You're moving to Berlin?"
+        return Question(None, None, aux, subject, " ".join(rest))
+    return None
+
+
+def _predicate_start(word: str) -> bool:
+    """Whether a word after "is <subject>" starts its predicate ("going", "still", "in") or the subject goes on."""
+    low = word.lower()
+    return (low.endswith(("ing", "ed")) or low in PAST_FORMS or low in _ENDING_PREPS or is_adverb(low)
+            or low in {"not", "a", "an", "the", "into", "out", "up", "over", "back", "off", "there", "here"})
+
+
+def _subject(tokens: list[str]) -> tuple[str | None, list[str]]:
+    """Split tokens after the aux into subject and rest: "your new job start" -> "your new job", ["start"]."""
+    if not tokens:
+        return None, []
+    first = tokens[0].lower()
+    if first in _PRONOUNS:
+        joined = len(tokens) > 2 and tokens[1].lower() == "and"
+        if joined and (tokens[2][:1].isupper() or tokens[2].lower() in _PRONOUNS):
+            return " ".join(tokens[:3]), tokens[3:]  # "you and Sam"
+        return _PRONOUNS[first], tokens[1:]
+    pointing = first in {"this", "that", "these", "those"}
+    if pointing and (len(tokens) <= 2 or tokens[1].lower() in _DETERMINERS | {"a", "an"}):
+        return first, tokens[1:]  # "is this your painting": a pronoun, not "this your"
+    if first in _DETERMINERS and len(tokens) > 1:
+        j = 1
+        while j < len(tokens) - 1 and tokens[j].lower() in _NOUN_ADJ:
+            j += 1
+        j += 1
+        while j < len(tokens) and tokens[j - 1].lower().endswith("'s"):
+            j += 1
+        return " ".join(tokens[:j]), tokens[j:]
+    if tokens[0][:1].isupper():
+        j = 1
+        while j < len(tokens) and (tokens[j][:1].isupper() or tokens[j - 1].endswith("'s")):
+            j += 1
+        return " ".join(tokens[:j]), tokens[j:]
+    if first.endswith(("ing", "ed")) or first in _ENDING_PREPS or first in {"there", "here"}:
+        return "", tokens  # the wh-word is the subject: "Who is coming?"
+    return None, []
+
+
+def statement(q: Question, negate: bool = False, no_longer: bool = False) -> str:
+    """The question as a statement in the asker's words: "are you going" -> "you are going"."""
+    rest = re.sub(r"\bever\s+|\s+yet$", "", q.rest)  # "have you ever been", "have you booked yet"
+    if (no_longer or negate) and re.search(r"\bstill\b", rest, re.I):
+        rest, no_longer, negate = re.sub(r"\bstill\b", "no longer", rest, count=1, flags=re.I), False, False
+    words = rest.split()
+    if q.aux in _DO or (q.aux is None and words):
+        if negate or no_longer:
+            middle = "no longer" if no_longer else f"{q.aux or 'do'} not"
+            return _join(q.subject, middle, rest)
+        if q.aux == "did" and words:
+            words[0] = past(words[0].lower())
+        elif q.aux == "does" and words:
+            words[0] = third_person(words[0].lower())
+        return _join(q.subject, " ".join(words))
+    if no_longer:
+        return _join(q.subject, q.aux or "", "no longer", rest)
+    return _join(q.subject, q.aux or "", "not" if negate else "", rest)
+
+
+def _join(*parts: str) -> str:
+    return " ".join(p for p in parts if p)
+
+
+def _fragment(answer: str) -> str:
+    """The answer as words to insert mid-sentence: "Next April." -> "next April"."""
+    text = answer.strip().rstrip(".!?").strip()
+    first = text.split()[0] if text else ""
+    if first[:1].isupper() and first[1:] == first[1:].lower() and _LOWER_FIRST.match(text.lower()):
+        text = text[:1].lower() + text[1:]
+    return text
+
+
+def is_clause(text: str) -> bool:
+    """A full statement of its own ("I'm going next April", "a buddy of mine adopted last year"), not a
+    fragment ("next April", "since I was 17": a subordinate clause only completes the question)."""
+    text = text.strip()
+    if _SUBORDINATE.match(text):
+        return False
+    if _CLAUSE.match(text):
+        return True
+    words = re.findall(r"[A-Za-z']+", text.split(",")[0].lower())  # "a beagle, very food motivated": an aside
+    return any((w in PAST_FORMS or (w.endswith("ed") and len(w) > 4)) and words[i - 1] not in _ATTRIBUTIVE
+               for i, w in enumerate(words) if i >= 2)
+
+
+def merge(question: str, answer: str) -> FollowUp | None:
+    """What `answer` (the first sentence of a turn) says, read against the question it answers."""
+    answer = answer.strip()
+    about = _ABOUT.match(question.strip())
+    if about and answer and not is_clause(answer):  # "What about olives?" / "Love them."
+        topic = about.group(1).strip()
+        said = re.sub(r"\b(them|it|those|these|that one)\b", topic, answer, count=1, flags=re.I)
+        return FollowUp((), "about", said) if said != answer else None
+    q = parse_question(question)
+    if q is None or not answer or _UNSURE.match(answer):
+        return None
+    if q.wh in {"when", "what time"} and q.subject in {"that", "this"} and q.rest.lower() in _EVENT_VERBS:
+        return _elliptic(q, answer)  # "When did that happen?": the event is the statement before
+    if q.wh is None:
+        return _yes_no(q, answer)
+    if not q.aux and not q.subject and not q.rest:
+        return _elliptic(q, answer)
+    if is_clause(answer):
+        return FollowUp((Segment(statement(q), False),), "clause", answer)
+    if is_polar(answer):
+        return None
+    return _wh(q, _fragment(answer))
+
+
+def is_polar(answer: str) -> bool:
+    """Whether an answer starts with yes or no ("Yep, ...", "Not anymore")."""
+    return bool(_YES.match(answer) or _NO.match(answer))
+
+
+def _yes_no(q: Question, answer: str) -> FollowUp | None:
+    if ", or " in q.rest:
+        return None  # "Do you have any experience, or know anyone who...?": two questions in one
+    alternatives = re.search(r"\b((?:the |a |an )?[\w-]+) or ((?:the |a |an )?[\w-]+)\b", q.rest)
+    if alternatives:
+        return _choice(q, alternatives, answer)
+    yes, no = _YES.match(answer), _NO.match(answer)
+    if not (yes or no):
+        return _open_yes_no(q, answer)
+    polar = no or yes
+    assert polar is not None
+    rest = answer[polar.end():]
+    anymore = _NO_LONGER.match(rest) if no else None  # "No, not anymore"
+    no_longer = bool(_NO_LONGER.match(answer) or anymore)
+    rest = (rest[anymore.end():] if anymore else rest).strip().rstrip(".!?").strip()
+    if no and polar.group().strip(" ,.!").lower() == "never":
+        words = re.sub(r"\bever\s+", "", q.rest).split()
+        if q.aux in _DO or not q.aux:
+            if words and q.aux in {"did", "does"}:
+                words[0] = past(words[0].lower()) if q.aux == "did" else third_person(words[0].lower())
+            return FollowUp((Segment(_join(q.subject, "never", " ".join(words)), False),), "no")
+        return FollowUp((Segment(_join(q.subject, q.aux, "never", " ".join(words)), False),), "no")
+    if no and not q.aux and q.rest and is_past(q.rest.split()[0]):
+        return None  # "You moved, right?" / "No": the negated statement needs the verb's base form
+    base = statement(q, negate=bool(no), no_longer=no_longer)
+    leftover = rest if rest and is_clause(rest) else None
+    if yes and rest and not leftover and re.search(r"\bany\b", base) and _NUMBER.match(rest):
+        return FollowUp((Segment(re.sub(r"\bany\b", _fragment(rest), base, count=1), False),), "yes")
+    if yes:
+        base = re.sub(r"\bany\s+", "", base, count=1)
+    segments = [Segment(base, False)]
+    if rest and not leftover and not _YES.fullmatch(rest) and not _FILLER_FRAGMENT.match(rest):
+        fragment = _fragment(rest)
+        segments.append(Segment((" " if _PREP_START.match(fragment) else ", ") + fragment, True))
+    return FollowUp(tuple(segments), "no" if no else "yes", leftover)
+
+
+def _open_yes_no(q: Question, answer: str) -> FollowUp | None:
+    """"Are you allergic to anything?" / "Just bee stings": the answer names what "anything" stood for."""
+    open_word = re.search(r"\b(anything|something|anyone|someone|any\s+\w+)\b", q.rest, re.I)
+    if not open_word or is_clause(answer):
+        return None
+    fragment = _fragment(answer)
+    if open_word.group(1).lower().startswith("any "):  # "Any plans tonight?" / "Dinner at Nopa"
+        base = statement(replace(q, rest=re.sub(r"\bany\s+", "", q.rest, count=1, flags=re.I)))
+        return FollowUp((Segment(base, False), Segment(": " + fragment, True)), "yes")
+    marker = "\0"  # where "anything" was, so the answer goes in its place once the words are reordered
+    base = statement(replace(q, rest=q.rest[:open_word.start()] + marker + q.rest[open_word.end():]))
+    before, _, after = base.partition(marker)
+    segments = [Segment(before, False), Segment(fragment, True)] + ([Segment(after, False)] if after else [])
+    return FollowUp(tuple(segments), "yes")
+
+
+def _choice(q: Question, alternatives: re.Match[str], answer: str) -> FollowUp | None:
+    said = answer.strip().rstrip(".!?")
+    first = said.split(",")[0].strip().lower()
+    for option in alternatives.groups():
+        core = re.sub(r"^(the|a|an) ", "", option.lower())
+        if first in {core, option.lower()} or first.endswith(" " + core):
+            chosen_rest = q.rest[:alternatives.start()] + option + q.rest[alternatives.end():]
+            base = statement(Question(None, None, q.aux, q.subject, chosen_rest))
+            tail = said[len(said.split(",")[0]):].strip()
+            segments = [Segment(base, False)] + ([Segment(tail, True)] if tail else [])
+            return FollowUp(tuple(segments), "choice")
+    return None
+
+
+def _elliptic(q: Question, answer: str) -> FollowUp | None:
+    """"When?" / "Next April": the answer completes a statement said before the question."""
+    if is_clause(answer):
+        return None
+    text = _fragment(answer)
+    wh = q.wh or ""
+    if wh in {"when", "since when", "what time"}:
+        slot = text
+    elif wh in {"where", "where to"}:
+        slot = text if _PLACE_PREPS.match(text) else ("to " if wh == "where to" else "in ") + text
+    elif wh == "how long":
+        slot = text if re.match(r"^(for|since|until|till)\b", text) else "for " + text
+    elif wh in {"with whom", "with who", "who with"}:
+        slot = text if text.lower().startswith("with ") else "with " + text
+    elif q.noun:
+        slot = f"({q.noun}: {text})"
+    else:
+        return None
+    return FollowUp((Segment(" " + slot, True),), "topic")
+
+
+def _wh(q: Question, text: str) -> FollowUp | None:
+    wh, rest = q.wh or "", q.rest
+    ask = lambda words: Segment(words, False)  # noqa: E731 - the asker's words
+    said = lambda words: Segment(words, True)  # noqa: E731 - the answerer's words
+    if not q.subject:  # "Who is coming?" / "Maya and Tom" -> "Maya and Tom are coming"
+        aux = q.aux or ""
+        if " and " in text and aux in {"is", "was"}:
+            aux = "are" if aux == "is" else "were"
+        noun = f" {q.noun}" if q.noun and q.noun.lower() not in text.lower() else ""
+        return FollowUp((said(text + noun + " "), ask(_join(aux, rest))), "wh")
+    if q.aux in _BE and not rest and wh in {"who", "whom", "what", "which", "how much", "how long", "how old",
+                                              "what kind of", "what sort of", "what type of", "how far"}:
+        if wh == "how old" and re.fullmatch(_NUMBER_WORD, text, re.I):
+            text += " years old"
+        elif wh == "how old" and re.search(r"\b(years?|months?|weeks?|days?)$", text):
+            text += " old"
+        return FollowUp((ask(_join(q.subject, q.aux)), said(" " + text)), "wh")
+    base = statement(q)
+    if wh in {"when", "what time", "since when"}:
+        if wh == "what time" and re.match(r"^(\d|noon|midnight)", text):
+            text = "at " + text
+        if wh == "since when" and not text.startswith("since"):
+            text = "since " + text
+    elif wh in {"where", "where to"}:
+        if not (rest.lower().endswith(_ENDING_PREPS) or _PLACE_PREPS.match(_HEDGE.sub("", text))):
+            text = ("to " if _MOTION.search(rest) or wh == "where to" else "in ") + text
+    elif wh in {"who", "whom"}:
+        ending = rest.split()[-1].lower() if rest else ""
+        if ending in _ENDING_PREPS and text.lower().startswith(ending + " "):
+            text = text[len(ending) + 1:]
+    elif wh == "how long":
+        if not re.match(r"^(for|since|until|till)\b", text):
+            text = "for " + text  # "about two years" -> "for about two years"
+    elif wh in {"how many", "how much"}:
+        if q.noun and _NUMBER.match(text) and q.noun.lower() not in text.lower():
+            head, _, tail = text.partition(",")
+            text = f"{head} {q.noun}" + (f",{tail}" if tail else "")
+    elif wh in {"what", "which", "what kind of", "what sort of", "what type of"}:
+        doing = re.search(r"\b(doing|up to)\b", base)
+        if doing and _GERUND.match(text):  # "what are you doing" / "hiking"
+            before, after = base[:doing.start()], base[doing.end():]
+            segments = [ask(before.strip()), said(" " + text[:1].lower() + text[1:])]
+            return FollowUp(tuple(segments + ([ask(" " + after.strip())] if after.strip() else [])), "wh")
+        if q.aux == "do" and rest.lower().split()[:1] == ["do"]:
+            return FollowUp((ask(_join(q.subject, "work as")), said(" " + text)), "wh")
+        if q.noun and len(text.split()) <= 2 and q.noun.lower() not in text.lower():
+            text = f"{text} {q.noun}"
+    elif wh == "how" and q.aux in _DO and re.match(r"^(make|cook|bake|prepare|brew|mix)\b", rest, re.I):
+        thing = re.sub(r"^(make|cook|bake|prepare|brew|mix)\s+(?:the |a |an |your )?", "", rest, flags=re.I)
+        return FollowUp((ask(f"your {thing}:"), said(" " + text)), "how-to")  # "How do you make the pierogi dough?"
+    elif wh == "how":
+        if not re.match(r"^(by|with|through|via|on foot|using)\b", text):
+            return None
+    elif wh == "why":
+        if not re.match(r"^(because|for|to|since|as|so)\b", text):
+            text = "because " + text
+    elif wh not in {"how often", "how far"}:
+        return None
+    return FollowUp((ask(base), said(" " + text)), "wh")

@@ -1,0 +1,554 @@
+"""The offline memory generation engine: rules, no model, deterministic.
+
+It is what generation runs on when no LLM endpoint is configured, so it has to be right rather than
+merely present. Each sentence of a turn is judged on its own: small talk, thanks, questions, requests
+and advice are not stored; statements about people, plans, preferences, rules and procedures are,
+rewritten to stand alone: the speaker's "I" becomes their name and "you" the person addressed
+(coref), relative dates become absolute ones (temporal), and a short answer is read together with
+the question it answers (followup). Names, numbers and rare terms pass through verbatim: only
+pronouns, the verb after them and date phrases are ever rewritten.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+
+from mnemoflow.memory.candidates import Candidate, GenerationContext, TurnView
+from mnemoflow.memory.coref import (
+    Mention,
+    Rewrite,
+    find_mentions,
+    possessive,
+    rewrite_persons,
+)
+from mnemoflow.memory.direct import classify_kind
+from mnemoflow.memory.followup import FollowUp, is_clause, is_polar, merge
+from mnemoflow.memory.names import find_entities
+from mnemoflow.memory.sentences import split_clauses, split_sentences, strip_padding
+from mnemoflow.memory.smalltalk import is_advice, is_feeling, is_small_talk
+from mnemoflow.memory.temporal import Resolution, resolve_dates
+from mnemoflow.memory.verbs import PAST_FORMS
+from mnemoflow.models import MemoryKind
+from mnemoflow.scoring import fast_score
+
+_ASSISTANT_NAMES = frozenset({"assistant", "ai", "bot", "agent", "system", "chatbot"})
+_REMEMBER = re.compile(
+    r"^(?:please\s+)?(?:(?:remember|(?:a |one )?(?:quick |side )?note|keep in mind|don't forget|do not forget|"
+    r"make a note|for the record|"
+    r"just so you know|fyi|for your information|note to self)(?:\s+that)?[,:]?\s+)", re.I)
+_TO_DO = re.compile(r"^(?:please\s+)?(?:remember to|don't forget to|do not forget to|remind me to)\s+", re.I)
+_RULE_START = re.compile(
+    r"^(?:please\s+)?(?:always|never|don't|do not|don't ever|do not ever|make sure|be sure|from now on|avoid|"
+    r"no more|stop)\b", re.I)
+_RULE_WORDS = re.compile(r"\b(always|never|every time|whenever|from now on|at all times|by default|going forward|"
+                         r"in (?:the )?future|unless|only|instead of|my time|(?:after|before) \d)", re.I)
+_PROCEDURE_START = re.compile(r"^(?:to\s+\w+[^,]{0,60},|in order to\b|first,?\s|step \d|\d+[.)]\s)", re.I)
+_REQUEST = re.compile(
+    r"^(?:please |pls |can you |could you |would you )?(?:book|call|send|remind|tell|show|find|give|help|write|"
+    r"check|schedule|set|add|make|create|update|delete|cancel|email|text|look|get|buy|order|play|read|"
+    r"summari[sz]e|translate|explain|list|draft|search|open|close|turn|start|pick|bring|take|move|put|save|"
+    r"print|fix|review|compare|recommend|suggest|plan|let's|lets|go|come|join|try|ask|wait|hold|keep|use|do|"
+    r"gather|prepare|consider|follow|enjoy|stay|be|imagine|think|picture)\b",
+    re.I)
+_STEP = re.compile(r"^\d+[.)]\s+")
+_PREFERENCE_VERB = re.compile(r"\b(?:prefers?|likes?|loves?|enjoys?|hates?|dislikes?|favou?rite)\b", re.I)
+_PRESCRIPTIVE = re.compile(r"'s rule:|\b(?:must|should|have to|has to|not allowed|policy|don't|do not)\b", re.I)
+_STANDING_RULE = re.compile(r"(?:^|[:;]\s*)(?:every|all|each|no)\s+[\w-]+(?:\s+[\w-]+)?\s+"
+                            r"(?:needs?|must|has to|have to|requires?|gets?)\b", re.I)
+_PREFERENCE_WORDS = re.compile(r"\b(?:vegetarian|vegan|pescatarian|kosher|halal|gluten-free|lactose|teetotal|"
+                               r"favou?rite|usual (?:order|drink|coffee)|main (?:programming )?language|"
+                               r"would (?:like|love)|wants?|fan of|into)\b", re.I)
+_BARE_YES = re.compile(r"^\W*(?:yes|yeah|yep|yup|sure|of course|definitely|absolutely|totally|indeed|correct)\W*$",
+                       re.I)
+_TAG_STATEMENT = re.compile(r",\s*(?:no|right|isn't it|didn't (?:you|i|we)|don't you think|wasn't it|aren't they)\?$",
+                            re.I)
+_SAID_AS_QUESTION = re.compile(r"^(?:I|we)\s+(?:just\s+|already\s+)?[a-z]+ed\b")  # "I booked Bar Centrale for Friday?"
+_SUBORDINATE_ONLY = re.compile(r"^(?:even if|if|when|whenever|since|because|although|though|while|after|before|"
+                               r"unless|until|as soon as)\s+(?:I|we|you|he|she|they|it|my|our|the|this|that)\b[^,]*$",
+                               re.I)
+_CONTRACTED = re.compile(r"\w'(?:m|re|ve|ll|d)\b", re.I)
+_AS_A = re.compile(r"^as (an? [\w-]+(?: [\w-]+)?),", re.I)
+_POLAR_LEAD = re.compile(r"^(?:yes|no|yeah|nope)[,.!]*\s+", re.I)
+_WOULD_BE_NICE = re.compile(r"^(?:and |also )?(?P<what>.+?)\s+would be (?:lovely|great|nice|perfect|ideal|good|amazing|"
+                            r"awesome|fantastic|wonderful|a dream|fun|helpful|appreciated)$", re.I)
+_OBLIGATION = re.compile(r"\b(must|must not|needs? to|has to|have to|not allowed)\b", re.I)
+_FIND = re.compile(r"^(?:please\s+)?(?:find|get|book|arrange|order)\s+(?:me\s+|us\s+)?(?=(?:a|an|some|two|three)\s)",
+                   re.I)
+_VAGUE = re.compile(r"\b(it|that|this|those|them|there|one|these|stuff|things?)\b", re.I)
+_PRONOUN_START = re.compile(r"^(it|that|this|they|he|she|there|those|these|their|its|his|her|them)\b", re.I)
+_LISTENER_START = re.compile(r"^(you|you're|you've|you'll|you'd|your|yours)\b", re.I)
+_RELATIVE_START = re.compile(r"^(which|who|whom|whose|where|whereas)\b", re.I)
+_GERUND_SUBJECT = re.compile(r"^[a-z]+ing\b(?:'s|[^,.;]*?\b(?:is|are|was|were|isn't|aren't|looks|sounds|seems|"
+                             r"makes|keeps|helps|gives|takes|feels|brings|can|will|has|means)\b)", re.I)
+_PLAN_GERUNDS = frozenset({"moving", "going", "starting", "planning", "heading", "flying", "leaving", "visiting",
+                           "working", "studying", "learning", "training", "thinking", "trying", "looking", "getting",
+                           "researching", "writing", "building", "applying", "preparing", "saving", "launching",
+                           "joining", "quitting", "switching", "traveling", "travelling", "hoping", "coming"})
+_MID_SENTENCE_NAME = re.compile(r"(?<=[a-z0-9,;] )[A-Z][\w.+#-]*")
+_GERUND_START = re.compile(r"^(?:(?P<adverb>just|finally|also|still|currently|now|really) )?[a-z]+ing\b")
+_FINITE = re.compile(r"\b(?:is|are|was|were|has|have|had|will|would|can|could|does|do|did|must|should|shall|may|"
+                     r"might)(?:n't)?\b(?!-)", re.I)  # not "a must-see"
+_PREFERENCE_START = re.compile(r"^(?:really |totally |absolutely )?(?:love|like|hate|enjoy|prefer|adore|need|want)\b",
+                               re.I)
+_DETERMINERS = frozenset({"a", "an", "the", "my", "your", "our", "his", "her", "their", "its", "this", "that", "some",
+                          "many", "few", "all", "these", "those"})
+_STATE_WORDS = frozenset({"based", "located", "married", "engaged", "used", "supposed", "excited", "interested"})
+
+
+@dataclass(frozen=True)
+class _Turn:
+    """What every sentence of one turn is judged with."""
+
+    context: GenerationContext
+    speaker: str
+    addressee: str | None
+    known: tuple[str, ...]  # names the scope or the conversation already has
+    seen: frozenset[str] = frozenset()  # words written capitalised mid-sentence nearby: names, not sentence starts
+
+
+@dataclass(frozen=True)
+class _Draft:
+    """A statement on its way to a candidate: rewritten text and how sure each rewrite was."""
+
+    content: str
+    source: str  # the words it came from, for salience
+    kind_text: str  # the words the kind is judged on (before dates are rewritten)
+    confidence: float
+    reasons: tuple[str, ...]
+    turn_ids: tuple[str, ...]
+    store: bool = True
+
+
+class RuleEngine:
+    """Proposes memories from one conversation turn by rule (see the module docstring)."""
+
+    name = "rules"
+
+    def generate(self, context: GenerationContext) -> list[Candidate]:
+        turn = context.turn
+        if not turn.text.strip():
+            return []
+        speaker = display_name(turn.speaker)
+        if _is_assistant(turn):
+            return [self._candidate(_Draft(turn.text.strip(), turn.text, turn.text, 0.9, ("skip:assistant turn",),
+                                           (turn.turn_id,), store=False), _Turn(context, speaker, None, ()))]
+        addressee = _addressee(context)
+        known = tuple(dict.fromkeys(n for n in (speaker, addressee, *_speakers(context), *context.entities)
+                                    if n and n != "the assistant"))
+        texts = [turn.text, *(t.text for t in context.window)]
+        info = _Turn(context, speaker, addressee, known,
+                     frozenset(w for text in texts for w in _MID_SENTENCE_NAME.findall(text)) | set(known))
+        sentences = [c for s in split_sentences(turn.text) for c in split_clauses(s, is_clause)]
+        steps = [s for s in sentences if _STEP.match(s)]
+        if len(steps) >= 2:
+            return [self._candidate(self._procedure_list(info, sentences, steps), info)]
+        antecedents = _recent_mentions(context, speaker)
+        drafts: list[_Draft] = []
+        if sentences and context.previous is not None:
+            answer = sentences[0]
+            answered = self._follow_up(info, answer, antecedents)
+            if answered is not None:
+                sentences = sentences[1:]
+                # "Yes, my talk on DuckDB got accepted!": what follows a bare yes is the same memory
+                if len(answered) == 1 and answered[0].reasons == ("follow-up:yes",) and _BARE_YES.match(answer) \
+                        and sentences:
+                    detail, antecedents = self._statement(info, sentences[0], antecedents)
+                    if detail.store:
+                        answered, sentences = [_joined(answered[0], detail)], sentences[1:]
+                drafts += answered
+        for sentence in sentences:
+            draft, antecedents = self._statement(info, sentence, antecedents)
+            drafts.append(draft)
+        candidates, seen = [], set()
+        for draft in drafts:
+            candidate = self._candidate(draft, info)
+            key = candidate.content.lower()
+            if candidate.should_store and key in seen:
+                continue
+            seen.add(key)
+            candidates.append(candidate)
+        return candidates
+
+    def _statement(self, info: _Turn, sentence: str,
+                   antecedents: tuple[Mention, ...]) -> tuple[_Draft, tuple[Mention, ...]]:
+        """One sentence of the turn as a draft; the people it mentions go on to the next sentence."""
+        turn_ids = (info.context.turn.turn_id,)
+        body = strip_padding(sentence, info.known).strip()
+        def skip(why: str) -> tuple[_Draft, tuple[Mention, ...]]:
+            # a question can name what the next sentence's "it" is ("... my dentist appointment? It's ...")
+            named = find_mentions(body, info.speaker, info.addressee) if why == "question" else ()
+            return _Draft(body, sentence, body, 0.9, (f"skip:{why}",), turn_ids, store=False), named or antecedents
+        if body.endswith("?") and (_TAG_STATEMENT.search(body) or _SAID_AS_QUESTION.match(body)):
+            body = _TAG_STATEMENT.sub("", body).rstrip("?")  # "Pepper sees Dr. Chen now, no?" asserts it
+        elif body.endswith("?") and (role := _AS_A.match(body)):
+            body = f"I'm {role.group(1)}"  # "As a vegetarian, what can I grill?" says who is asking
+        if body.endswith("?"):
+            return skip("question")
+        if is_small_talk(sentence.strip().rstrip(".!;:,- ")):
+            return skip("small talk")
+        body = body.rstrip(".!;:,- ").strip()
+        reasons: list[str] = []
+        if to_do := _TO_DO.match(body):
+            doer = "I" if info.addressee in (None, "the assistant") or body.lower().startswith("remind me") else "you"
+            body = f"{doer} need to {body[to_do.end():]}"
+            reasons.append("explicit remember")
+        elif remember := _REMEMBER.match(body):
+            body = body[remember.end():]
+            reasons.append("explicit remember")
+        if not body or is_small_talk(body):
+            return skip("small talk")
+        if _RELATIVE_START.match(body) or _SUBORDINATE_ONLY.match(body):
+            return skip("fragment")  # "which refreshes me", "since we last chatted": no statement of its own
+        prefix, confidence = "", 0.9
+        to_assistant = info.addressee == "the assistant"
+        if _RULE_START.match(body) or (to_assistant and re.match(r"^you (must|should|need to|have to)\b", body, re.I)) \
+                or (_REQUEST.match(body) and _RULE_WORDS.search(body)):
+            prefix, body = f"{possessive(info.speaker)} rule: ", _lower_first(body)
+            reasons.append("rule")
+        elif _PROCEDURE_START.match(body) or (classify_kind(body) == "procedure" and _REQUEST.match(body)):
+            prefix, body = f"{possessive(info.speaker)} procedure: ", _lower_first(body)
+            reasons.append("procedure")
+        elif (find := _FIND.match(body)) and _has_detail(info, body):
+            body = "I need " + body[find.end():]  # "Find a cat sitter for the week of October 9"
+        elif _REQUEST.match(body) or re.match(r"^please\s+\w+", body, re.I):
+            return skip("request")
+        elif is_advice(body):
+            return skip("advice")
+        elif (wish := _WOULD_BE_NICE.match(body)) and not _PRONOUN_START.match(wish["what"]):
+            body = f"I would like {_lower_first(wish['what'])}"  # "Somewhere with fado would be lovely"
+        else:
+            body, added = _with_subject(body)
+            if added:
+                confidence -= 0.1
+                reasons.append("subject supplied")
+        if len(body.split()) + len(_CONTRACTED.findall(body)) < 3:
+            return skip("too short")  # "Fun!", "Alex!"; "I'm vegan" counts as the three words it becomes
+        rewrite = rewrite_persons(body, info.speaker, info.addressee, antecedents)
+        content = prefix + rewrite.text
+        has_detail = _has_detail(info, rewrite.text)
+        if not prefix:
+            content, personal = _reshaped(info, body, content, rewrite, has_detail)
+            why = _not_worth_keeping(info, body, content, personal, has_detail)
+            if why:
+                return skip(why)
+        confidence, person_reasons = _person_confidence(rewrite, confidence)
+        draft = _Draft(content, sentence, prefix + body, confidence, tuple(reasons) + person_reasons, turn_ids)
+        return draft, rewrite.mentions
+
+    def _follow_up(self, info: _Turn, answer: str, antecedents: tuple[Mention, ...]) -> list[_Draft] | None:
+        """The first sentence of a turn read with the question that the previous turn ended on."""
+        previous = info.context.previous
+        assert previous is not None
+        questions = split_sentences(previous.text)
+        if not questions or not questions[-1].endswith("?") or previous.speaker == info.context.turn.speaker:
+            return None
+        window = info.context.window
+        if window and window[-1].turn_id != previous.turn_id:
+            return None  # the question was answered already, by this speaker's turn in between
+        if not is_polar(answer) and is_small_talk(strip_padding(answer, info.known).rstrip(".!?,; ")):
+            return None  # "Thanks, Melanie!" answers nothing; the next sentences stand on their own
+        asker = "the assistant" if _is_assistant(previous) else display_name(previous.speaker)
+        question = strip_padding(questions[-1], info.known)
+        reply = re.sub(r"^(?:(?:oh+|um+|uh+|hmm+|well|haha+|lol|ah+|sadly|unfortunately|luckily|thankfully|honestly|"
+                       r"actually|surprisingly|happily|wait|hold on|sorry)\b[\s,.!]*)+", "", answer.strip(), flags=re.I)
+        if not re.search(r"\w", reply):
+            return None  # "Wait, ...": not an answer
+        follow = merge(question, reply)
+        if follow is None:
+            return None
+        if not follow.segments:  # the answer stands alone once the question's topic is put in it
+            return [self._statement(info, follow.leftover or "", antecedents)[0]]
+        turn_ids: tuple[str, ...] = (previous.turn_id, info.context.turn.turn_id)
+        content = _render_segments(follow, info.speaker, asker, antecedents)
+        confidence = {"wh": 0.7, "how-to": 0.7, "yes": 0.75, "no": 0.75, "choice": 0.75, "clause": 0.75,
+                      "topic": 0.6}[follow.mode]
+        if follow.mode == "clause":
+            own = rewrite_persons(_with_subject(follow.leftover or "")[0], info.speaker, asker, antecedents).text
+            content = _merge_clause(content, own)
+            if content is None:
+                return None
+        elif follow.mode == "topic":
+            topic = self._topic(info, previous)
+            if topic is None:
+                return None
+            content, turn_ids = topic.content.rstrip(".!") + content, topic.turn_ids + turn_ids
+        if re.match(r"^the\s+[a-z]", content, re.I) and not _names_someone(info, content, asker):
+            content = f"{possessive(info.speaker)} {content[4:]}"  # "How often are the sessions?" asked of Paolo
+        drafts = []
+        pointed = re.match(r"^(this|that|these|those|it)\b", content, re.I)  # "Is this your painting?": a photo
+        if not pointed or _has_detail(info, content):
+            if _PRONOUN_START.match(content):
+                confidence -= 0.2  # "It was not Leo's first marathon": the subject is still a pronoun
+            drafts.append(_Draft(content, f"{question} {answer}", content, confidence, (f"follow-up:{follow.mode}",),
+                                 turn_ids))
+        if follow.leftover and follow.mode != "clause":
+            leftover, _ = self._statement(info, follow.leftover, antecedents)
+            drafts.append(leftover)
+        return drafts
+
+    def _topic(self, info: _Turn, previous: TurnView) -> _Draft | None:
+        """For an elliptic question ("When?"): the answerer's last statement before it."""
+        window = info.context.window
+        speaker = info.context.turn.speaker
+        before = [t for t in window if t.turn_id != previous.turn_id and t.speaker == speaker]
+        if not before:
+            return None
+        source = before[-1]
+        other = _Turn(replace(info.context, turn=source, previous=None), info.speaker, info.addressee, info.known)
+        antecedents: tuple[Mention, ...] = ()
+        found = None
+        for sentence in split_sentences(source.text):
+            draft, antecedents = self._statement(other, sentence, antecedents)
+            if draft.store:
+                found = draft
+        return replace(found, turn_ids=(source.turn_id,)) if found else None
+
+    def _procedure_list(self, info: _Turn, sentences: Sequence[str], steps: Sequence[str]) -> _Draft:
+        """A numbered list of steps is one procedure: "Kim's procedure to release: bump ...; run ..."."""
+        header = next((s for s in sentences if s.endswith(":") and not _STEP.match(s)), "")
+        title = " " + _lower_first(header.rstrip(":").strip()) if header else ""
+        body = "; ".join(_STEP.sub("", s).rstrip(".;") for s in steps)
+        said = f"{possessive(info.speaker)} procedure{title}: {body}"
+        content = rewrite_persons(said, info.speaker, info.addressee).text
+        turn = info.context.turn
+        return _Draft(content, turn.text, turn.text, 0.85, ("procedure", "numbered steps"), (turn.turn_id,))
+
+    def _candidate(self, draft: _Draft, info: _Turn) -> Candidate:
+        context = info.context
+        if not draft.store:  # kept for the record of what was passed over; no event time to work out
+            return Candidate(False, _finish(draft.content), classify_kind(draft.kind_text), draft.confidence,
+                             fast_score(draft.source), draft.turn_ids, observed_at=context.now, reasons=draft.reasons)
+        resolved = resolve_dates(draft.content, context.now)
+        content = _finish(resolved.text)
+        kind = "procedure" if "follow-up:how-to" in draft.reasons else _kind(draft.kind_text, resolved, context.now)
+        salience = max(fast_score(draft.source), fast_score(content)) + (0.15 if kind == "rule" else 0.0)
+        reasons = draft.reasons + tuple(f"date:{t.phrase}" for t in resolved.times)
+        return Candidate(
+            should_store=draft.store, content=content, kind=kind,
+            confidence=round(max(0.3, min(1.0, draft.confidence)), 2),
+            salience=round(min(1.0, salience), 3), source_turn_ids=draft.turn_ids,
+            entities=find_entities(content, info.known), observed_at=context.now,
+            event_start_at=resolved.start, event_end_at=resolved.end, temporal_text=resolved.temporal_text,
+            reasons=reasons,
+        )
+
+
+def _reshaped(info: _Turn, body: str, content: str, rewrite: Rewrite, has_detail: bool) -> tuple[str, bool]:
+    """The content in the shape a memory takes, and whether it is about a person."""
+    personal = rewrite.first_person or rewrite.plural_first_person or rewrite.second_person or rewrite.third_person
+    if not personal and not _has_verb(body) and has_detail and _answers_or_tells(info):
+        content = f"{info.speaker}: {_lower_first(_POLAR_LEAD.sub('', body))}"
+        personal = True  # "$500 a month into an S&P 500 index fund" answering "How will you invest it?"
+    user = (info.context.turn.role or "") == "user"
+    if not personal and has_detail and user and re.match(r"^(?:the|our|this)\s+\w+", body, re.I):
+        content = f"{possessive(info.speaker)} {content.split(' ', 1)[1]}"  # a user's "the review" is theirs
+    name = re.escape(info.speaker)  # "I'm Priya, a product manager" said by Priya
+    content = re.sub(rf"^({name})(?: is|'s name is) {name}(?:,\s*|\s+and\s+|$)", r"\1 is ", content).strip()
+    return content, personal
+
+
+def _not_worth_keeping(info: _Turn, body: str, content: str, personal: bool, has_detail: bool) -> str | None:
+    """Why a statement is not a memory (a feeling, praise, a generic truth, a vague or half-resolved
+    sentence), or None when it is one."""
+    words = len(content.split())
+    if is_feeling(body) and not has_detail:
+        return "feeling"
+    if _LISTENER_START.match(body) and not has_detail and info.addressee != "the assistant":
+        return "about the listener"  # "You're so brave": praise, not a fact
+    if _GERUND_SUBJECT.match(body) and not has_detail:
+        return "generic"  # "Taking care of ourselves is vital"
+    definite = re.match(r"^(?:the|our|this)\s+\w+", body, re.I)
+    prescriptive = _has_verb(body) and _OBLIGATION.search(body)
+    values = re.sub(r"\b(?:19|20)\d\d\b", "", body)  # "standup is at 10:00" has a value; "in 2019" is just when
+    stated = _has_verb(body) and (_has_detail(info, values) or (definite and has_detail))
+    if not (personal or prescriptive or stated or _dated_event(info, body)):
+        return "no one in it"  # "Last time was in 2019": a number alone is about no one
+    if content in {info.speaker, f"{info.speaker} is"}:
+        return "introduction"
+    if not has_detail and (words <= 2 or (_VAGUE.search(body) and words <= 8)):
+        return "vague"
+    if _PRONOUN_START.match(content) and not has_detail:
+        return "unresolved subject"
+    if re.match(r"^(?:you|your|you're|you've)\b", content, re.I):
+        return "unresolved listener"  # no one was addressed, so "you" cannot become a name
+    if re.search(r"\b(will|would|can|could|do|does|did|am|is|are|have|has)$", content) and not has_detail:
+        return "elliptical"  # "I definitely will"
+    return None
+
+
+def _kind(text: str, resolved: Resolution, now: datetime) -> MemoryKind:
+    """`classify_kind`, with what it cannot see: a fact dated to a day (or one that is over) is an episode,
+    a diet or a standing want is a preference, "every PR needs ..." is a rule."""
+    kind = classify_kind(text)
+    if kind == "rule" and _PREFERENCE_VERB.search(text) and not _PRESCRIPTIVE.search(text):
+        return "preference"  # "Ottilie always prefers places near mountains": a habit of liking, not an order
+    if kind == "fact" and (_STANDING_RULE.search(text) or re.match(r"^(?:no|never)\s", text, re.I)):
+        return "rule"
+    if kind == "fact" and re.search(r":\s*\w.*,\s*then\b", text):
+        return "procedure"  # "whenever it hangs: vpnctl reset, then sign in again"
+    if kind == "fact" and _PREFERENCE_WORDS.search(text):
+        return "preference"
+    if kind == "fact" and resolved.start is not None and resolved.end is not None and (
+            resolved.end - resolved.start <= timedelta(days=3) or resolved.end <= now):
+        return "episode"
+    return kind
+
+
+def _joined(first: _Draft, second: _Draft) -> _Draft:
+    return _Draft(f"{first.content.rstrip('.!')}; {second.content}", f"{first.source} {second.source}",
+                  f"{first.kind_text}; {second.kind_text}", min(first.confidence, second.confidence),
+                  first.reasons + second.reasons, tuple(dict.fromkeys(first.turn_ids + second.turn_ids)))
+
+
+def display_name(speaker: str) -> str:
+    """The speaker as a memory names them: "user" -> "User"."""
+    name = " ".join(speaker.split()) or "User"
+    return name[:1].upper() + name[1:] if name.islower() else name
+
+
+def _is_assistant(turn: TurnView) -> bool:
+    if turn.role:
+        return turn.role.lower() == "assistant"
+    return turn.speaker.strip().lower() in _ASSISTANT_NAMES
+
+
+def _addressee(context: GenerationContext) -> str | None:
+    """Who "you" is: the previous speaker, else the latest other speaker in the window."""
+    other = context.previous or next((t for t in reversed(context.window) if t.speaker != context.turn.speaker), None)
+    if other is None:
+        return None
+    return "the assistant" if _is_assistant(other) else display_name(other.speaker)
+
+
+def _speakers(context: GenerationContext) -> list[str]:
+    return [display_name(t.speaker) for t in context.window if not _is_assistant(t)]
+
+
+def _recent_mentions(context: GenerationContext, speaker: str) -> tuple[Mention, ...]:
+    """People named in the last four turns, newest first: who "she" may be."""
+    found: list[Mention] = []
+    for turn in list(reversed(context.window))[:4]:
+        found += find_mentions(turn.text, display_name(turn.speaker),
+                               speaker if display_name(turn.speaker) != speaker else None)
+    return tuple(found)
+
+
+def _with_subject(body: str) -> tuple[str, bool]:
+    """Chat drops the subject ("Moved to Lisbon in March"); put the speaker's "I" back."""
+    first = body.split()[0].lower() if body.split() else ""
+    low = body[:1].lower() + body[1:]
+    if first in {"gonna", "going"} and re.match(r"^(gonna|going to)\b", low):
+        return "I'm going to " + low.split(" ", 1)[1] if first == "gonna" and " " in low else "I'm " + low, True
+    if first == "been":
+        return "I've " + low, True
+    if first in {"just", "finally", "recently", "also", "already", "currently", "now", "really", "still"}:
+        first = body.split()[1].lower() if len(body.split()) > 1 else ""
+    if first in _STATE_WORDS:
+        return body, False
+    if (first in PAST_FORMS and first not in {"been", "done"}) or (first.endswith("ed") and len(first) > 4):
+        return "I " + low, True
+    gerund = _GERUND_START.match(low)
+    named = re.search(r"\d|\s[A-Z]", body)  # "Creating gaming content for YouTube": something definite is done
+    if gerund and not _FINITE.search(body) and (first in _PLAN_GERUNDS or gerund["adverb"] or named):
+        return "I'm " + low, True  # "Currently reading Project Hail Mary": the adverb says it is going on
+    if _PREFERENCE_START.match(body):
+        return "I " + low, True
+    return body, False
+
+
+def _person_confidence(rewrite: Rewrite, confidence: float) -> tuple[float, tuple[str, ...]]:
+    """Plain first-person statements are the surest; each heuristic resolution costs a little."""
+    reasons = []
+    for flag, cost, why in (("first_person", 0.0, "first person"), ("plural_first_person", 0.1, "we as speaker"),
+                            ("second_person", 0.1, "you as addressee"), ("third_person", 0.15, "he/she resolved"),
+                            ("unresolved", 0.25, "pronoun left")):
+        if getattr(rewrite, flag):
+            confidence -= cost
+            reasons.append(why)
+    if not reasons:
+        confidence -= 0.05  # about someone named, no one speaking of themselves
+    return confidence, tuple(reasons)
+
+
+def _render_segments(follow: FollowUp, answerer: str, asker: str, antecedents: tuple[Mention, ...]) -> str:
+    """Each part in its own speaker's perspective: the asker's "you" and the answerer's "I" are one person."""
+    parts = []
+    for segment in follow.segments:
+        speaker, listener = (answerer, asker) if segment.by_answerer else (asker, answerer)
+        parts.append(rewrite_persons(segment.text, speaker, listener, antecedents).text)
+    return "".join(parts)
+
+
+def _merge_clause(statement: str, answer: str) -> str | None:
+    """"Alex is going to Japan" + "Alex is going next April" -> "Alex is going to Japan next April"."""
+    said, heard = statement.split(), answer.rstrip(".!").split()
+    common = 0
+    while common < min(len(said), len(heard)) and said[common].lower() == heard[common].lower():
+        common += 1
+    if common < 2 or common == len(heard):
+        return None
+    return " ".join(said + heard[common:])
+
+
+def _has_detail(info: _Turn, rewritten: str, numbers: bool = True) -> bool:
+    """Whether a sentence names something beyond the two people talking: a name, or a number.
+
+    A capitalised first word counts only when it is written capitalised mid-sentence nearby too:
+    "Maya" is a name, "Family" at the start of "Family is everything" is not."""
+    if numbers and re.search(r"\d", rewritten):
+        return True
+    own = {info.speaker, info.addressee, "the assistant"}
+    lead = rewritten.split()[0].strip(",.!:;'").removesuffix("'s") if rewritten.split() else ""
+    for name in find_entities(rewritten, info.known):
+        if name in own or name.lower() == "the assistant":
+            continue
+        first = name.split()[0]
+        if first == lead and rewritten.startswith(lead) and first.removesuffix("'s") not in info.seen:
+            continue
+        return True
+    return numbers and bool(resolve_dates(rewritten, info.context.now).times)  # "My exam is next Tuesday": a date
+
+
+def _answers_or_tells(info: _Turn) -> bool:
+    """A user telling the assistant, or anyone answering a question: a verbless reply still says something."""
+    previous = info.context.previous
+    return (info.context.turn.role or "").lower() == "user" or bool(previous and previous.text.rstrip().endswith("?"))
+
+
+def _names_someone(info: _Turn, content: str, asker: str) -> bool:
+    people = {info.speaker, asker, *info.known}
+    return any(re.search(rf"\b{re.escape(p)}\b", content) for p in people if p and p != "the assistant")
+
+
+def _has_verb(text: str) -> bool:
+    """A statement has a verb; "A suspenseful thriller set in a small Midwestern town" is a caption."""
+    words = re.findall(r"[a-z']+", text.lower())
+    return bool(_FINITE.search(text) or re.search(r"\w'(?:s|re|m|ll|ve)\b", text)) \
+        or any(w in PAST_FORMS or (w.endswith("ed") and len(w) > 4) for w in words) \
+        or any(w.endswith("s") and i and words[i - 1] not in _DETERMINERS | {"no", "yes", "and", "or"}
+               for i, w in enumerate(words[:4]))
+
+
+def _dated_event(info: _Turn, body: str) -> bool:
+    """"The design review moved to Friday at 11": a definite thing with a date of its own is worth keeping
+    though no one is named; "The weather is nice today" is not (today is not a date anyone will ask about)."""
+    if not re.match(r"^the\s+\w+", body, re.I) or is_small_talk(body):
+        return False
+    times = resolve_dates(body, info.context.now).times
+    return any(t.phrase.lower() not in {"today", "tonight"} for t in times)
+
+
+def _lower_first(text: str) -> str:
+    return text[:1].lower() + text[1:] if text[1:2].islower() else text
+
+
+def _finish(text: str) -> str:
+    """Tidy spacing and end punctuation; start with a capital unless the first word is "iPhone"-like."""
+    text = re.sub(r"\s+([,;:])", r"\1", " ".join(text.split())).strip().rstrip(".!;:,-").strip()
+    first = text.split()[0] if text else ""
+    if first[:1].islower() and first[1:] == first[1:].lower():
+        text = text[:1].upper() + text[1:]
+    return text

@@ -1,0 +1,107 @@
+"""Chat text into sentences, and the conversational padding around what a sentence says.
+
+A turn carries several statements ("Hey Sam! I moved to Berlin. My sister lives there too."), and
+each is judged on its own. Leading discourse words ("Oh,", "So", "Btw") and a name said to the
+listener ("..., Caroline!") carry nothing to remember and would stop a sentence from starting with
+its subject, so they are removed; the words that matter are never touched.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from functools import lru_cache
+
+_ABBREVIATIONS = frozenset({"dr", "mr", "mrs", "ms", "st", "jr", "sr", "vs", "etc", "e.g", "i.e", "approx", "no",
+                            "inc", "ltd", "co", "mt", "ft", "prof", "u.s", "a.m", "p.m"})
+_BOUNDARY = re.compile(r"(?:[.!?]+|\u2026)[\"')\]]*\s+|\s+[-\u2013\u2014]+\s+|\n+")
+_EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F\u200D]+")
+_QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
+_DISCOURSE = re.compile(
+    r"^(?:(?:oh+|ooh+|ah+|aw+|well|so|yeah|yea|yes|yep|ok|okay|alright|hey|hi|hm+|um+|uh+|haha+|hah|lol|lmao|wow|"
+    r"omg|btw|by the way|actually|honestly|anyway|anyways|also|plus|and|but|oh well|fun fact|guess what|great|"
+    r"cool|nice|awesome|sure|totally|true|indeed|seriously|fyi|just so you know|for the record|you know what|"
+    r"to be honest|tbh|oh man|man|dude|ugh|phew|yay|hooray|wait|whoa|woah|yikes|gosh|geez|jeez|aha|heads up|"
+    r"(?:big|good|great|bad|exciting|some) news|(?:quick |small |little )?update|correction|sorry|reminder|"
+    r"it's official|plan of record|(?:some )?background|quick one|ps|p\.s\.)"
+    r"(?![\w'])[,!.:;\s-]*)+",
+    re.I,
+)
+_TRAILING_FILLER = re.compile(r"[,;]?\s+(?:though|ha|haha+|lol|lmao|ugh|tbh)\s*([.!?]*)$", re.I)
+_CLAUSE_BREAK = re.compile(r";\s+|,\s+(?:and\s+|but\s+|so\s+)?(?=(?:(?:as usual|also|now|then|actually),?\s+)?"
+                           r"(?:I|I'm|I've|I'll|I'd|we|we're|we've|my|our|can you|could you|please)\b)")
+_REQUEST_START = re.compile(r"^(?:can you|could you|please)\b", re.I)
+_SUBORDINATE_START = re.compile(r"^(?:even if|if|when|whenever|since|because|although|though|while|after|before|as|"
+                                r"once|unless|until)\b", re.I)
+_GREETED_NAME = re.compile(r"^(?i:hey|hi|hello|dear|hiya|thanks|thank you)\s+[A-Z][a-z]+\s*[,!:.]\s*")
+
+
+def _normalize(text: str) -> str:
+    """Straight quotes, no emoji, single spaces."""
+    return re.sub(r"[ \t]+", " ", _EMOJI.sub(" ", text.translate(_QUOTES))).strip()
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of a chat turn, each with its end punctuation; "Dr." and "v2.1" do not end one."""
+    text = _normalize(text)
+    sentences, start = [], 0
+    for m in _BOUNDARY.finditer(text):
+        before = text[start:m.start()].split()
+        last = before[-1].lower().rstrip(".") if before else ""
+        numbered = len(before) == 1 and last.isdigit()  # "1." opening a list item
+        initial = len(last) == 1 and last.isalpha()  # "J. K. Rowling"
+        if m.group().strip().startswith(".") and (last in _ABBREVIATIONS or initial or numbered):
+            continue
+        piece = text[start:m.end()].strip()
+        if piece.strip("-\u2013\u2014 "):
+            sentences.append(piece.rstrip("-\u2013\u2014 ").strip())
+        start = m.end()
+    tail = text[start:].strip()
+    if tail:
+        sentences.append(tail)
+    return [" ".join(s.split()) for s in sentences if re.search(r"\w", s)]
+
+
+def split_clauses(sentence: str, is_clause: Callable[[str], bool]) -> list[str]:
+    """A sentence that joins units of different standing, split: a contrast ("Yes, but we're moving"), a
+    request after a statement ("I'm going to Japan, can you find a ryokan?"), a statement after a
+    fragment ("Not anymore, I joined Anthropic"). Two statements on one topic stay one memory ("I don't
+    eat meat, I'm vegetarian"); a sentence opening with "if"/"since"/"when" stays whole."""
+    if _SUBORDINATE_START.match(sentence):
+        return [sentence]
+    units = [sentence]
+    for m in reversed(list(_CLAUSE_BREAK.finditer(sentence))):
+        head, tail = units[0][:m.start()].strip(), units[0][m.end():].strip()
+        contrast = ";" in m.group() or "but" in m.group()
+        if head and tail and (contrast or _REQUEST_START.match(tail) or not is_clause(head)):
+            units[0:1] = [head, tail]
+    return units
+
+
+def strip_padding(sentence: str, names: Iterable[str] = ()) -> str:
+    """Without leading discourse words or a name said to the listener; `sentence` if nothing is left.
+
+    A vocative is a known name or its short form ("Mel" for Melanie), or any capitalised word right
+    after a greeting ("Hey Caroline, ..."); a name elsewhere is content and stays."""
+    vocatives = _vocatives(tuple(names))
+    text = sentence.strip()
+    while True:
+        stripped = _DISCOURSE.sub("", _GREETED_NAME.sub("", text))
+        if vocatives:
+            stripped = vocatives[0].sub("", stripped)
+        if stripped == text or not re.search(r"\w", stripped):
+            break
+        text = stripped
+    text = vocatives[1].sub("", text) if vocatives else text
+    return _TRAILING_FILLER.sub(r"\1", text)
+
+
+@lru_cache(maxsize=256)
+def _vocatives(names: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[str]] | None:
+    """Patterns for the names and their short forms said to the listener, at the start and at the end."""
+    forms = {n for name in names if name for n in (name, name.split()[0])}
+    forms |= {f[:k] for f in list(forms) for k in (3, 4) if len(f) > k + 1 and f[:1].isupper()}
+    if not forms:
+        return None
+    alternation = "|".join(sorted((re.escape(f) for f in forms), key=len, reverse=True))
+    return re.compile(rf"^(?:{alternation})\b\s*[,!:]\s*"), re.compile(rf",\s*(?:{alternation})\s*(?=[.!?]*$)")

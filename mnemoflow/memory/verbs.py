@@ -1,0 +1,137 @@
+"""English verb forms that pronoun and question rewriting need.
+
+"I go" said by Alex becomes "Alex goes", and "did you go" becomes "you went". A closed table of
+irregular verbs plus the regular spelling rules covers everyday conversation; a word that is not
+clearly a present-tense verb is left as written, because a wrong inflection is worse than none.
+"""
+
+from __future__ import annotations
+
+import re
+
+# base -> (past, past participle)
+_IRREGULAR: dict[str, tuple[str, str]] = {
+    "be": ("was", "been"), "become": ("became", "become"), "begin": ("began", "begun"),
+    "bite": ("bit", "bitten"), "break": ("broke", "broken"), "bring": ("brought", "brought"),
+    "build": ("built", "built"), "buy": ("bought", "bought"), "catch": ("caught", "caught"),
+    "choose": ("chose", "chosen"), "come": ("came", "come"), "do": ("did", "done"),
+    "draw": ("drew", "drawn"), "drink": ("drank", "drunk"), "drive": ("drove", "driven"),
+    "eat": ("ate", "eaten"), "fall": ("fell", "fallen"), "feed": ("fed", "fed"), "feel": ("felt", "felt"),
+    "fight": ("fought", "fought"), "find": ("found", "found"), "fly": ("flew", "flown"),
+    "forget": ("forgot", "forgotten"), "get": ("got", "gotten"), "give": ("gave", "given"),
+    "go": ("went", "gone"), "grow": ("grew", "grown"), "hang": ("hung", "hung"), "have": ("had", "had"),
+    "hear": ("heard", "heard"), "hide": ("hid", "hidden"), "hold": ("held", "held"), "keep": ("kept", "kept"),
+    "know": ("knew", "known"), "lead": ("led", "led"), "leave": ("left", "left"), "lend": ("lent", "lent"),
+    "lose": ("lost", "lost"), "make": ("made", "made"), "mean": ("meant", "meant"), "meet": ("met", "met"),
+    "pay": ("paid", "paid"), "ride": ("rode", "ridden"), "ring": ("rang", "rung"), "rise": ("rose", "risen"),
+    "run": ("ran", "run"), "say": ("said", "said"), "see": ("saw", "seen"), "sell": ("sold", "sold"),
+    "send": ("sent", "sent"), "shoot": ("shot", "shot"), "sing": ("sang", "sung"), "sit": ("sat", "sat"),
+    "sleep": ("slept", "slept"), "speak": ("spoke", "spoken"), "spend": ("spent", "spent"),
+    "stand": ("stood", "stood"), "steal": ("stole", "stolen"), "stick": ("stuck", "stuck"),
+    "swim": ("swam", "swum"), "take": ("took", "taken"), "teach": ("taught", "taught"),
+    "tear": ("tore", "torn"), "tell": ("told", "told"), "think": ("thought", "thought"),
+    "throw": ("threw", "thrown"), "understand": ("understood", "understood"), "wake": ("woke", "woken"),
+    "wear": ("wore", "worn"), "win": ("won", "won"), "write": ("wrote", "written"),
+}
+# Present and past look alike ("I quit my job"): narration is usually past, so they stay as written.
+_SAME_IN_PAST = frozenset({"bet", "cost", "cut", "hit", "hurt", "let", "put", "quit", "read", "set", "shut", "spread"})
+PAST_FORMS = frozenset({p for p, _ in _IRREGULAR.values()} | {pp for _, pp in _IRREGULAR.values()}) - {"come", "run"}
+
+# After a first- or second-person subject these change as well ("I am" -> "Alex is").
+_AUX_THIRD_PERSON = {
+    "am": "is", "are": "is", "were": "was", "have": "has", "do": "does", "don't": "doesn't",
+    "aren't": "isn't", "weren't": "wasn't", "haven't": "hasn't", "ain't": "isn't", "wanna": "wants to",
+    "gotta": "has to",
+}
+AUXILIARIES = frozenset({
+    "am", "is", "are", "was", "were", "be", "been", "do", "does", "did", "have", "has", "had",
+    "will", "would", "can", "could", "shall", "should", "may", "might", "must",
+})
+_UNCHANGED = AUXILIARIES | frozenset({
+    "ought", "used", "didn't", "can't", "cannot", "couldn't", "won't", "wouldn't", "shouldn't", "mustn't",
+    "wasn't", "hadn't", "isn't", "hasn't", "doesn't", "gotta", "gonna", "wanna",
+})
+# Words that can sit between a subject and its verb without changing it ("I really love").
+_ADVERBS = frozenset({
+    "really", "also", "still", "just", "always", "never", "usually", "often", "sometimes", "actually",
+    "definitely", "absolutely", "totally", "only", "mostly", "generally", "already", "finally",
+    "probably", "even", "rarely", "seldom", "normally", "typically", "now", "currently", "literally",
+    "kinda", "sorta", "no", "longer", "recently", "basically", "seriously", "truly", "certainly",
+    "both", "all", "occasionally", "mainly", "barely", "hardly", "constantly", "regularly", "personally",
+    "honestly", "sometime", "once", "twice", "ever", "almost", "nearly", "soon", "then", "last", "first",
+})
+_NOT_LY_ADVERBS = frozenset({"apply", "reply", "rely", "supply", "multiply", "comply", "imply", "fly", "ally"})
+_ED_BASES = frozenset({"need", "feed", "bleed", "breed", "speed", "succeed", "proceed", "exceed", "embed",
+                       "heed", "plead", "seed", "weed", "shred"})
+_ING_BASES = frozenset({"bring", "sing", "ring", "sting", "swing", "cling", "fling", "string", "spring", "wring"})
+# Function words that never follow a subject as its verb.
+NOT_VERBS = frozenset({
+    "a", "an", "the", "and", "or", "but", "to", "of", "in", "on", "at", "for", "with", "from", "by",
+    "too", "as", "if", "so", "not", "that", "this", "who", "which", "myself", "yourself", "ourselves",
+    "guys", "all", "both", "alone", "together", "there", "here", "again", "either", "neither",
+})
+
+
+def is_adverb(word: str) -> bool:
+    low = word.lower()
+    return low in _ADVERBS or (low.endswith("ly") and len(low) > 4 and low not in _NOT_LY_ADVERBS)
+
+
+def third_person(verb: str) -> str:
+    """The -s form of a base verb: go -> goes, study -> studies, have -> has."""
+    special = {"be": "is", "have": "has", "do": "does", "go": "goes"}
+    if verb in special:
+        return special[verb]
+    if re.search(r"(s|sh|ch|x|z|o)$", verb):
+        return verb + "es"
+    if re.search(r"[^aeiou]y$", verb):
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
+def past(verb: str) -> str:
+    """The simple past of a base verb: go -> went, plan -> planned, move -> moved."""
+    if verb in _IRREGULAR:
+        return _IRREGULAR[verb][0]
+    if verb in _SAME_IN_PAST:
+        return verb
+    if verb.endswith("e"):
+        return verb + "d"
+    if re.search(r"[^aeiou]y$", verb):
+        return verb[:-1] + "ied"
+    if re.fullmatch(r"[^aeiou]*[aeiou][^aeiouwxy]", verb):
+        return verb + verb[-1] + "ed"
+    return verb + "ed"
+
+
+def is_past(word: str) -> bool:
+    """A simple past or participle: "went", "moved"; not "need" or "breed"."""
+    low = word.lower()
+    return low in PAST_FORMS or (low.endswith("ed") and len(low) > 3 and low not in _ED_BASES)
+
+
+def looks_like_base_verb(word: str) -> bool:
+    """True for a word that can be a present-tense verb right after "I"/"you"/"we"."""
+    low = word.lower()
+    if not low.isalpha() or low in NOT_VERBS or low in _UNCHANGED or low in _SAME_IN_PAST:
+        return False
+    if low in PAST_FORMS:
+        return False
+    if low.endswith("ed") and low not in _ED_BASES:
+        return False
+    if any(low.endswith(v) for v in _SAME_IN_PAST):  # "misread", "reset", "upset": past as often as not
+        return False
+    return not (low.endswith("ing") and low not in _ING_BASES)
+
+
+def agree(word: str) -> str | None:
+    """The form `word` takes after a third-person singular subject, or None to leave it as is.
+
+    Used for the verb right after a subject that was "I", "we" or "you": "am" -> "is",
+    "don't" -> "doesn't", "love" -> "loves"; "went", "can", "moving" stay."""
+    low = word.lower()
+    if low in _AUX_THIRD_PERSON:
+        return _AUX_THIRD_PERSON[low]
+    if not looks_like_base_verb(low):
+        return None
+    return third_person(low)

@@ -1,0 +1,51 @@
+"""Pronouns to names: the speaker's "I", the listener's "you", and "he"/"she" only when one person fits."""
+
+from __future__ import annotations
+
+import pytest
+
+from mnemoflow.memory.coref import Mention, find_mentions, rewrite_persons
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I'd love to visit Japan", "Alex would love to visit Japan"),
+    ("I'd been there before", "Alex had been there before"),
+    ("Maya and I went hiking", "Maya and Alex went hiking"),
+    ("We went hiking and I loved it", "Alex went hiking and Alex loved it"),
+    ("We both love sushi", "Alex loves sushi"),
+    ("I watch TV and I study", "Alex watches TV and Alex studies"),
+    ("Thank you for helping me", "Thank Sam for helping Alex"),
+    ("when you talk to me, you don't listen", "when Sam talks to Alex, Sam doesn't listen"),
+    ("I heard your sister is in Oslo", "Alex heard Sam's sister is in Oslo"),
+    ("I quit my job", "Alex quit Alex's job"),
+    ("I need to study for my exam", "Alex needs to study for Alex's exam"),
+])
+def test_first_and_second_person(text: str, expected: str) -> None:
+    assert rewrite_persons(text, "Alex", "Sam").text == expected
+
+
+def test_you_is_left_alone_when_no_one_is_addressed() -> None:
+    rewrite = rewrite_persons("I told you so", "Alex", None)
+    assert rewrite.text == "Alex told you so" and rewrite.unresolved
+
+
+def test_she_is_resolved_only_when_one_person_fits() -> None:
+    sister = rewrite_persons("My sister Carmen is a nurse.", "Rosa", None)
+    assert sister.mentions[0] == Mention("Carmen", "f", strong=True)
+    assert rewrite_persons("She just had twins", "Rosa", None, sister.mentions).text == "Carmen just had twins"
+    two = find_mentions("My sister Carmen and my mom visited.", "Rosa", None)
+    ambiguous = rewrite_persons("She loved it", "Rosa", None, two)
+    assert ambiguous.text == "She loved it" and ambiguous.unresolved
+
+
+def test_his_is_possessive_and_him_is_an_object() -> None:
+    brother = find_mentions("my brother Luca", "Nina", None)
+    assert rewrite_persons("I went with his dog and met him there", "Nina", None, brother).text == (
+        "Nina went with Luca's dog and met Luca there")
+
+
+def test_it_names_a_thing_only_before_something_concrete() -> None:
+    thing = find_mentions("Can you remind me about my dentist appointment?", "Maria", "the assistant")
+    assert rewrite_persons("It's next Tuesday at 2:30pm", "Maria", None, thing).text == (
+        "Maria's dentist appointment is next Tuesday at 2:30pm")
+    assert rewrite_persons("It was so gratifying", "Maria", None, thing).text == "It was so gratifying"

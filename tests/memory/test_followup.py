@@ -1,0 +1,49 @@
+"""Questions taken apart and short answers merged with them."""
+
+from __future__ import annotations
+
+import pytest
+
+from mnemoflow.memory.followup import merge, parse_question
+
+
+@pytest.mark.parametrize(("question", "wh", "aux", "subject", "rest"), [
+    ("When are you going to Japan?", "when", "are", "you", "going to Japan"),
+    ("How long was the interview process?", "how long", "was", "the interview process", ""),
+    ("When does your new job start?", "when", "does", "your new job", "start"),
+    ("Who's the lawyer in your family?", "who", "is", "the lawyer in your family", ""),
+    ("Are you and Sam still coming on Saturday?", None, "are", "you and Sam", "still coming on Saturday"),
+    ("Is this your painting?", None, "is", "this", "your painting"),
+    ("You're moving to Berlin, right?", None, "are", "you", "moving to Berlin"),
+])
+def test_questions_are_taken_apart(question: str, wh: str | None, aux: str, subject: str, rest: str) -> None:
+    q = parse_question(question)
+    assert q is not None
+    assert (q.wh, q.aux, q.subject, q.rest) == (wh, aux, subject, rest)
+
+
+@pytest.mark.parametrize("question", ["How are you?", "What's up?", "Would you like some tea?",
+                                      "Can you send me the file?", "How was your weekend?"])
+def test_small_talk_and_offers_are_not_questions_to_merge(question: str) -> None:
+    assert parse_question(question) is None
+
+
+def test_each_part_keeps_the_perspective_of_who_said_it() -> None:
+    follow = merge("Who are you going with?", "With my brother Luca.")
+    assert follow is not None
+    assert [(s.text, s.by_answerer) for s in follow.segments] == [("you are going with", False),
+                                                                   (" my brother Luca", True)]
+
+
+def test_a_clause_after_yes_or_no_is_a_statement_of_its_own() -> None:
+    follow = merge("Do you still work at Google?", "Not anymore, I joined Anthropic in January.")
+    assert follow is not None and follow.mode == "no"
+    assert follow.segments[0].text == "you no longer work at Google"
+    assert follow.leftover == "I joined Anthropic in January"
+
+
+@pytest.mark.parametrize(("question", "answer"), [
+    ("When are you going?", "Not sure yet."), ("Where do you live?", "Yes."), ("How was the concert?", "Amazing!"),
+])
+def test_answers_that_fill_nothing_are_not_merged(question: str, answer: str) -> None:
+    assert merge(question, answer) is None

@@ -1,0 +1,269 @@
+"""The rule engine end to end: what it stores, how it words it, and the fields it fills."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mnemoflow.memory.candidates import GenerationEngine
+from mnemoflow.memory.rules import RuleEngine
+from tests.memory.dialogue import contexts, say, stored
+
+NOW = datetime(2024, 5, 8, 10, 0)  # a Wednesday
+
+
+def contents(candidates: list) -> list[str]:
+    return [c.content for c in candidates]
+
+
+def test_the_engine_is_a_generation_engine() -> None:
+    engine: GenerationEngine = RuleEngine()
+    assert engine.name == "rules"
+
+
+def test_a_short_answer_is_read_with_the_question_it_answers() -> None:
+    lines = [("Sam", "Oh nice! When are you going to Japan?"), ("Alex", "Next April.")]
+    [memory] = stored(lines, NOW)
+    assert memory.content == "Alex is going to Japan in April 2025"
+    assert memory.temporal_text == "next April"
+    assert (memory.event_start_at, memory.event_end_at) == (datetime(2025, 4, 1), datetime(2025, 5, 1))
+    assert memory.observed_at == datetime(2024, 5, 8, 10, 1)  # when it was said: lifecycle time is not set here
+    assert memory.source_turn_ids == ("t1", "t2")
+    assert {"Alex", "Japan"} <= set(memory.entities)
+    assert memory.should_store and memory.kind == "fact"
+
+
+def test_a_resolved_follow_up_is_less_certain_than_a_plain_statement() -> None:
+    [answer] = stored([("Sam", "When are you going to Japan?"), ("Alex", "Next April.")], NOW)
+    [plain] = say("Alex", "I'm going to Japan next April.")
+    assert plain.content == answer.content
+    assert answer.confidence < plain.confidence
+
+
+def test_an_elliptic_question_takes_its_topic_from_the_turn_before() -> None:
+    lines = [("Will", "I'm starting a pottery class."), ("Kate", "Fun! When?"), ("Will", "This Saturday.")]
+    assert contents(stored(lines, NOW)) == ["Will is starting a pottery class",
+                                            "Will is starting a pottery class on May 11, 2024"]
+
+
+@pytest.mark.parametrize(("question", "answer", "expected"), [
+    ("Are you still vegetarian?", "Yes!", "Dana is still vegetarian"),
+    ("Are you still vegetarian?", "No, not anymore.", "Dana is no longer vegetarian"),
+    ("Do you eat fish?", "No.", "Dana does not eat fish"),
+    ("Do you still work at Google?", "Nope.", "Dana no longer works at Google"),
+    ("Have you been to Iceland?", "Never.", "Dana has never been to Iceland"),
+    ("Did you go to the concert?", "Yes, with Maya.", "Dana went to the concert with Maya"),
+    ("You're moving to Berlin, right?", "Yep.", "Dana is moving to Berlin"),
+    ("Any kids?", "Yes, two.", "Dana has two kids"),
+    ("Do you prefer tea or coffee?", "Coffee.", "Dana prefers coffee"),
+])
+def test_yes_no_questions_set_the_polarity_of_the_statement(question: str, answer: str, expected: str) -> None:
+    assert contents(say("Dana", answer, ("Chris", question))) == [expected]
+
+
+@pytest.mark.parametrize(("question", "answer", "expected"), [
+    ("Where do you live?", "Berlin.", "Dana lives in Berlin"),
+    ("Where are you from?", "Lisbon.", "Dana is from Lisbon"),
+    ("Who are you going with?", "My brother Luca.", "Dana is going with Dana's brother Luca"),
+    ("How long have you been learning Spanish?", "About two years.",
+     "Dana has been learning Spanish for about two years"),
+    ("How many kids do you have?", "Three.", "Dana has three kids"),
+    ("What's your favorite food?", "Sushi.", "Dana's favorite food is Sushi"),
+    ("What are you doing this weekend?", "Hiking in the Alps.",
+     "Dana is hiking in the Alps on the weekend of May 11-12, 2024"),
+    ("When did you move to Berlin?", "Last year.", "Dana moved to Berlin in 2023"),
+])
+def test_wh_answers_fill_the_slot_the_question_left(question: str, answer: str, expected: str) -> None:
+    assert contents(say("Dana", answer, ("Chris", question))) == [expected]
+
+
+@pytest.mark.parametrize(("said", "expected"), [
+    ("I am a nurse at St. Mary's.", "Alex is a nurse at St. Mary's"),
+    ("I'm allergic to penicillin.", "Alex is allergic to penicillin"),
+    ("I have two cats, Miso and Tofu.", "Alex has two cats, Miso and Tofu"),
+    ("I was born in Porto.", "Alex was born in Porto"),
+    ("I don't eat pork.", "Alex doesn't eat pork"),
+    ("I go to the gym every Monday.", "Alex goes to the gym every Monday"),
+    ("I study Korean at night school.", "Alex studies Korean at night school"),
+    ("I really love Thai food.", "Alex really loves Thai food"),
+    ("I've lived in Oslo since 2019.", "Alex has lived in Oslo since 2019"),
+    ("I'll start at Google in June.", "Alex will start at Google in June 2024"),
+    ("We need a bigger apartment in Lyon.", "Alex needs a bigger apartment in Lyon"),
+    ("My wife and I are moving to Lisbon.", "Alex's wife and Alex are moving to Lisbon"),
+    ("i work at Stripe as a data engineer", "Alex works at Stripe as a data engineer"),
+])
+def test_first_person_becomes_the_speaker_with_the_verb_agreeing(said: str, expected: str) -> None:
+    assert contents(say("Alex", said)) == [expected]
+
+
+def test_my_x_becomes_the_speakers_x_and_she_follows_it() -> None:
+    said = "My sister Maya is a pediatric nurse in Seattle. She just had twins!"
+    assert contents(say("Rosa", said)) == ["Rosa's sister Maya is a pediatric nurse in Seattle", "Maya just had twins"]
+
+
+def test_you_is_the_previous_speaker() -> None:
+    assert contents(say("Tara", "I heard you're moving to Denver next week.", ("Ben", "Hey Tara, got a minute?"))) == [
+        "Tara heard Ben is moving to Denver in the week of May 13, 2024"]
+
+
+def test_you_addressed_to_the_assistant_is_the_assistant() -> None:
+    lines = [("assistant", "How can I help?", "assistant"),
+             ("Jordan", "Always use metric units when you talk to me.", "user")]
+    assert contents(stored(lines, NOW)) == ["Jordan's rule: always use metric units when the assistant talks to Jordan"]
+
+
+@pytest.mark.parametrize(("now", "said", "expected"), [
+    (NOW, "My flight leaves tomorrow at 6am.", "Alex's flight leaves on May 9, 2024 at 6am"),
+    (NOW, "I met Maya yesterday.", "Alex met Maya on May 7, 2024"),
+    (NOW, "I'm seeing Maya next Friday.", "Alex is seeing Maya on May 17, 2024"),
+    (NOW, "I'm seeing Maya on Friday.", "Alex is seeing Maya on May 10, 2024"),
+    (NOW, "I saw Maya on Monday.", "Alex saw Maya on May 6, 2024"),
+    (NOW, "I moved to Lyon last month.", "Alex moved to Lyon in April 2024"),
+    (NOW, "I start at Shopify in 3 weeks.", "Alex starts at Shopify in 3 weeks (May 29, 2024)"),
+    (NOW, "I sold my car 2 days ago.", "Alex sold Alex's car 2 days ago (May 6, 2024)"),
+    (datetime(2024, 1, 31, 9), "My talk is on the 15th.", "Alex's talk is on February 15, 2024"),
+    (datetime(2024, 1, 31, 9), "My sister visits next month.", "Alex's sister visits in February 2024"),
+    (datetime(2024, 12, 20, 9), "I start at Shopify in three weeks.",
+     "Alex starts at Shopify in three weeks (January 10, 2025)"),
+    (datetime(2024, 12, 20, 9), "I'm flying to Oslo next month.", "Alex is flying to Oslo in January 2025"),
+    (datetime(2024, 12, 31, 9), "I'm flying to Oslo tomorrow.", "Alex is flying to Oslo on January 1, 2025"),
+])
+def test_relative_dates_become_absolute_against_when_they_were_said(now: datetime, said: str, expected: str) -> None:
+    [memory] = say("Alex", said, now=now)
+    assert memory.content == expected
+    assert memory.event_start_at is not None and memory.event_end_at is not None
+    assert memory.event_start_at < memory.event_end_at
+    assert memory.temporal_text and memory.temporal_text.lower() in said.lower()
+
+
+def test_routines_and_birthdays_keep_their_words_and_get_no_event_time() -> None:
+    [gym] = say("Sam", "I go to the gym every Monday and Thursday before work.")
+    [birthday] = say("Sam", "My wife's birthday is October 12.")
+    assert gym.content == "Sam goes to the gym every Monday and Thursday before work"
+    assert birthday.content == "Sam's wife's birthday is October 12"
+    assert gym.event_start_at is None and birthday.event_start_at is None
+
+
+@pytest.mark.parametrize("said", [
+    "Hey Sam! Long time no see.", "Thanks so much for the help yesterday!", "You're the best.", "Good morning!",
+    "Haha that's hilarious", "Sounds good, see you then!", "Ok cool", "No problem at all, happy to help.",
+    "What time is it in Tokyo?", "How do I convert yen to euros?", "Did you watch the game?",
+    "That sounds amazing!", "I'm so happy for you!", "Can you book me a table for two?", "You should totally go!",
+])
+def test_greetings_thanks_questions_and_requests_are_not_stored(said: str) -> None:
+    assert say("Alex", said, ("Sam", "I just got back from Lisbon.")) == []
+
+
+def test_assistant_turns_are_not_stored() -> None:
+    candidates = RuleEngine().generate(contexts([("assistant", "Sure! I'd be happy to help you plan your trip.",
+                                                  "assistant")], NOW)[0])
+    assert [c.should_store for c in candidates] == [False]
+
+
+def test_names_numbers_and_rare_terms_survive_verbatim() -> None:
+    [memory] = say("Raj", "We're migrating from Postgres 12 to Postgres 16 with pgvector 0.7.0 in europe-west1, "
+                          "budget $48,500.")
+    for kept in ("Postgres 12", "Postgres 16", "pgvector 0.7.0", "europe-west1", "$48,500"):
+        assert kept in memory.content
+    assert memory.content.startswith("Raj is migrating")
+    assert {"Raj", "Postgres 12", "Postgres 16"} <= set(memory.entities)
+
+
+@pytest.mark.parametrize(("said", "kind"), [
+    ("I prefer aisle seats on long flights.", "preference"),
+    ("Never book me on a red-eye flight.", "rule"),
+    ("To deploy, run make release and then tag the commit.", "procedure"),
+    ("I visited my grandma in Porto last weekend.", "episode"),
+    ("I work at Stripe as a data engineer.", "fact"),
+])
+def test_each_kind_of_memory_is_recognised(said: str, kind: str) -> None:
+    [memory] = say("Alex", said, role="user")
+    assert memory.kind == kind
+
+
+def test_rules_and_procedures_name_whose_they_are() -> None:
+    [rule] = say("Jordan", "Never book me on a flight before 9am.", role="user")
+    [procedure] = say("Kim", "To release, first bump the version in pyproject.toml, then run make publish.",
+                      role="user")
+    assert rule.content == "Jordan's rule: never book Jordan on a flight before 9am"
+    assert procedure.content == ("Kim's procedure: to release, first bump the version in pyproject.toml, "
+                                 "then run make publish")
+
+
+def test_numbered_steps_are_one_procedure() -> None:
+    text = "How I reset the router:\n1. Unplug it for 30 seconds\n2. Hold the reset button for 10 seconds"
+    [memory] = say("Flo", text, role="user")
+    assert memory.content == ("Flo's procedure how Flo reset the router: Unplug it for 30 seconds; "
+                              "Hold the reset button for 10 seconds")
+    assert memory.kind == "procedure"
+
+
+def test_an_explicit_request_to_remember_raises_salience() -> None:
+    [asked] = say("Jordan", "Please remember that I'm allergic to peanuts.", role="user")
+    [told] = say("Jordan", "I'm allergic to peanuts.", role="user")
+    assert asked.content == told.content == "Jordan is allergic to peanuts"
+    assert asked.salience > told.salience
+    assert all(0.0 <= c.salience <= 1.0 and 0.0 <= c.confidence <= 1.0 for c in (asked, told))
+
+
+def test_the_same_turn_gives_the_same_candidates() -> None:
+    ctx = contexts([("Sam", "When are you going to Japan?"), ("Alex", "Next April, with my sister Maya.")], NOW)[-1]
+    assert RuleEngine().generate(ctx) == RuleEngine().generate(ctx)
+
+
+_PEOPLE = st.sampled_from(["Maya", "Luca", "Priya", "Tom"])
+_PLACES = st.sampled_from(["Lisbon", "Denver", "Osaka", "Nairobi"])
+_NUMBERS = st.integers(min_value=0, max_value=99_999).map(str) | st.sampled_from(["3.12", "$2,400", "24.04", "9am"])
+
+
+@st.composite
+def first_and_second_person(draw: st.DrawFn) -> tuple[str, str]:
+    """A statement in the first or second person carrying a number and a name: (speaker, sentence)."""
+    number, person, place = draw(_NUMBERS), draw(_PEOPLE), draw(_PLACES)
+    template = draw(st.sampled_from([
+        "I have {n} books about {p}.", "i have {n} books about {p}.", "I'm paying {n} for the flat in {pl}.",
+        "My sister {p} lives in {pl} and has {n} cats.", "my rent in {pl} is {n} a month.",
+        "We moved to {pl} with {p} in {n}.", "I've worked with {p} for {n} weeks.", "I don't earn {n} in {pl}.",
+        "You owe {p} {n} for the trip to {pl}.", "you're meeting {p} in {pl} at {n}.",
+        "Your flight to {pl} costs {n}.", "I always tip {n} in {pl}.", "We're {n} people going to {pl} with {p}.",
+    ]))
+    return draw(st.sampled_from(["Alex", "sam", "Jo"])), template.format(n=number, p=person, pl=place)
+
+
+@settings(max_examples=300, deadline=None)
+@given(first_and_second_person())
+def test_first_and_second_person_never_lead_and_digits_never_drop(case: tuple[str, str]) -> None:
+    speaker, said = case
+    memories = say(speaker, said, ("Kim", "So what's new?"))
+    assert memories, said
+    for memory in memories:
+        assert not memory.content.startswith(("i ", "my ", "you ", "I ", "My ", "You ", "We ", "we ")), memory.content
+        for digits in re.findall(r"\d+", said):
+            assert digits in memory.content, (said, memory.content)
+
+
+_CHAT_WORDS = st.sampled_from([
+    "I", "i", "my", "you", "we", "she", "it's", "Maya", "next", "April", "May", "the", "15th", "on", "Monday", "?",
+    "!", ",", ".", "yes", "no", "when", "are", "do", "going", "to", "and", "but", "1.", "\n", "don't", "never",
+    "remember", "ago", "3", "weeks", "a", "dog", "her", "Any", "how", "long", "which", "or", "Dr.", "v2.1", "$5",
+])
+_CHAT = st.lists(_CHAT_WORDS, max_size=20).map(" ".join) | st.text(max_size=60)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_CHAT, _CHAT, st.sampled_from([None, "user", "assistant"]))
+def test_any_turn_gives_well_formed_candidates(question: str, answer: str, role: str | None) -> None:
+    """Whatever is said, generation does not fail, and every candidate's fields are in range."""
+    now = datetime(2024, 2, 29, 23, 59)  # a leap day at midnight's edge
+    lines = [("Sam", question), ("Alex", answer, role)] if role else [("Sam", question), ("Alex", answer)]
+    for candidate in RuleEngine().generate(contexts(lines, now)[-1]):
+        assert 0.0 <= candidate.confidence <= 1.0 and 0.0 <= candidate.salience <= 1.0
+        assert candidate.kind in {"fact", "preference", "episode", "procedure", "rule"}
+        assert (candidate.event_start_at is None) == (candidate.event_end_at is None)
+        if candidate.event_start_at is not None and candidate.event_end_at is not None:
+            assert candidate.event_start_at < candidate.event_end_at
+        assert candidate.source_turn_ids and candidate.observed_at is not None

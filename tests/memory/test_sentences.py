@@ -1,0 +1,29 @@
+"""Chat turns into sentences, without the padding around them."""
+
+from __future__ import annotations
+
+from mnemoflow.memory.names import find_entities
+from mnemoflow.memory.sentences import split_sentences, strip_padding
+
+
+def test_sentences_split_but_not_on_abbreviations_versions_or_list_numbers() -> None:
+    assert split_sentences("Hey Sam! I met Dr. Smith at 3 p.m. today... We upgraded to v2.1 yesterday.") == [
+        "Hey Sam!", "I met Dr. Smith at 3 p.m. today...", "We upgraded to v2.1 yesterday."]
+    assert split_sentences("Steps:\n1. bump version\n2. run make publish") == [
+        "Steps:", "1. bump version", "2. run make publish"]
+
+
+def test_padding_and_vocatives_go_names_in_content_stay() -> None:
+    names = ["Melanie", "Caroline"]
+    assert strip_padding("Wow, Caroline, you're doing great", names) == "you're doing great"
+    assert strip_padding("That charity race sounds great, Mel!", names) == "That charity race sounds great!"
+    assert strip_padding("Hey Jordan, I moved", names) == "I moved"
+    assert strip_padding("So I moved to Berlin, Germany", names) == "I moved to Berlin, Germany"
+    assert strip_padding("Melanie is cool", names) == "Melanie is cool"
+
+
+def test_entities_are_names_versions_and_code_not_sentence_words() -> None:
+    assert find_entities("Raj is migrating from Postgres 12 to Postgres 16 in April 2025 with `make db`",
+                         known=("duckdb",)) == ("Raj", "Postgres 12", "Postgres 16", "make db")
+    assert find_entities("The team at Bank of America uses duckdb and PyTorch", known=("DuckDB",)) == (
+        "Bank of America", "PyTorch", "DuckDB")

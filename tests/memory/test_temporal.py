@@ -1,0 +1,79 @@
+"""Relative dates resolved against when they were said, with month and year wrap-around."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+
+from mnemoflow.memory.temporal import resolve_dates
+
+WED = datetime(2024, 5, 8, 10, 0)  # a Wednesday
+DEC_20 = datetime(2024, 12, 20, 9, 0)  # a Friday
+JAN_31 = datetime(2024, 1, 31, 9, 0)  # a Wednesday, the last day of a month
+
+
+@pytest.mark.parametrize(("now", "text", "rewritten", "start", "end"), [
+    (WED, "we leave today", "we leave on May 8, 2024", "2024-05-08", "2024-05-09"),
+    (WED, "we leave tomorrow morning", "we leave on the morning of May 9, 2024", "2024-05-09", "2024-05-10"),
+    (WED, "it rained yesterday", "it rained on May 7, 2024", "2024-05-07", "2024-05-08"),
+    (WED, "dinner tonight", "dinner on the night of May 8, 2024", "2024-05-08", "2024-05-09"),
+    (WED, "due next week", "due in the week of May 13, 2024", "2024-05-13", "2024-05-20"),
+    (WED, "busy last week", "busy in the week of April 29, 2024", "2024-04-29", "2024-05-06"),
+    (WED, "moving next month", "moving in June 2024", "2024-06-01", "2024-07-01"),
+    (WED, "hired last year", "hired in 2023", "2023-01-01", "2024-01-01"),
+    (WED, "hiking this weekend", "hiking on the weekend of May 11-12, 2024", "2024-05-11", "2024-05-13"),
+    (WED, "call me on Monday", "call me on May 13, 2024", "2024-05-13", "2024-05-14"),
+    (WED, "we met on Monday", "we met on May 6, 2024", "2024-05-06", "2024-05-07"),
+    (WED, "see you next Friday", "see you on May 17, 2024", "2024-05-17", "2024-05-18"),
+    (WED, "see you this Friday", "see you on May 10, 2024", "2024-05-10", "2024-05-11"),
+    (WED, "it broke last Thursday", "it broke on May 2, 2024", "2024-05-02", "2024-05-03"),
+    (WED, "back in 3 days", "back in 3 days (May 11, 2024)", "2024-05-11", "2024-05-12"),
+    (WED, "sold it two weeks ago", "sold it two weeks ago (April 24, 2024)", "2024-04-24", "2024-04-25"),
+    (WED, "Japan next April", "Japan in April 2025", "2025-04-01", "2025-05-01"),
+    (WED, "Japan in September", "Japan in September 2024", "2024-09-01", "2024-10-01"),
+    (WED, "we moved in March", "we moved in March 2024", "2024-03-01", "2024-04-01"),
+    (WED, "we moved in June", "we moved in June 2023", "2023-06-01", "2023-07-01"),
+    (WED, "party on the 14th", "party on May 14, 2024", "2024-05-14", "2024-05-15"),
+    (WED, "wedding on June 3rd", "wedding on June 3, 2024", "2024-06-03", "2024-06-04"),
+    (WED, "moved to June 14", "moved to June 14, 2024", "2024-06-14", "2024-06-15"),
+    (WED, "trip next summer", "trip in summer 2024", "2024-06-01", "2024-09-01"),
+    (WED, "by the end of June", "by the end of June 2024", "2024-06-21", "2024-07-01"),
+    (DEC_20, "starting next month", "starting in January 2025", "2025-01-01", "2025-02-01"),
+    (DEC_20, "starting in three weeks", "starting in three weeks (January 10, 2025)", "2025-01-10", "2025-01-11"),
+    (DEC_20, "due on the 14th", "due on January 14, 2025", "2025-01-14", "2025-01-15"),
+    (DEC_20, "see you next Monday", "see you on December 23, 2024", "2024-12-23", "2024-12-24"),
+    (DEC_20, "skiing next weekend", "skiing on the weekend of December 28-29, 2024", "2024-12-28", "2024-12-30"),
+    (JAN_31, "visiting next month", "visiting in February 2024", "2024-02-01", "2024-03-01"),
+    (JAN_31, "it was last month", "it was in December 2023", "2023-12-01", "2024-01-01"),
+    (JAN_31, "in 1 month", "in 1 month (February 29, 2024)", "2024-02-29", "2024-03-01"),
+    (JAN_31, "the 15th", "on February 15, 2024", "2024-02-15", "2024-02-16"),
+])
+def test_relative_dates_resolve(now: datetime, text: str, rewritten: str, start: str, end: str) -> None:
+    resolved = resolve_dates(text, now)
+    assert resolved.text == rewritten
+    assert (resolved.start, resolved.end) == (datetime.fromisoformat(start), datetime.fromisoformat(end))
+
+
+@pytest.mark.parametrize("text", [
+    "I go every Monday", "I work from home on Fridays", "in the office Tuesday through Thursday",
+    "her birthday is October 12", "May I ask something?", "we march on", "the next week was hard",
+    "next year's budget", "the 3:41 finish on 5th Avenue", "nothing to see here",
+])
+def test_routines_and_look_alikes_are_not_dates(text: str) -> None:
+    resolved = resolve_dates(text, WED)
+    assert (resolved.text, resolved.times) == (text, ())
+
+
+def test_absolute_dates_keep_their_words_and_still_give_an_event_time() -> None:
+    for text, start in [("born on May 14, 1990", "1990-05-14"), ("due 2024-06-01", "2024-06-01"),
+                        ("graduated in 2019", "2019-01-01")]:
+        resolved = resolve_dates(text, WED)
+        assert resolved.text == text and resolved.start == datetime.fromisoformat(start)
+
+
+def test_several_phrases_give_one_span_and_each_phrase_is_kept() -> None:
+    resolved = resolve_dates("the review moved from Thursday to next Friday", WED)
+    assert resolved.text == "the review moved from May 9, 2024 to May 17, 2024"
+    assert resolved.temporal_text == "Thursday; next Friday"
+    assert (resolved.start, resolved.end) == (datetime(2024, 5, 9), datetime(2024, 5, 18))
