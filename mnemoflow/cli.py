@@ -405,6 +405,35 @@ def eval_locomo(
     out.print(f"report: {out_path}")
 
 
+@eval_app.command("scenarios")
+def eval_scenarios(
+    data: Annotated[Path, typer.Option("--data", help="Directory of scenario files.")] = Path("eval/scenarios"),
+    out_path: Annotated[Path, typer.Option("--out", help="Where to write the report (JSON).")] = Path(
+        "scenarios-report.json"),
+    home: Annotated[Path | None, typer.Option("--home", help="Store to build (default: a fresh temporary one).")] = None,
+    limit: Annotated[int | None, typer.Option(help="Only the first N scenarios.", min=1)] = None,
+) -> None:
+    """Memory quality on the scenario suite: extraction precision/recall, relationships per class,
+    recall checks and stale memories, for the rule-based engine."""
+    import tempfile
+
+    from mnemoflow.eval.scenario_run import run_scenarios
+    from mnemoflow.eval.scenarios import load_scenarios, summary_table
+    from mnemoflow.memory.rules import RuleEngine
+    from mnemoflow.service import MemoryService
+
+    if not data.is_dir():
+        raise ArgumentError(f"--data {data}: not a directory of scenario files")
+    scenarios = load_scenarios(data)[:limit]
+    with tempfile.TemporaryDirectory(prefix="mnemoflow-scenarios-") as scratch:
+        with MemoryService(load_settings(home or Path(scratch))) as service, _progress() as progress:
+            task = progress.add_task("scenarios", total=len(scenarios))
+            report = run_scenarios(service, scenarios, RuleEngine(), on_done=lambda _: progress.advance(task))
+    out_path.write_text(report.model_dump_json(indent=1))
+    out.print(summary_table(report))
+    out.print(f"report: {out_path}")
+
+
 def main(argv: list[str] | None = None) -> None:
     command = typer.main.get_command(app)
     try:

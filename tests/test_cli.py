@@ -94,3 +94,13 @@ def test_citations_name_the_place_in_the_document(locator: dict, shown: str) -> 
     from mnemoflow.cli import place_in_document
 
     assert place_in_document(locator) == shown
+
+
+def test_eval_scenarios_reports_the_suite(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    report = tmp_path / "scenarios.json"
+    code, out, err = run(capsys, "eval", "scenarios", "--limit", "2", "--out", str(report))
+    assert code == 0, err
+    assert "extraction" in out and "relationship" in out
+    figures = json.loads(report.read_text())
+    assert figures["scenarios_count"] == 2 and figures["engine"] == "rules"
+    assert figures["cross_scope_links"] == 0 and figures["recall"]["out_of_scope_returned"] == 0

@@ -655,6 +655,42 @@ class Store:
             ).fetchall()
         return [_memory_item(r) for r in rows]
 
+    def turn_chunk_ids(self, scope: Scope, session_id: str) -> dict[str, list[str]]:
+        """The live chunks of each turn of a session (what a memory drawn from the turn cites)."""
+        owner, params = self._owner_sql(scope)
+        with self._read() as con:
+            rows = con.execute(
+                f"SELECT json_extract_string(locator, '$.turns[0].turn_id'), chunk_id FROM chunks "
+                f"WHERE {owner} AND deleted_at IS NULL AND json_extract_string(locator, '$.session_id') = ? "
+                "ORDER BY ordinal", [*params, session_id]).fetchall()
+        found: dict[str, list[str]] = {}
+        for turn_id, chunk_id in rows:
+            found.setdefault(turn_id, []).append(chunk_id)
+        return found
+
+    def memory_links(self, scope: Scope) -> list[tuple[str, str, str]]:
+        """(src, type, dst) between the user's memories, EXTRACTED_FROM aside."""
+        owner, params = self._owner_sql(scope, "m")
+        with self._read() as con:
+            return [tuple(r) for r in con.execute(
+                f"SELECT l.src, l.type, l.dst FROM memory_links l JOIN memories m ON m.memory_id = l.src "
+                f"WHERE {owner} AND l.tenant_id = m.tenant_id AND l.type <> 'EXTRACTED_FROM' ORDER BY l.created_at",
+                params).fetchall()]
+
+    def memory_source_turns(self, scope: Scope) -> dict[str, list[str]]:
+        """The conversation turns each of the user's memories was extracted from."""
+        owner, params = self._owner_sql(scope, "m")
+        with self._read() as con:
+            rows = con.execute(
+                f"SELECT l.src, json_extract_string(c.locator, '$.turns[0].turn_id') FROM memory_links l "
+                f"JOIN memories m ON m.memory_id = l.src JOIN chunks c ON c.chunk_id = l.dst "
+                f"WHERE {owner} AND l.type = 'EXTRACTED_FROM' AND c.tenant_id = m.tenant_id", params).fetchall()
+        found: dict[str, list[str]] = {}
+        for memory_id, turn_id in rows:
+            if turn_id is not None:
+                found.setdefault(memory_id, []).append(turn_id)
+        return found
+
     def fetch_memories(self, scope: Scope, memory_ids: list[str]) -> dict[str, MemoryItem]:
         """Active memories among `memory_ids`, inside the scope (the final gate before recall returns them)."""
         if not memory_ids:

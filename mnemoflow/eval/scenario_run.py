@@ -1,0 +1,76 @@
+"""`mnemoflow eval scenarios`: every scenario through the real pipeline into one fresh store.
+
+Each conversation is posted as agent events (landed by dlt, turns and chunks as in production),
+then the memory generator runs the rule-based engine and the relationship step over its turns,
+writing through the store. Each scenario's tenants are prefixed with its id, so scenarios never
+see each other; the produced memories, links and default recalls are then scored against the
+scenario's expectations (`mnemoflow.eval.scenarios`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from mnemoflow.memory.candidates import GenerationEngine, TurnView
+from mnemoflow.memory.pipeline import MemoryGenerator
+from mnemoflow.eval.scenarios import (
+    ProducedLink,
+    ProducedMemory,
+    Scenario,
+    ScenarioReport,
+    ScenarioRun,
+    build_report,
+    score_scenario,
+)
+from mnemoflow.service import MemoryService
+from mnemoflow.storage import Scope
+from mnemoflow.timeutil import parse_timestamp
+
+RECALL_BUDGET = 512
+
+
+def _scope(scenario: Scenario, tenant_id: str, user_id: str) -> Scope:
+    return Scope(f"{scenario.id}.{tenant_id}"[:128], user_id)
+
+
+def run_scenario(service: MemoryService, scenario: Scenario, engine: GenerationEngine) -> ScenarioRun:
+    scopes: dict[Scope, tuple[str, str]] = {}
+    for conversation in scenario.conversations:
+        scope = _scope(scenario, conversation.tenant_id, conversation.user_id)
+        scopes[scope] = (conversation.tenant_id, conversation.user_id)
+        service.post_events(scope, [t.model_dump() for t in conversation.turns], wait=False)
+        turns = [TurnView(turn_id=t.turn_id, session_id=t.session_id, speaker=t.speaker, text=t.text,
+                          ts=parse_timestamp(t.ts), role=t.role) for t in conversation.turns]
+        sources: dict[str, tuple[str, ...]] = {}
+        for session_id in dict.fromkeys(t.session_id for t in conversation.turns):
+            sources.update({turn: tuple(chunks) for turn, chunks in
+                            service.store.turn_chunk_ids(scope, session_id).items()})
+        MemoryGenerator(service.store, service.embedder, engine, scope, actor="eval").run(turns, sources)
+    service.drain()
+    memories: list[ProducedMemory] = []
+    links: list[ProducedLink] = []
+    for scope, (tenant_id, user_id) in scopes.items():
+        cited = service.store.memory_source_turns(scope)
+        for m in service.store.list_memories(scope, limit=10_000, include_inactive=True):
+            if m.deleted_at is None:
+                memories.append(ProducedMemory(memory_id=m.id, tenant_id=tenant_id, user_id=user_id, content=m.content,
+                                               kind=m.kind, is_latest=m.is_latest,
+                                               source_turn_ids=tuple(cited.get(m.id, ())),
+                                               event_start_at=m.event_start_at))
+        links += [ProducedLink(src, dst, kind) for src, kind, dst in service.store.memory_links(scope)]
+    recalled = []
+    for check in scenario.recall_checks:
+        result = service.recall(_scope(scenario, check.tenant_id, check.user_id), check.query,
+                                token_budget=RECALL_BUDGET)
+        recalled.append([item.id for item in result.items if item.kind == "memory"])
+    return ScenarioRun(memories=memories, links=links, recalled=recalled)
+
+
+def run_scenarios(service: MemoryService, scenarios: Sequence[Scenario], engine: GenerationEngine,
+                  on_done: Callable[[Scenario], None] | None = None) -> ScenarioReport:
+    results = []
+    for scenario in scenarios:
+        results.append(score_scenario(scenario, run_scenario(service, scenario, engine)))
+        if on_done is not None:
+            on_done(scenario)
+    return build_report(results, engine=engine.name)
