@@ -19,8 +19,9 @@ import numpy as np
 
 from mnemoflow.embedding import Embedder
 from mnemoflow.memory.candidates import Candidate, GenerationContext, GenerationEngine, TurnView
-from mnemoflow.memory.relations import Decision, Neighbour, action, classify
+from mnemoflow.memory.relations import Decision, Neighbour, action, classify, derive
 from mnemoflow.models import LinkDraft, MemoryDraft, MemoryItem
+from mnemoflow.scoring import fast_score
 from mnemoflow.storage import Scope, Store
 from mnemoflow.storage.store import memory_content_hash
 from mnemoflow.timeutil import utcnow
@@ -74,7 +75,26 @@ class MemoryGenerator:
                 self.report.candidates += 1
                 cited = tuple(dict.fromkeys(s for t in candidate.source_turn_ids for s in sources.get(t, ())))
                 self._decide_and_write(candidate, cited, context.now)
+        self._derive()
         return self.report
+
+    def _derive(self) -> None:
+        """Inferences over this run's current memories, each DERIVES from what supports it."""
+        current = [_Ref(mid, k.memory.content) for mid, k in self.written.items() if k.memory.is_latest]
+        for inferred in derive(current):
+            verdict = action(Decision("new", None, inferred.confidence, inferred.reason))
+            if verdict == "ignore":
+                continue
+            links = tuple(LinkDraft("DERIVES", support, inferred.confidence, inferred.reason)
+                          for support in inferred.supporting_ids)
+            draft = MemoryDraft(content=inferred.content, kind=inferred.kind, salience=fast_score(inferred.content),
+                                confidence=inferred.confidence, metadata={"derived_by": inferred.rule})
+            memory, created = self.store.write_memory(self.scope, draft, actor=self.actor,
+                                                      links=links if verdict == "apply" else (),
+                                                      review=links if verdict == "review" else ())
+            if created:
+                self.report.created += 1
+                self.report.count_link("DERIVES")
 
     # ------------------------------------------------------------------ context
     def _context(self, turns: Sequence[TurnView], position: int) -> GenerationContext:
@@ -133,6 +153,12 @@ class MemoryGenerator:
                 old = self.written[applied.target_id]
                 old.memory = old.memory.model_copy(update={"is_latest": False})
         self.written[memory.id] = _Known(memory, candidate.entities)
+
+
+@dataclass(frozen=True)
+class _Ref:
+    memory_id: str
+    content: str
 
 
 def _link(decision: Decision) -> LinkDraft | None:
