@@ -48,6 +48,13 @@ class ArgumentError(MnemoflowError):
     """A value the parser accepted but the command cannot use; exits 2 like a parse error."""
 
 
+def _writable(path: Path, option: str) -> Path:
+    """Refuse an output path that cannot be written before any work is done."""
+    if path.is_dir() or not path.parent.is_dir():
+        raise ArgumentError(f"{option} {path}: " + ("a directory" if path.is_dir() else "no such directory"))
+    return path
+
+
 def _service(home: Path | None) -> MemoryService:
     from mnemoflow.service import MemoryService
 
@@ -307,6 +314,8 @@ def deployments(
         ZoneInfo(timezone)
     except (ZoneInfoNotFoundError, ValueError):
         raise ArgumentError(f"unknown time zone {timezone!r} (an IANA name such as Europe/Berlin)") from None
+    if write is not None:
+        _writable(write, "--write")
     text = prefect_yaml(load_settings(home), timezone)
     if write is None:
         sys.stdout.write(text)
@@ -398,6 +407,7 @@ def eval_locomo(
     for name in ("conversations.jsonl", "questions.jsonl"):
         if not (data / name).is_file():
             raise ArgumentError(f"--data {data}: {name} not found")
+    _writable(out_path, "--out")
     with _progress() as progress:
         report = run_locomo(data, budgets=budget_list, preset=preset, home=home, limit=limit, progress=progress)
     out_path.write_text(json.dumps(report, ensure_ascii=False))
@@ -424,6 +434,7 @@ def eval_scenarios(
 
     if not data.is_dir():
         raise ArgumentError(f"--data {data}: not a directory of scenario files")
+    _writable(out_path, "--out")
     scenarios = load_scenarios(data)[:limit]
     with tempfile.TemporaryDirectory(prefix="mnemoflow-scenarios-") as scratch:
         with MemoryService(load_settings(home or Path(scratch))) as service, _progress() as progress:

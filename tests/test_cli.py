@@ -29,6 +29,8 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     ["add", "hello", "--kind", "opinion"],
     ["eval", "locomo", "--data", "/nonexistent"],
     ["eval", "locomo", "--data", ".", "--budgets", "512,lots"],
+    ["eval", "scenarios", "--out", "/nonexistent/dir/report.json"],
+    ["deployments", "--write", "/nonexistent/dir/prefect.yaml"],
 ])
 def test_wrong_arguments_get_one_line_and_exit_2(capsys: pytest.CaptureFixture[str], args: list[str]) -> None:
     code, out, err = run(capsys, *args)
