@@ -20,6 +20,7 @@ from typer.exceptions import TyperException
 from mnemoflow.config import load_settings
 from mnemoflow.errors import MnemoflowError, ScopeError
 from mnemoflow.storage.scope import Scope
+from mnemoflow.timeutil import clock
 
 if TYPE_CHECKING:  # the service loads the storage engines (~2 s); parsing arguments should not wait
     from mnemoflow.models import RecallResult
@@ -105,11 +106,6 @@ def print_ingest(outcome: IngestOutcome) -> None:
         err.print(f"... and {len(r.errors) - 20} more (table ingest_errors)")
 
 
-def _clock(seconds: float) -> str:
-    minutes, secs = divmod(int(seconds), 60)
-    return f"{minutes // 60}:{minutes % 60:02d}:{secs:02d}" if minutes >= 60 else f"{minutes:02d}:{secs:02d}"
-
-
 def place_in_document(locator: dict[str, Any]) -> str:
     """A locator as a person reads it: a page, a heading path, a symbol and its lines, a time range, a record."""
     parts = []
@@ -123,7 +119,7 @@ def place_in_document(locator: dict[str, Any]) -> str:
         first, last = locator["lines"]
         parts.append(f"lines {first}-{last}")
     if "start" in locator and "end" in locator:
-        parts.append(f"{_clock(locator['start'])}-{_clock(locator['end'])}")
+        parts.append(f"{clock(locator['start'])}-{clock(locator['end'])}")
     if "resource" in locator and "id" in locator:
         parts.append(f"{locator['resource']} {locator['id']}")
     elif "record" in locator:

@@ -18,3 +18,10 @@ def parse_timestamp(value: str) -> datetime:
     if parsed.tzinfo is not None:
         parsed = parsed.astimezone(UTC).replace(tzinfo=None)
     return parsed
+
+
+def clock(seconds: float) -> str:
+    """A position in a recording as people write it: 04:05, or 1:02:05 past the hour."""
+    minutes, secs = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes:02d}:{secs:02d}"

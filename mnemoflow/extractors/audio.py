@@ -22,6 +22,7 @@ import numpy as np
 from mnemoflow.config import Settings, configure_runtime
 from mnemoflow.errors import BadInputError, ConfigError
 from mnemoflow.extractors.registry import Extracted, TextUnit, mime_for, register
+from mnemoflow.timeutil import clock
 
 SAMPLE_RATE = 16_000  # what every Whisper model listens at
 UNIT_MIN_S = 30.0  # a unit closes at a pause only once it holds this much speech
@@ -206,17 +207,11 @@ def _transcribe(audio: np.ndarray, settings: Settings) -> _Transcript:
 
 
 # ---------------------------------------------------------------------- units
-def _clock(seconds: float) -> str:
-    minutes, secs = divmod(int(seconds), 60)
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes:02d}:{secs:02d}"
-
-
 def _unit(group: list[Spoken]) -> TextUnit:
     start, end = group[0].start, group[-1].end
     return TextUnit(text=" ".join(s.text for s in group),
                     locator={"start": round(start, 2), "end": round(end, 2), "segments": len(group)},
-                    context=f"[{_clock(start)}-{_clock(end)}]")
+                    context=f"[{clock(start)}-{clock(end)}]")
 
 
 def speech_units(segments: Iterable[Spoken], max_tokens: int) -> list[TextUnit]:
