@@ -16,6 +16,7 @@ import pymupdf
 from mnemoflow.config import Settings
 from mnemoflow.errors import BadInputError
 from mnemoflow.extractors.registry import Extracted, TextUnit, register
+from mnemoflow.extractors.text import without_lone_surrogates
 
 # Ligatures expanded to letters; an unmapped glyph reads as U+FFFD and is dropped below.
 _TEXT_FLAGS = pymupdf.TEXT_MEDIABOX_CLIP
@@ -24,9 +25,6 @@ _DAMAGE = re.compile(r"zlib error|read error|premature end of data|unknown filte
 _HYPHEN_BREAK = re.compile(r"(?<=[a-z])-\n(?=[a-z])")
 _SPACES = re.compile(r"\s+")
 _TITLE_CHARS = 120  # a longer first paragraph is prose, not a title; the file name is used
-# MuPDF's messages quote names from the file, raw bytes that reach Python as lone surrogates; a
-# reason holding one could not be stored, so they read as U+FFFD.
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _block_text(text: str) -> str:
@@ -40,7 +38,8 @@ def _page_text(page: pymupdf.Page) -> str:
 
 
 def _message(detail: object) -> str:
-    return _SURROGATE.sub("\ufffd", str(detail))
+    """MuPDF's messages quote names from the file: raw bytes that reach Python as lone surrogates."""
+    return without_lone_surrogates(str(detail))
 
 
 def _truncated(data: bytes) -> BadInputError | None:

@@ -10,23 +10,18 @@ from __future__ import annotations
 import csv
 import io
 import json
-import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 from mnemoflow.config import Settings
 from mnemoflow.errors import BadInputError
 from mnemoflow.extractors.registry import Extracted, TextUnit, mime_for, register
-from mnemoflow.extractors.text import decode_utf8
+from mnemoflow.extractors.text import decode_utf8, without_lone_surrogates
 
 MAX_RECORDS = 100_000  # one file is one source; past this it is a dataset, to be loaded as one
 TITLE_FIELDS = ("title", "name", "subject")  # first one present names a record in its search context
 _SNIFF_CHARS = 16_384
 _DELIMITERS = ",;\t|"
-# JSON may escape half a surrogate pair ("\ud800"); Python decodes it to a str that cannot be
-# encoded as UTF-8 (and so cannot be hashed or stored). Such a character reads as U+FFFD, as a bad
-# byte does when text is decoded with replacement; the rest of the record is kept.
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 # ---------------------------------------------------------------------- record text
@@ -53,7 +48,7 @@ def _flatten(value: Any, key: str = "") -> Iterator[tuple[str, str]]:
 
 
 def _unit(pairs: Iterable[tuple[str, str]], locator: dict[str, Any], name: str) -> TextUnit | None:
-    pairs = [(_LONE_SURROGATE.sub("\ufffd", k), _LONE_SURROGATE.sub("\ufffd", v)) for k, v in pairs]
+    pairs = [(without_lone_surrogates(k), without_lone_surrogates(v)) for k, v in pairs]  # JSON may escape "\ud800"
     if not pairs:
         return None
     title = next((v for field in TITLE_FIELDS for k, v in pairs if k.lower() == field), None)

@@ -9,6 +9,15 @@ from mnemoflow.errors import BadInputError
 from mnemoflow.extractors.registry import Extracted, register
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def without_lone_surrogates(text: str) -> str:
+    """Half a surrogate pair (raw bytes quoted by a library, a JSON escape like \\ud800) cannot be
+    encoded as UTF-8, so cannot be hashed or stored; it reads as U+FFFD, as a bad byte does."""
+    return _LONE_SURROGATE.sub("\ufffd", text)
+
+
 def decode_utf8(data: bytes) -> str:
     """Strict UTF-8; a clear error with the offending offset otherwise."""
     try:

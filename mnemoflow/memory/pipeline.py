@@ -46,11 +46,10 @@ class GenerationReport:
 
 @dataclass
 class _Known:
-    """A memory this run may relate a candidate to, with its vector once computed."""
+    """A memory this run may relate a candidate to."""
 
     memory: MemoryItem
     entities: tuple[str, ...] = ()
-    vector: np.ndarray | None = None
 
 
 class MemoryGenerator:
@@ -61,6 +60,7 @@ class MemoryGenerator:
         self.store, self.embedder, self.engine, self.scope, self.actor = store, embedder, engine, scope, actor
         self.written: dict[str, _Known] = {}
         self.report = GenerationReport()
+        self._cache: dict[str, np.ndarray] = {}  # memory id -> normalised vector, for this run
 
     def run(self, turns: Sequence[TurnView], sources: dict[str, tuple[str, ...]] | None = None) -> GenerationReport:
         """Turns of one conversation, oldest first; `sources` maps a turn id to the chunk or document
@@ -108,25 +108,29 @@ class MemoryGenerator:
     # ------------------------------------------------------------------ neighbours and decision
     def _neighbours(self, candidate: Candidate) -> list[Neighbour]:
         bm25 = self.store.bm25_search(self.scope, "memories", candidate.content, NEIGHBOURS_PER_SIGNAL)
-        vector = self._vector(candidate.content)
+        vector = self._vectors({"": candidate.content})[""]
         dense = self.store.vector_search(self.scope, "memories", vector, NEIGHBOURS_PER_SIGNAL)
         ranks = {hit.id: rank for rank, hit in enumerate(bm25, start=1)}
         stored = self.store.fetch_memories(self.scope, list(dict.fromkeys([h.id for h in bm25] + [h.id for h in dense])))
         known = {mid: _Known(m) for mid, m in stored.items() if m.is_latest}
         known.update({mid: k for mid, k in self.written.items() if k.memory.is_latest})
-        for k in known.values():
-            if k.vector is None:
-                k.vector = self._vector(k.memory.content)
+        vectors = self._vectors({mid: k.memory.content for mid, k in known.items()})
         same = memory_content_hash(candidate.content)
         return [Neighbour(memory_id=mid, content=k.memory.content, kind=k.memory.kind, entities=k.entities,
                           observed_at=k.memory.observed_at, event_start_at=k.memory.event_start_at,
-                          vector_similarity=float(np.dot(vector, k.vector)), bm25_rank=ranks.get(mid),
+                          vector_similarity=float(np.dot(vector, vectors[mid])), bm25_rank=ranks.get(mid),
                           same_hash=memory_content_hash(k.memory.content) == same)
                 for mid, k in known.items()]
 
-    def _vector(self, text: str) -> np.ndarray:
-        vector = np.asarray(self.embedder.embed_query(text), dtype=np.float32)
-        return vector / (np.linalg.norm(vector) or 1.0)
+    def _vectors(self, texts: dict[str, str]) -> dict[str, np.ndarray]:
+        """Normalised vectors by memory id ("" for the candidate): a memory is embedded once per run,
+        the missing ones in one model call."""
+        missing = [mid for mid in texts if mid == "" or mid not in self._cache]
+        if missing:
+            found = np.asarray(self.embedder.embed([texts[mid] for mid in missing]), dtype=np.float32)
+            found /= np.maximum(np.linalg.norm(found, axis=1, keepdims=True), 1e-12)
+            self._cache.update(zip(missing, found))
+        return {mid: self._cache[mid] for mid in texts}
 
     def _decide_and_write(self, candidate: Candidate, cited: tuple[str, ...], now: datetime) -> None:
         neighbours = self._neighbours(candidate)
@@ -153,6 +157,7 @@ class MemoryGenerator:
                 old = self.written[applied.target_id]
                 old.memory = old.memory.model_copy(update={"is_latest": False})
         self.written[memory.id] = _Known(memory, candidate.entities)
+        self._cache[memory.id] = self._cache[""]  # the candidate's text is the memory's
 
 
 @dataclass(frozen=True)

@@ -497,18 +497,18 @@ class Store:
         batch.insert(con, "memory_links", ["link_id", "tenant_id", "src", "dst", "type", "confidence", "decided_by",
                                            "reason", "created_at", "commit_id"], rows, on_conflict_ignore=True)
         pending.record("memory_links", "insert", [r[0] for r in rows])
-        superseded = [link.target_id for link in links if link.type == "UPDATES"]
-        if superseded:
+        updates = [link for link in links if link.type == "UPDATES"]
+        if updates:
             batch.update(con, "memories", "memory_id", ["is_latest", "valid_to", "updated_at", "commit_id"],
-                         [[old, False, now, now, pending.commit_id] for old in superseded])
-            pending.record("memories", "update", superseded)
+                         [[link.target_id, False, now, now, pending.commit_id] for link in updates])
+            pending.record("memories", "update", [link.target_id for link in updates])
             batch.insert(con, "relations", ["tenant_id", "relation_id", "subject", "predicate", "object", "memory_id",
                                             "confidence", "created_at", "commit_id"],
-                         [[scope.tenant_id, _link_id(scope.tenant_id, memory_id, old, "supersedes"), memory_id,
-                           "supersedes", old, memory_id, link.confidence, now, pending.commit_id]
-                          for old, link in zip(superseded, [lk for lk in links if lk.type == "UPDATES"])],
+                         [[scope.tenant_id, _link_id(scope.tenant_id, memory_id, link.target_id, "supersedes"),
+                           memory_id, "supersedes", link.target_id, memory_id, link.confidence, now,
+                           pending.commit_id] for link in updates],
                          on_conflict_ignore=True)
-        return superseded
+        return [link.target_id for link in updates]
 
     def _queue_reviews(
         self, con: duckdb.DuckDBPyConnection, scope: Scope, memory_id: str, review: tuple[LinkDraft, ...],
