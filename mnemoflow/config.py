@@ -121,6 +121,15 @@ class Settings(BaseSettings):
         "none", description="LLM for extraction steps; 'none' uses the rule-based engines."
     )
     llm_model: str | None = Field(None, description="Chat model name for the openai LLM provider.")
+    llm_base_url: str | None = Field(
+        None, description="OpenAI-compatible chat endpoint, e.g. http://localhost:8000/v1; unset: openai_base_url."
+    )
+    llm_api_key: SecretStr | None = Field(None, description="API key for the chat endpoint; unset: openai_api_key.")
+    llm_timeout_s: float = Field(60.0, gt=0, description="Per-request timeout for the chat endpoint.")
+    llm_max_retries: int = Field(
+        2, ge=0, description="Retries of a chat request after a timeout, connection error, HTTP 429 or 5xx; "
+        "then that turn falls back to the rule-based engine.",
+    )
 
     store_lock_timeout_s: float = Field(
         30.0, ge=0, description="How long to wait for another process to release the DuckDB file."

@@ -1,0 +1,247 @@
+"""The LLM generation engine: one chat-completions request per turn to any OpenAI-compatible endpoint.
+
+The model is held to a strict JSON schema and its answer is validated again here (a server may not
+enforce the schema); ids it cites must be turns it was shown. Endpoint trouble never stops a run:
+transient failures (timeouts, connection errors, HTTP 429/5xx) are retried with backoff, and a turn
+whose request still fails, or whose answer does not fit the schema, is handed to the fallback engine
+(the rule-based one), its candidates marked "llm-fallback: <reason>" and `fallbacks` counted.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from datetime import date, datetime, timedelta
+from typing import Any, get_args
+
+import httpx
+from pydantic import BaseModel, Field, ValidationError, field_validator
+
+from mnemoflow.memory.candidates import Candidate, GenerationContext, GenerationEngine, TurnView
+from mnemoflow.memory.rules import display_name
+from mnemoflow.models import MemoryKind
+
+_NULLABLE_DATE = {"type": ["string", "null"], "description": "YYYY-MM-DD, or null when no event time is stated."}
+_CANDIDATE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {
+        "should_store": {"type": "boolean", "description": "False for what is deliberately passed over."},
+        "content": {"type": "string", "description": "One self-contained, third-person sentence naming people."},
+        "kind": {"type": "string", "enum": list(get_args(MemoryKind))},
+        "confidence": {"type": "number", "description": "How sure the content is right, 0 to 1."},
+        "salience": {"type": "number", "description": "How much it matters to remember later, 0 to 1."},
+        "entities": {"type": "array", "items": {"type": "string"}},
+        "source_turn_ids": {"type": "array", "items": {"type": "string"}},
+        "event_start_at": {**_NULLABLE_DATE, "description": "First day of the event: " + _NULLABLE_DATE["description"]},
+        "event_end_at": {**_NULLABLE_DATE, "description": "Last day of the event: " + _NULLABLE_DATE["description"]},
+        "temporal_text": {"type": ["string", "null"], "description": "The words that gave the event time."},
+    },
+}
+_CANDIDATE_SCHEMA["required"] = list(_CANDIDATE_SCHEMA["properties"])
+RESPONSE_FORMAT: dict[str, Any] = {
+    "type": "json_schema",
+    "json_schema": {
+        "name": "memory_candidates",
+        "strict": True,
+        "schema": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {"candidates": {"type": "array", "items": _CANDIDATE_SCHEMA}},
+            "required": ["candidates"],
+        },
+    },
+}
+
+SYSTEM_PROMPT = """\
+You turn one conversation turn into long-term memories about people. Answer with JSON that matches \
+the schema: a list of candidates, empty when the current turn holds nothing worth remembering.
+- One candidate per distinct fact, preference, event, procedure or rule stated in the CURRENT turn. \
+Earlier turns are there to understand it: a short answer answers the previous question ("Yes" to \
+"Are you vegan?" means the speaker is vegan); do not repeat what earlier turns or known memories say.
+- content: one self-contained sentence, centred on the person or thing it is about. Write the \
+speaker's name instead of I/me/my and the addressed person's name instead of you/your; never leave \
+"I", "you", "he", "she" or "they" without a name. Keep names, numbers, amounts, titles and rare terms \
+exactly as written.
+- Resolve relative dates ("tomorrow", "last weekend", "next April") against the current date and \
+write the absolute date in content ("in April 2025"). event_start_at and event_end_at are the first \
+and last day (YYYY-MM-DD) of when the event happens, temporal_text the words that gave it; all null \
+when the turn names no event time.
+- kind: fact (a lasting truth), preference (likes, dislikes, wants, diet), episode (something that \
+happened or will happen at a time), procedure (how to do something, steps), rule (an instruction to \
+follow always or never).
+- Greetings, thanks, small talk, questions, requests, advice and bare feelings are not memories: \
+leave them out, or set should_store false.
+- confidence: how sure you are the content is right (0 to 1); salience: how much it would matter \
+to remember later (0 to 1). entities: the people, places, organisations and things named in content.
+- source_turn_ids: the ids of the turns a candidate comes from: the current turn, plus the previous \
+turn when it is needed to understand it."""
+
+
+class _Proposal(BaseModel):
+    """One candidate as the model wrote it; checked because servers need not enforce the schema."""
+
+    should_store: bool
+    content: str
+    kind: MemoryKind
+    confidence: float
+    salience: float
+    entities: list[str]
+    source_turn_ids: list[str]
+    event_start_at: date | None
+    event_end_at: date | None
+    temporal_text: str | None
+
+    @field_validator("content")
+    @classmethod
+    def _not_empty(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("content is empty")
+        return value.strip()
+
+    @field_validator("confidence", "salience")
+    @classmethod
+    def _clamped(cls, value: float) -> float:
+        return round(min(1.0, max(0.0, value)), 3)
+
+
+class _Proposals(BaseModel):
+    candidates: list[_Proposal]
+
+
+class _Message(BaseModel):
+    content: str | None = None
+    refusal: str | None = None
+
+
+class _Choice(BaseModel):
+    message: _Message
+
+
+class _Completion(BaseModel):
+    choices: list[_Choice] = Field(min_length=1)
+
+
+class _Failed(Exception):
+    """Why this turn goes to the fallback engine."""
+
+
+class LLMEngine:
+    """Proposes memories with a chat model; see the module docstring for how it fails."""
+
+    name = "llm"
+
+    def __init__(self, *, base_url: str, model: str, fallback: GenerationEngine, api_key: str | None = None,
+                 timeout_s: float = 60.0, max_retries: int = 2, backoff_s: float = 0.5) -> None:
+        self.model, self.fallback = model, fallback
+        self.max_retries, self.backoff_s = max_retries, backoff_s
+        self.fallbacks = 0  # turns handed to the fallback engine, for run reports
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._client = httpx.Client(base_url=base_url.rstrip("/") + "/", timeout=timeout_s, headers=headers)
+
+    def close(self) -> None:
+        self._client.close()
+
+    def generate(self, context: GenerationContext) -> list[Candidate]:
+        if not context.turn.text.strip():
+            return []
+        try:
+            proposals = self._propose(context)
+        except _Failed as failure:
+            self.fallbacks += 1
+            why = f"llm-fallback: {failure}"
+            return [replace(c, reasons=(*c.reasons, why)) for c in self.fallback.generate(context)]
+        return [_candidate(p, context) for p in proposals]
+
+    def _propose(self, context: GenerationContext) -> list[_Proposal]:
+        payload = {
+            "model": self.model,
+            "temperature": 0,
+            "response_format": RESPONSE_FORMAT,
+            "messages": [{"role": "system", "content": SYSTEM_PROMPT},
+                         {"role": "user", "content": prompt(context)}],
+        }
+        try:
+            completion = _Completion.model_validate_json(self._post(payload).content)
+        except ValidationError:
+            raise _Failed("malformed chat completion") from None
+        message = completion.choices[0].message
+        if message.refusal:
+            raise _Failed("the model refused")
+        try:
+            return _Proposals.model_validate_json(message.content or "").candidates
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            if first["type"] == "json_invalid":
+                raise _Failed("invalid JSON") from None
+            where = ".".join(str(part) for part in first["loc"])
+            raise _Failed(f"schema violation at {where}: {first['msg']}") from None
+
+    def _post(self, payload: dict[str, Any]) -> httpx.Response:
+        """The response to the request, retrying what may pass (timeouts, dropped connections, 429, 5xx)."""
+        attempts, problem = self.max_retries + 1, ""
+        for attempt in range(attempts):
+            if attempt:
+                time.sleep(self.backoff_s * 2 ** (attempt - 1))
+            try:
+                response = self._client.post("chat/completions", json=payload)
+            except httpx.TimeoutException:
+                problem = "timeout"
+                continue
+            except httpx.RequestError as exc:
+                problem = f"connection error ({type(exc).__name__})"
+                continue
+            if response.status_code == 429 or response.status_code >= 500:
+                problem = f"HTTP {response.status_code}"
+                continue
+            if response.is_error:
+                raise _Failed(f"HTTP {response.status_code}")
+            return response
+        raise _Failed(f"{problem} after {attempts} attempt{'s' if attempts > 1 else ''}")
+
+
+def prompt(context: GenerationContext) -> str:
+    """What the model is told about the turn: the date to resolve against, what the scope knows,
+    the recent turns, the question this turn may answer, and the turn itself."""
+    now = context.now
+    lines = [f"Current date: {now:%Y-%m-%d} ({now:%A})"]
+    if context.entities:
+        lines.append("Known entities: " + "; ".join(context.entities))
+    if context.memories:
+        lines += ["Known memories:", *(f"- {m}" for m in context.memories)]
+    if context.window:
+        lines += ["Recent turns, oldest first:", *(_line(t) for t in context.window)]
+    if context.previous is not None:
+        lines += ["Previous turn by another speaker (what the current turn may answer):", _line(context.previous)]
+    lines += [f"Current turn, said by {display_name(context.turn.speaker)}:", _line(context.turn)]
+    return "\n".join(lines)
+
+
+def _line(turn: TurnView) -> str:
+    when = f" {turn.ts:%Y-%m-%d %H:%M}" if turn.ts else ""
+    role = f" ({turn.role})" if turn.role else ""
+    return f"[{turn.turn_id}]{when} {display_name(turn.speaker)}{role}: {turn.text}"
+
+
+def _candidate(proposal: _Proposal, context: GenerationContext) -> Candidate:
+    shown = {t.turn_id for t in (context.turn, context.previous, *context.window) if t is not None}
+    sources = tuple(dict.fromkeys(i for i in proposal.source_turn_ids if i in shown)) or (context.turn.turn_id,)
+    start, end = _event_span(proposal.event_start_at, proposal.event_end_at)
+    return Candidate(
+        should_store=proposal.should_store, content=proposal.content, kind=proposal.kind,
+        confidence=proposal.confidence, salience=proposal.salience, source_turn_ids=sources,
+        entities=tuple(dict.fromkeys(e.strip() for e in proposal.entities if e.strip())),
+        observed_at=context.now, event_start_at=start, event_end_at=end,
+        temporal_text=(proposal.temporal_text or "").strip() or None, reasons=("llm",),
+    )
+
+
+def _event_span(first: date | None, last: date | None) -> tuple[datetime | None, datetime | None]:
+    """Days as the rule engine writes event time: naive midnights, the end exclusive, both or neither."""
+    if first is None:
+        if last is None:
+            return None, None
+        first = last
+    last = max(last or first, first)
+    midnight = datetime.min.time()
+    return datetime.combine(first, midnight), datetime.combine(last + timedelta(days=1), midnight)
