@@ -23,6 +23,7 @@ from mnemoflow.storage.scope import Scope
 from mnemoflow.timeutil import clock
 
 if TYPE_CHECKING:  # the service loads the storage engines (~2 s); parsing arguments should not wait
+    from mnemoflow.memory.worker import GenerationDrainReport
     from mnemoflow.models import RecallResult
     from mnemoflow.service import IngestOutcome, MemoryService
 
@@ -36,6 +37,8 @@ keys_app = typer.Typer(no_args_is_help=True, help="API keys of the HTTP API (one
 app.add_typer(keys_app, name="keys")
 serve_app = typer.Typer(no_args_is_help=True, help="Long-running servers (one process, one store connection).")
 app.add_typer(serve_app, name="serve")
+review_app = typer.Typer(no_args_is_help=True, help="Relationship decisions waiting for a person (review queue).")
+app.add_typer(review_app, name="review")
 
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -91,10 +94,23 @@ def run_ingest(service: MemoryService, scope: Scope, paths: list[Path], wait: bo
     return outcome
 
 
+def generation_line(report: GenerationDrainReport) -> str:
+    """What memory generation did, in one line."""
+    parts = [f"{report.created} new", f"{report.reinforced} reinforced"]
+    parts += [f"{n} {kind}" for kind, n in sorted(report.linked.items())]
+    if report.reviews:
+        parts.append(f"{report.reviews} waiting for `mnemoflow review`")
+    if report.failed:
+        parts.append(f"{report.failed} sessions failed")
+    return f"memories from {report.turns} turns: " + ", ".join(parts)
+
+
 def print_ingest(outcome: IngestOutcome) -> None:
     r = outcome.report
     out.print(f"ingested: {r.documents_changed} documents changed, {r.turns_added} turns, "
               f"{r.chunks_added} chunks added, {r.chunks_removed} removed")
+    if outcome.drain and outcome.drain.generation and outcome.drain.generation.sessions:
+        out.print(generation_line(outcome.drain.generation))
     if outcome.drain and outcome.drain.unavailable:
         out.print(f"embedder unavailable ({outcome.drain.unavailable}); "
                   f"{outcome.pending_embeddings} rows wait for `mnemoflow worker`")
@@ -214,16 +230,19 @@ def recall(
     budget: Annotated[int | None, typer.Option("--budget", min=16, help="Token budget (ceil(chars/4)).")] = None,
     preset: Annotated[str | None, typer.Option(help="Recall preset: default, bm25, rrf.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+    history: Annotated[bool, typer.Option(
+        "--history", help="Also show memories that are no longer current (superseded, expired), marked.")] = False,
 ) -> None:
     """Hybrid recall with citations, packed into a token budget."""
-    from mnemoflow.recall import PRESETS
+    from mnemoflow.recall import PRESETS, RecallFilters
 
     if preset is not None and preset not in PRESETS:
         raise ArgumentError(f"--preset must be one of {', '.join(PRESETS)}; got {preset!r}")
     if not query.strip():
         raise ArgumentError("the query is empty")
     with _service(home) as service:
-        result = service.recall(_scope(service, tenant, user), query, k=k, token_budget=budget, config=preset)
+        result = service.recall(_scope(service, tenant, user), query, k=k, token_budget=budget, config=preset,
+                                filters=RecallFilters(include_history=True) if history else None)
     if as_json:
         sys.stdout.write(json.dumps(result.public(), ensure_ascii=False) + "\n")
     else:
@@ -254,11 +273,14 @@ def history(
 
 @app.command()
 def worker(home: Home = None) -> None:
-    """Run the embedding outbox until it is empty (rows written while the embedder was down)."""
+    """Run the outbox until it is empty: memory generation for new turns, then embeddings (what
+    `ingest --no-wait` left, or what waited while the embedder was down)."""
     with _service(home) as service:
         with _progress() as progress:
             task = progress.add_task("embedding", total=service.store.outbox_counts().get("pending"))
             report = service.drain(lambda n: progress.advance(task, n))
+        if report.generation and report.generation.sessions:
+            out.print(generation_line(report.generation))
         out.print(f"embedded {report.embedded}, reused {report.reused} cached vectors, "
                   f"skipped {report.skipped} stale jobs, {report.failed} failed")
         if report.unavailable:
@@ -363,6 +385,75 @@ def keys_revoke(key_id: Annotated[str, typer.Argument(help="The key to revoke.")
         if not service.store.revoke_api_key(key_id):
             raise ArgumentError(f"no active key {key_id}")
     out.print(f"revoked {key_id}")
+
+
+ReviewId = Annotated[str, typer.Argument(help="The review to decide (an id from `mnemoflow review list`).")]
+
+
+@review_app.command("list")
+def review_list(
+    home: Home = None, tenant: Tenant = None, user: User = None,
+    status: Annotated[str, typer.Option(help="open, accepted, rejected or all.")] = "open",
+    limit: Annotated[int, typer.Option(min=1, help="At most this many reviews, oldest first.")] = 100,
+) -> None:
+    """Relationship decisions the pipeline was unsure of, with both memories, to accept or reject."""
+    from rich.table import Table
+
+    if status not in ("open", "accepted", "rejected", "all"):
+        raise ArgumentError(f"--status must be open, accepted, rejected or all; got {status!r}")
+    with _service(home) as service:
+        items = service.review_items(_scope(service, tenant, user), status=status, limit=limit)
+    if not items:
+        out.print(f"no {'' if status == 'all' else status + ' '}reviews")
+        return
+
+    def shown(content: str | None, current: bool) -> str:
+        return (content or "") + ("" if current else " [deleted or superseded]")
+
+    table = Table(show_lines=True)
+    table.add_column("id", no_wrap=True)
+    if status != "open":
+        table.add_column("status", no_wrap=True)
+    table.add_column("proposed", no_wrap=True)
+    table.add_column("conf.", justify="right", no_wrap=True)
+    table.add_column("reason")
+    table.add_column("new memory")
+    table.add_column("existing memory")
+    for item in items:
+        state = [item.status + (f" as {item.applied_type}" if item.applied_type else "")] if status != "open" else []
+        table.add_row(item.review_id, *state, item.proposed_type, f"{item.confidence:.2f}", item.reason or "",
+                      shown(item.src_content, item.src_current), shown(item.dst_content, item.dst_current))
+    out.print(table, markup=False)
+    plural = "" if len(items) == 1 else "s"
+    out.print(f"[dim]{len(items)} review{plural}; decide with `mnemoflow review accept ID [--as TYPE]` "
+              "or `mnemoflow review reject ID`[/]")
+
+
+@review_app.command("accept")
+def review_accept(
+    review_id: ReviewId,
+    as_type: Annotated[str | None, typer.Option("--as", help="Apply another relation than the proposed one "
+                                                 "(UPDATES, EXTENDS, DERIVES, RELATES_TO, DUPLICATE_OF, "
+                                                 "CONFLICTS_WITH).")] = None,
+    home: Home = None, tenant: Tenant = None, user: User = None,
+) -> None:
+    """Apply a queued relationship as if it had been decided automatically (an UPDATES supersedes)."""
+    from mnemoflow.models import LINK_TYPES
+
+    if as_type is not None and as_type.strip().upper() not in LINK_TYPES:
+        raise ArgumentError(f"--as must be one of {', '.join(LINK_TYPES)}; got {as_type!r}")
+    with _service(home) as service:
+        item = service.decide_review(_scope(service, tenant, user), review_id, True, link_type=as_type, actor="cli")
+    out.print(f"accepted {item.review_id}: {item.src} {item.applied_type or item.proposed_type} {item.dst}",
+              markup=False)
+
+
+@review_app.command("reject")
+def review_reject(review_id: ReviewId, home: Home = None, tenant: Tenant = None, user: User = None) -> None:
+    """Drop a queued relationship; both memories stay as they are."""
+    with _service(home) as service:
+        item = service.decide_review(_scope(service, tenant, user), review_id, False, actor="cli")
+    out.print(f"rejected {item.review_id}", markup=False)
 
 
 @serve_app.command("http")

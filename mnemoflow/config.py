@@ -159,6 +159,10 @@ class Settings(BaseSettings):
         "date and the neighbouring turns (default), the previous turn only, or nothing.",
     )
     chat_captions: bool = Field(True, description="Show and index the captions of images shared in a turn.")
+    generate_memories: bool = Field(
+        True, description="Turn new conversation turns into atomic, linked memories (an outbox job per session, "
+        "drained before embeddings by ingest and by the worker); off keeps conversations as chunks only.",
+    )
 
     bm25_engine: Literal["lancedb", "duckdb"] = Field(
         "lancedb",

@@ -162,7 +162,8 @@ def process_landed_turns(store: Store, settings: Settings, scope: Scope) -> list
         writes.append(DocumentWrite(document, chunks, list(changed.values())))
     results: list[DocumentWriteResult] = []
     for start in range(0, len(writes), WRITE_BATCH):
-        results += store.write_documents(scope, writes[start : start + WRITE_BATCH], actor="ingest")
+        results += store.write_documents(scope, writes[start : start + WRITE_BATCH], actor="ingest",
+                                          generate=settings.generate_memories)
     return results
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, Field
 
@@ -65,6 +65,66 @@ class IngestErrorRecord:
     detail: str | None = None
 
 
+EntityType = Literal["person", "organization", "place", "library", "tool", "project", "concept"]
+ENTITY_TYPES: tuple[str, ...] = ("person", "organization", "place", "library", "tool", "project", "concept")
+Predicate = Literal["mentions", "works_on", "uses", "prefers", "supersedes", "superseded_by", "conflicts_with",
+                    "cites", "runs_on", "belongs_to", "located_at"]
+PREDICATES: tuple[str, ...] = ("mentions", "works_on", "uses", "prefers", "supersedes", "superseded_by",
+                               "conflicts_with", "cites", "runs_on", "belongs_to", "located_at")
+THIS_MEMORY = "@memory"  # a relation's subject or object that is the memory being written (its id is not known yet)
+
+
+@dataclass(frozen=True)
+class EntityRef:
+    """A typed entity a memory names: `entity_id` is `entity:<type>:<slug>` (tenant-wide), `name` the
+    canonical form, `aliases` the other forms it went by (possessive, case, short form)."""
+
+    entity_id: str
+    name: str
+    type: EntityType
+    aliases: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class RelationDraft:
+    """A triple a memory states: `subject` an entity id (or THIS_MEMORY), `object` an entity id,
+    THIS_MEMORY or a literal ("morning meetings")."""
+
+    subject: str
+    predicate: Predicate
+    object: str
+    confidence: float = 1.0
+
+
+@dataclass(frozen=True)
+class EntityRow:
+    """An entity as the store holds it. `hotness` is the exponentially decayed mention rate as of
+    the read: each mention adds 1, and the total halves every 30 days without one."""
+
+    entity_id: str
+    name: str
+    type: str
+    aliases: tuple[str, ...]
+    mention_count: int
+    first_seen: datetime | None
+    last_seen: datetime | None
+    hotness: float
+    commit_id: str
+
+
+@dataclass(frozen=True)
+class RelationRow:
+    relation_id: str
+    subject: str
+    predicate: str
+    object: str
+    memory_id: str | None
+    confidence: float
+    created_at: datetime
+    superseded_at: datetime | None
+    commit_id: str
+
+
 @dataclass(frozen=True)
 class MemoryDraft:
     content: str
@@ -78,6 +138,9 @@ class MemoryDraft:
     expires_at: datetime | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
     derived_from: tuple[str, ...] = ()  # chunk or document ids the memory was extracted from
+    entities: tuple[EntityRef, ...] = ()  # typed entities it names (memory_entities, `mentions`)
+    relations: tuple[RelationDraft, ...] = ()  # triples it states (relations)
+    categories: tuple[str, ...] = ()  # category keys, "a/b" paths (memory_categories)
 
 
 LinkType = Literal["UPDATES", "EXTENDS", "DERIVES", "RELATES_TO", "DUPLICATE_OF", "CONFLICTS_WITH"]
@@ -201,3 +264,31 @@ class HistoryEntry(BaseModel):
     actor: str
     message: str | None
     op: str
+
+
+ReviewStatus = Literal["open", "accepted", "rejected"]
+REVIEW_STATUSES: tuple[str, ...] = get_args(ReviewStatus)
+LINK_TYPES: tuple[str, ...] = get_args(LinkType)  # what a relationship decision may apply
+
+
+class ReviewItem(BaseModel):
+    """A relationship decision that waited for a person (`review_queue`), with both memories' contents
+    so it can be judged: `src` is the newer memory, `dst` the one it would relate to."""
+
+    review_id: str
+    tenant_id: str
+    user_id: str
+    src: str
+    dst: str
+    proposed_type: str
+    confidence: float
+    reason: str | None = None
+    status: ReviewStatus
+    created_at: datetime
+    decided_at: datetime | None = None
+    decided_by: str | None = None
+    applied_type: str | None = None  # the link a person accepted (may differ from the proposal)
+    src_content: str | None = None
+    dst_content: str | None = None
+    src_current: bool = False  # live and latest: a decision can still be applied to it
+    dst_current: bool = False

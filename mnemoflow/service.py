@@ -19,8 +19,11 @@ from mnemoflow.embedding.worker import DrainReport, drain_embeddings
 from mnemoflow.errors import NotFoundError
 from mnemoflow.connectors.conversations import land_events
 from mnemoflow.ingest import IngestReport, ingest_paths, process_landed_turns
+from mnemoflow.memory.candidates import GenerationEngine
 from mnemoflow.memory.direct import draft_memory
-from mnemoflow.models import HistoryEntry, MemoryItem, MemoryKind, RecallResult
+from mnemoflow.memory.engines import generation_engine
+from mnemoflow.memory.worker import GenerationDrainReport, drain_generation
+from mnemoflow.models import HistoryEntry, MemoryItem, MemoryKind, RecallResult, ReviewItem
 from mnemoflow.recall import RecallConfig, RecallFilters, preset, recall
 from mnemoflow.storage import Scope, Store, open_store
 from mnemoflow.storage.commits import VerifyReport
@@ -28,9 +31,16 @@ from mnemoflow.sync import SyncReport, sync_source
 
 
 @dataclass
+class Drained(DrainReport):
+    """One outbox pass: the embeddings, and the memory generation that ran before them."""
+
+    generation: GenerationDrainReport | None = None
+
+
+@dataclass
 class IngestOutcome:
     report: IngestReport
-    drain: DrainReport | None
+    drain: Drained | None
     pending_embeddings: int
 
 
@@ -40,6 +50,7 @@ class MemoryService:
         self.settings = settings
         self._store: Store | None = None
         self._embedder: Embedder | None = None
+        self._engine: GenerationEngine | None = None
 
     @property
     def store(self) -> Store:
@@ -52,6 +63,13 @@ class MemoryService:
         if self._embedder is None:
             self._embedder = create_embedder(self.settings)
         return self._embedder
+
+    @property
+    def engine(self) -> GenerationEngine:
+        """The memory generation engine the settings name (the rule-based one offline)."""
+        if self._engine is None:
+            self._engine = generation_engine(self.settings)
+        return self._engine
 
     def close(self) -> None:
         if self._store is not None:
@@ -111,16 +129,18 @@ class MemoryService:
             memory = self.store.get_memory(scope, memory.id) or memory
         return memory, created
 
-    def drain(self, on_progress: Callable[[int], None] | None = None) -> DrainReport:
-        """Run the embedding worker until the outbox is empty or the embedder is unavailable,
-        then fold everything written into the search indexes (once, for the whole batch)."""
+    def drain(self, on_progress: Callable[[int], None] | None = None) -> Drained:
+        """Run the outbox until it is empty or the embedder is unavailable: memory generation for
+        new turns first (its memories join the embedding queue), then embeddings; then fold
+        everything written into the search indexes (once, for the whole batch)."""
+        generated = drain_generation(self.store, self.embedder, self.engine, batch_size=self.settings.outbox_batch_size)
         report = drain_embeddings(
             self.store, self.embedder, batch_size=self.settings.outbox_batch_size, on_progress=on_progress
         )
         self.store.refresh_search_indexes()
-        return report
+        return Drained(**vars(report), generation=generated)
 
-    def reembed(self, on_progress: Callable[[int], None] | None = None) -> tuple[int, DrainReport]:
+    def reembed(self, on_progress: Callable[[int], None] | None = None) -> tuple[int, Drained]:
         """Rebuild every vector with the configured model (after changing it); returns rows queued."""
         queued = self.store.reset_vectors_for_model()
         return queued, self.drain(on_progress)
@@ -128,6 +148,12 @@ class MemoryService:
     def delete(self, scope: Scope, memory_id: str) -> None:
         if not self.store.delete_memory(scope, memory_id, actor="api"):
             raise NotFoundError(f"no memory {memory_id} for {scope}")
+
+    def decide_review(
+        self, scope: Scope, review_id: str, accept: bool, *, link_type: str | None = None, actor: str = "api",
+    ) -> ReviewItem:
+        """A person's decision on a queued relationship: accept (optionally as another link type) or reject."""
+        return self.store.decide_review(scope, review_id, accept, actor=actor, link_type=link_type)
 
     # ------------------------------------------------------------------ reads
     def recall(
@@ -154,6 +180,10 @@ class MemoryService:
 
     def get_all(self, scope: Scope, *, limit: int = 100) -> list[MemoryItem]:
         return self.store.list_memories(scope, limit=limit)
+
+    def review_items(self, scope: Scope, *, status: str = "open", limit: int = 100) -> list[ReviewItem]:
+        """Relationship decisions waiting for (or given by) a person, with both memories' contents."""
+        return self.store.review_items(scope, status=status, limit=limit)
 
     def history(self, scope: Scope, memory_id: str) -> list[HistoryEntry]:
         entries = self.store.memory_history(scope, memory_id)

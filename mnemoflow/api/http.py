@@ -53,6 +53,10 @@ class RecallIn(BaseModel):
     k: int | None = Field(None, ge=1)
     token_budget: int | None = Field(None, ge=16)
     kinds: list[Literal["memory", "chunk"]] | None = None
+    include_history: bool = Field(
+        False, description="Also return memories that are no longer current (superseded, expired), marked; "
+        "deleted memories never.",
+    )
 
 
 class SearchIn(BaseModel):
@@ -129,7 +133,7 @@ def create_app(service: MemoryService) -> FastAPI:
     @app.post("/v1/recall")
     def recall(body: RecallIn, tenant_id: Tenant) -> dict[str, Any]:
         result = service.recall(Scope(tenant_id, body.user_id), body.query, k=body.k, token_budget=body.token_budget,
-                                filters=RecallFilters(kinds=body.kinds))
+                                filters=RecallFilters(kinds=body.kinds, include_history=body.include_history))
         return result.public()
 
     return app

@@ -1,9 +1,9 @@
 """`mnemoflow eval scenarios`: every scenario through the real pipeline into one fresh store.
 
 Each conversation is posted as agent events (landed by dlt, turns and chunks as in production),
-then the memory generator runs the rule-based engine and the relationship step over its turns,
-writing through the store. Each scenario's tenants are prefixed with its id, so scenarios never
-see each other; the produced memories, links and default recalls are then scored against the
+then the generation worker drains them (the production path) with the engine under test and the
+relationship step, writing through the store. Each scenario's tenants are prefixed with its id, so
+scenarios never see each other; the produced memories, links and default recalls are then scored against the
 scenario's expectations (`mnemoflow.eval.scenarios`).
 """
 
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from mnemoflow.memory.candidates import GenerationEngine, TurnView
-from mnemoflow.memory.pipeline import MemoryGenerator
+from mnemoflow.memory.candidates import GenerationEngine
+from mnemoflow.memory.worker import drain_generation
 from mnemoflow.eval.scenarios import (
     ProducedLink,
     ProducedMemory,
@@ -24,7 +24,6 @@ from mnemoflow.eval.scenarios import (
 )
 from mnemoflow.service import MemoryService
 from mnemoflow.storage import Scope
-from mnemoflow.timeutil import parse_timestamp
 
 RECALL_BUDGET = 512
 
@@ -39,13 +38,7 @@ def run_scenario(service: MemoryService, scenario: Scenario, engine: GenerationE
         scope = _scope(scenario, conversation.tenant_id, conversation.user_id)
         scopes[scope] = (conversation.tenant_id, conversation.user_id)
         service.post_events(scope, [t.model_dump() for t in conversation.turns], wait=False)
-        turns = [TurnView(turn_id=t.turn_id, session_id=t.session_id, speaker=t.speaker, text=t.text,
-                          ts=parse_timestamp(t.ts), role=t.role) for t in conversation.turns]
-        sources: dict[str, tuple[str, ...]] = {}
-        for session_id in dict.fromkeys(t.session_id for t in conversation.turns):
-            sources.update({turn: tuple(chunks) for turn, chunks in
-                            service.store.turn_chunk_ids(scope, session_id).items()})
-        MemoryGenerator(service.store, service.embedder, engine, scope, actor="eval").run(turns, sources)
+    drain_generation(service.store, service.embedder, engine)
     service.drain()
     memories: list[ProducedMemory] = []
     links: list[ProducedLink] = []

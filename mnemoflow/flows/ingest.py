@@ -1,4 +1,5 @@
-"""The `ingest` flow: land transcripts, process turns, extract documents, embed, refresh indexes.
+"""The `ingest` flow: land transcripts, process turns, extract documents, generate memories, embed,
+refresh indexes.
 
 Each task is a plain function from `mnemoflow.ingest` or the embedding worker; the
 flow only sequences them and adds retries on transient errors. The CLI and the
@@ -18,6 +19,8 @@ from mnemoflow.config import Settings, load_settings
 from mnemoflow.embedding import create_embedder
 from mnemoflow.embedding.worker import drain_embeddings
 from mnemoflow.flows.retry import transient_only
+from mnemoflow.memory.engines import generation_engine
+from mnemoflow.memory.worker import drain_generation
 from mnemoflow.models import IngestErrorRecord
 from mnemoflow.storage import Scope, Store, open_store
 
@@ -54,6 +57,15 @@ def refresh_search_indexes(store: Store) -> None:
     store.refresh_search_indexes()
 
 
+@task(name="generate-memories", **TASK_OPTIONS)
+def generate_memories(store: Store, settings: Settings) -> dict[str, Any]:
+    report = drain_generation(store, create_embedder(settings), generation_engine(settings),
+                              batch_size=settings.outbox_batch_size)
+    return {"sessions": report.sessions, "turns": report.turns, "created": report.created,
+            "reinforced": report.reinforced, "linked": report.linked, "reviews": report.reviews,
+            "failed": report.failed, "unavailable": report.unavailable}
+
+
 @task(name="embed-pending", **TASK_OPTIONS)
 def embed_pending(store: Store, settings: Settings) -> dict[str, Any]:
     report = drain_embeddings(store, create_embedder(settings), batch_size=settings.outbox_batch_size)
@@ -73,8 +85,9 @@ def ingest_flow(paths: list[str], tenant_id: str, user_id: str, home: str | None
         documents, document_errors = extract_documents(store, settings, scope, inputs.documents)
         errors += document_errors
         record_errors(store, scope, errors)
+        generated = generate_memories(store, settings) if wait else None
         embedded = embed_pending(store, settings) if wait else None
         refresh_search_indexes(store)
         counts = store.counts(scope)
-    return {"turns": turns, "documents": documents, "errors": [e.reason for e in errors], "embedding": embedded,
-            "counts": counts}
+    return {"turns": turns, "documents": documents, "errors": [e.reason for e in errors], "memories": generated,
+            "embedding": embedded, "counts": counts}

@@ -11,6 +11,7 @@ from 0.5. Lifecycle time is the store's; event time comes from the candidate.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -19,8 +20,9 @@ import numpy as np
 
 from mnemoflow.embedding import Embedder
 from mnemoflow.memory.candidates import Candidate, GenerationContext, GenerationEngine, TurnView
+from mnemoflow.memory.entities import categories_of, relation_triples, typed_entities
 from mnemoflow.memory.relations import Decision, Neighbour, action, classify, derive
-from mnemoflow.models import LinkDraft, MemoryDraft, MemoryItem
+from mnemoflow.models import LinkDraft, MemoryDraft, MemoryItem, RelationDraft
 from mnemoflow.scoring import fast_score
 from mnemoflow.storage import Scope, Store
 from mnemoflow.storage.store import memory_content_hash
@@ -61,20 +63,28 @@ class MemoryGenerator:
         self.written: dict[str, _Known] = {}
         self.report = GenerationReport()
         self._cache: dict[str, np.ndarray] = {}  # memory id -> normalised vector, for this run
+        self._turns: dict[str, TurnView] = {}  # the conversation being read, by turn id
+        self._from_turn: dict[str, list[str]] = {}  # turn id -> the memories it gave (new or reinforced)
 
-    def run(self, turns: Sequence[TurnView], sources: dict[str, tuple[str, ...]] | None = None) -> GenerationReport:
+    def run(self, turns: Sequence[TurnView], sources: dict[str, tuple[str, ...]] | None = None,
+            *, only: set[str] | None = None) -> GenerationReport:
         """Turns of one conversation, oldest first; `sources` maps a turn id to the chunk or document
-        ids its memories are EXTRACTED_FROM."""
+        ids its memories are EXTRACTED_FROM. With `only`, just those turns are read (the others
+        are context: the question a new answer answers)."""
         sources = sources or {}
+        self._turns = {t.turn_id: t for t in turns}
         for position, turn in enumerate(turns):
+            if only is not None and turn.turn_id not in only:
+                continue
             self.report.turns += 1
             context = self._context(turns, position)
+            asked_about = self._asked_about(turns, position)
             for candidate in self.engine.generate(context):
                 if not candidate.should_store:
                     continue
                 self.report.candidates += 1
                 cited = tuple(dict.fromkeys(s for t in candidate.source_turn_ids for s in sources.get(t, ())))
-                self._decide_and_write(candidate, cited, context.now)
+                self._decide_and_write(candidate, cited, context.now, turn.turn_id, asked_about)
         self._derive()
         return self.report
 
@@ -98,15 +108,11 @@ class MemoryGenerator:
 
     # ------------------------------------------------------------------ context
     def _context(self, turns: Sequence[TurnView], position: int) -> GenerationContext:
-        turn = turns[position]
-        earlier = turns[max(0, position - WINDOW_TURNS):position]
-        previous = next((t for t in reversed(turns[:position]) if t.speaker != turn.speaker), None)
         known = [k.memory.content for k in list(self.written.values())[-KNOWN_MEMORIES:]]
-        return GenerationContext(turn=turn, now=turn.ts or utcnow(), previous=previous, window=tuple(earlier),
-                                 memories=tuple(known))
+        return turn_context(turns, position, tuple(known))
 
     # ------------------------------------------------------------------ neighbours and decision
-    def _neighbours(self, candidate: Candidate) -> list[Neighbour]:
+    def _neighbours(self, candidate: Candidate, asked_about: frozenset[str] = frozenset()) -> list[Neighbour]:
         bm25 = self.store.bm25_search(self.scope, "memories", candidate.content, NEIGHBOURS_PER_SIGNAL)
         vector = self._vectors({"": candidate.content})[""]
         dense = self.store.vector_search(self.scope, "memories", vector, NEIGHBOURS_PER_SIGNAL)
@@ -119,32 +125,54 @@ class MemoryGenerator:
         return [Neighbour(memory_id=mid, content=k.memory.content, kind=k.memory.kind, entities=k.entities,
                           observed_at=k.memory.observed_at, event_start_at=k.memory.event_start_at,
                           vector_similarity=float(np.dot(vector, vectors[mid])), bm25_rank=ranks.get(mid),
-                          same_hash=memory_content_hash(k.memory.content) == same)
+                          same_hash=memory_content_hash(k.memory.content) == same, asked_about=mid in asked_about)
                 for mid, k in known.items()]
 
     def _vectors(self, texts: dict[str, str]) -> dict[str, np.ndarray]:
         """Normalised vectors by memory id ("" for the candidate): a memory is embedded once per run,
-        the missing ones in one model call."""
+        the missing ones in one model call, through the store's vector cache, so the embedding
+        worker reuses the candidate's vector for the memory it becomes."""
         missing = [mid for mid in texts if mid == "" or mid not in self._cache]
         if missing:
-            found = np.asarray(self.embedder.embed([texts[mid] for mid in missing]), dtype=np.float32)
-            found /= np.maximum(np.linalg.norm(found, axis=1, keepdims=True), 1e-12)
-            self._cache.update(zip(missing, found))
+            hashes = {mid: memory_content_hash(texts[mid]) for mid in missing}
+            known = self.store.cached_vectors(list(set(hashes.values())))
+            fresh = {h: texts[mid] for mid, h in hashes.items() if h not in known}
+            if fresh:
+                vectors = np.asarray(self.embedder.embed(list(fresh.values())), dtype=np.float32)
+                self.store.cache_vectors(list(fresh), vectors)
+                known.update(zip(fresh, vectors))
+            for mid in missing:
+                vector = known[hashes[mid]]
+                self._cache[mid] = vector / max(float(np.linalg.norm(vector)), 1e-12)
         return {mid: self._cache[mid] for mid in texts}
 
-    def _decide_and_write(self, candidate: Candidate, cited: tuple[str, ...], now: datetime) -> None:
-        neighbours = self._neighbours(candidate)
+    def _asked_about(self, turns: Sequence[TurnView], position: int) -> frozenset[str]:
+        """Memories a question right before this turn asked about: the speaker said something, the
+        other asked ("Which day?"), the speaker answers. Their answer details what they said."""
+        if position < 2:
+            return frozenset()
+        said, question, turn = turns[position - 2], turns[position - 1], turns[position]
+        if question.speaker == turn.speaker or said.speaker != turn.speaker or not asks_for_detail(question.text):
+            return frozenset()
+        return frozenset(mid for mid in self._from_turn.get(said.turn_id, ())
+                         if mid in self.written and self.written[mid].memory.is_latest)
+
+    def _decide_and_write(self, candidate: Candidate, cited: tuple[str, ...], now: datetime, turn_id: str,
+                          asked_about: frozenset[str]) -> None:
+        neighbours = self._neighbours(candidate, asked_about)
         decision = classify(candidate.content, candidate.kind, candidate.entities, neighbours, now=now)
         verdict = action(decision)
         if decision.relation == "duplicate" and verdict == "apply" and decision.target_id:
             self.store.reinforce_memory(self.scope, decision.target_id, cited, actor=self.actor)
             self.report.reinforced += 1
+            self._from_turn.setdefault(turn_id, []).append(decision.target_id)
             return
         link = _link(decision)
         links = (link,) if link and verdict == "apply" else ()
         review = (link,) if link and verdict == "review" else ()
-        memory, created = self.store.write_memory(self.scope, _draft(candidate, cited), actor=self.actor,
+        memory, created = self.store.write_memory(self.scope, _draft(candidate, cited, self._turns, turn_id), actor=self.actor,
                                                   links=links, review=review)
+        self._from_turn.setdefault(turn_id, []).append(memory.id)
         if not created:  # the same content already held (an exact repeat the hash caught)
             self.store.reinforce_memory(self.scope, memory.id, cited, actor=self.actor)
             self.report.reinforced += 1
@@ -160,6 +188,33 @@ class MemoryGenerator:
         self._cache[memory.id] = self._cache[""]  # the candidate's text is the memory's
 
 
+def turn_context(turns: Sequence[TurnView], position: int, known: tuple[str, ...] = ()) -> GenerationContext:
+    """What an engine sees of one turn: the latest earlier turn by another speaker, a bounded window,
+    what the scope knows, and the turn's own time as "now"."""
+    turn = turns[position]
+    earlier = turns[max(0, position - WINDOW_TURNS):position]
+    previous = next((t for t in reversed(turns[:position]) if t.speaker != turn.speaker), None)
+    return GenerationContext(turn=turn, now=turn.ts or utcnow(), previous=previous, window=tuple(earlier),
+                             memories=known)
+
+
+_DETAIL_QUESTION_RE = re.compile(r"^(?:when|which|where|how(?! are| is it going| have you been)|do you have|did you|"
+                                 r"is it|are they|will it|can you tell)\b", re.I)
+_NEW_TOPIC_RE = re.compile(r"^(?:and\s+)?(?:any|anything|what(?:'s| is)? (?:next|else)|what are you)\b", re.I)
+
+
+def asks_for_detail(text: str) -> bool:
+    """A question about what was just said ("Which day?", "How often are the sessions?", "Self-taught?"),
+    not one that opens a new topic ("What's next?", "Any allergies?", "Who is on your committee?")."""
+    asked = [s.strip() for s in re.findall(r"[^.!?]*\?", text)]
+    if not asked:
+        return False
+    question = asked[-1]
+    if _NEW_TOPIC_RE.match(question):
+        return False
+    return bool(_DETAIL_QUESTION_RE.match(question)) or len(question.split()) <= 3
+
+
 @dataclass(frozen=True)
 class _Ref:
     memory_id: str
@@ -173,12 +228,24 @@ def _link(decision: Decision) -> LinkDraft | None:
     return LinkDraft(kind, decision.target_id, decision.confidence, decision.reason)
 
 
-def _draft(candidate: Candidate, cited: tuple[str, ...]) -> MemoryDraft:
+def _draft(candidate: Candidate, cited: tuple[str, ...], turns: dict[str, TurnView], said_in: str) -> MemoryDraft:
+    """`source_turns` lets recall cite a memory the way it cites a conversation chunk: session,
+    turn, speaker and time of each turn it was read from, the turn that said it first (then the
+    question it answers)."""
+    order = sorted(candidate.source_turn_ids, key=lambda i: i != said_in)
+    sources = [{"session_id": t.session_id, "turn_id": t.turn_id, "speaker": t.speaker,
+                "ts": t.ts.isoformat() if t.ts else None}
+               for t in (turns.get(i) for i in order) if t is not None]
+    speakers = tuple(dict.fromkeys(t.speaker for t in turns.values()
+                                   if (t.role or "").lower() != "assistant" and t.speaker.lower() != "assistant"))
+    entities = tuple(typed_entities(candidate.content, candidate.entities, speakers=speakers))
     return MemoryDraft(
         content=candidate.content, kind=candidate.kind, salience=candidate.salience, confidence=candidate.confidence,
         observed_at=candidate.observed_at, event_start_at=candidate.event_start_at,
         event_end_at=candidate.event_end_at, temporal_text=candidate.temporal_text,
         metadata={"entities": list(candidate.entities), "source_turn_ids": list(candidate.source_turn_ids),
-                  "why": list(candidate.reasons)},
-        derived_from=cited,
+                  "source_turns": sources, "why": list(candidate.reasons)},
+        derived_from=cited, entities=entities,
+        relations=tuple(RelationDraft(*t) for t in relation_triples(candidate.content, entities)),
+        categories=tuple(categories_of(candidate.content, candidate.kind)),
     )

@@ -52,7 +52,10 @@ The rules, per neighbour, first match wins (`Decision.reason` starts with the ru
    the neighbour says about its subject (its predicate), or the very same subject phrase ("Marek's
    car"); nothing contradicted, something new -> EXTENDS. A preference never extends a
    non-preference (a taste stands on its own), and a plan never extends a past event.
-7. otherwise ``new``.
+7. ``follow-up``: nothing above matched, and the candidate answers a question the other speaker
+   asked right after the neighbour was said ("Which day?") -> EXTENDS (the caller marks such
+   neighbours ``asked_about``; the words may share nothing).
+8. otherwise ``new``.
 
 The strongest decision over all neighbours wins: by confidence, then duplicate > UPDATES >
 CONFLICTS_WITH > EXTENDS, then vector similarity, BM25 rank and recency.
@@ -94,6 +97,9 @@ Action = Literal["apply", "review", "ignore"]
 
 AUTO_APPLY_AT = 0.85
 REVIEW_AT = 0.5
+# "I opened a Roth IRA." / "How will you invest it?" / "$500 a month into an index fund.": the
+# answer details what the question was about, whatever words it shares with it
+FOLLOW_UP_CONFIDENCE = 0.87
 
 __all__ = ["AUTO_APPLY_AT", "REVIEW_AT", "Decision", "Derived", "Neighbour", "action", "classify", "derive"]
 
@@ -111,6 +117,7 @@ class Neighbour:
     vector_similarity: float | None = None  # cosine of normalised embeddings, from the caller
     bm25_rank: int | None = None  # 1 = best
     same_hash: bool = False
+    asked_about: bool = False  # the candidate answers a question the other speaker asked about this memory
 
 
 @dataclass(frozen=True)
@@ -130,6 +137,7 @@ def action(decision: Decision) -> Action:
     return "ignore"
 
 
+_STATUSES = frozenset({"diet", "relationship status"})  # one holds at a time, wherever it is said
 _PRIORITY = {"duplicate": 3, "UPDATES": 2, "CONFLICTS_WITH": 1, "EXTENDS": 0}
 _QUALIFIER_STEMS = frozenset(stem(q) for q in QUALIFIERS) | QUALIFIERS
 
@@ -153,6 +161,9 @@ def classify(
     notes: list[str] = []
     for position, neighbour in enumerate(neighbours):
         decision = _judge(cand, candidate_kind, cand_entities, neighbour, now, notes)
+        if neighbour.asked_about and (decision is None or decision.confidence < REVIEW_AT):
+            decision = Decision("EXTENDS", neighbour.memory_id, FOLLOW_UP_CONFIDENCE,
+                                "follow-up: answers the question asked about it")
         if decision is None or decision.confidence < REVIEW_AT:
             continue
         sim = neighbour.vector_similarity if neighbour.vector_similarity is not None else 0.0
@@ -195,8 +206,8 @@ def _judge(cand: Claim, kind: str, cand_entities: frozenset[str], neighbour: Nei
 
     # 2. negation and correction
     decision, polarity_clash = _negation(cand, old, nid, sources, older)
-    if decision is not None:
-        return decision
+    if decision is not None and not (decision.relation == "UPDATES" and kind != neighbour.kind):
+        return decision  # a rule ("never suggest peanuts") does not replace the fact behind it
 
     # 3. a value of the same slot differs
     diffs = _disagreements(cand, old, same_voice=sources != "different", now=now)
@@ -353,6 +364,7 @@ def _disagreements(cand: Claim, old: Claim, *, same_voice: bool = True, now: dat
     out: list[_Diff] = []
     shared = _shared(cand.anchors_with_source, old.anchors_with_source)
     single_valued = old.copula or bool(overlap(set(old.main_stems), FUNCTIONAL))
+    ruled_out = _negated_values(cand)
     for value in old.values:
         if value.type == "name":
             if value.key not in old.predicate_anchors or _has(str(value.key), cand.main_names):
@@ -363,7 +375,13 @@ def _disagreements(cand: Claim, old: Claim, *, same_voice: bool = True, now: dat
                     and not _has(str(v.key), old.names)]
         else:
             pool = [v for v in cand.values if v.type == value.type]
+            if not pool and value.type in _STATUSES:  # "..., so Hana is pescatarian now"
+                pool = [v for v in cand.all_values if v.type == value.type]
+        pool = [v for v in pool if v not in ruled_out]
         if not pool or any(v.compatible(value) for v in pool):
+            continue
+        if any(v.compatible(value) for v in ruled_out):
+            out.append(_Diff(value, pool[0], True))  # "on June 16, not on June 14": a correction
             continue
         same_type_old = [v for v in old.values if v.type == value.type]
         for new in pool:
@@ -379,6 +397,17 @@ def _disagreements(cand: Claim, old: Claim, *, same_voice: bool = True, now: dat
                 break
     out.extend(_antonyms(cand, old))
     return out
+
+
+def _negated_values(claim: Claim) -> list[Value]:
+    """Values the claim rules out ("..., not on June 14"): they are the old value, not a new one."""
+    ruled_out = []
+    for v in claim.values:
+        written = re.escape(re.sub(r"\s+(?=[,.])", "", v.text))
+        if v.type != "name" and re.search(rf"\bnot\s+(?:(?:on|at|in|for|to|from|by|the)\s+)?{written}",
+                                          claim.text, re.I):
+            ruled_out.append(v)
+    return ruled_out
 
 
 def _roles_agree(a: Value, b: Value) -> bool:

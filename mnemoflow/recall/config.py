@@ -8,6 +8,7 @@ from pydantic import BaseModel, Field
 
 Signal = Literal["vector", "bm25"]
 Target = Literal["memories", "chunks"]
+GraphLink = Literal["EXTENDS", "DERIVES", "UPDATES", "RELATES_TO"]
 
 
 class RecallConfig(BaseModel):
@@ -33,15 +34,63 @@ class RecallConfig(BaseModel):
     group_sessions: bool = Field(
         True, description="Pack conversation turns under one date header per session instead of one per turn."
     )
+    # Memory reranking: factors centred on 1 (1 -/+ weight / 2), so memories as a whole neither gain nor
+    # lose against chunks; chunks, scored as before, are never moved among themselves.
+    salience_weight: float = Field(
+        0.2, ge=0, le=1,
+        description="A memory's score is scaled by 1 + w * (salience - 0.5): from 1 - w/2 (salience 0) to "
+        "1 + w/2 (salience 1); 0 turns it off.",
+    )
+    recency_weight: float = Field(
+        0.2, ge=0, le=1,
+        description="A memory's score is scaled by 1 + w * (0.5 ** (age / half-life) - 0.5), its age counted "
+        "from when it was observed back to the newest memory candidate (so an old store is not judged by the "
+        "wall clock): the newest gets 1 + w/2, one half-life older 1, far older 1 - w/2; 0 turns it off.",
+    )
+    recency_half_life_days: float = Field(
+        30.0, gt=0, description="Age (days before the newest candidate) at which the recency term has halved."
+    )
+    # Bounded graph expansion from the top memories (DESIGN.md: recall -> rerank -> graph expansion).
+    graph: bool = Field(
+        True, description="Expand from the top-ranked memories along links and shared entities (False ablates it).",
+    )
+    graph_seeds: int = Field(5, ge=0, description="How many top-ranked memories expansion starts from.")
+    graph_chunk_seeds: int = Field(
+        0, ge=0,
+        description="How many top-ranked chunks also seed expansion: memories EXTRACTED_FROM them join as "
+        "candidates (0: off; the chunk itself already carries what they say).",
+    )
+    graph_depth: int = Field(1, ge=1, description="Hops expansion may go from a seed.")
+    graph_max_items: int = Field(8, ge=0, description="At most this many memories expansion adds.")
+    graph_links: tuple[GraphLink, ...] = Field(
+        ("EXTENDS", "DERIVES", "UPDATES"),
+        description="Link types followed: EXTENDS and DERIVES both ways, UPDATES only towards the newer version.",
+    )
+    graph_entities: bool = Field(
+        True, description="Also follow entities shared with a seed (a memory about the same person, place, ...).",
+    )
+    graph_hop_factor: float = Field(
+        0.5, gt=0, lt=1,
+        description="A memory reached over a link scores what it was reached from times this per hop, times its "
+        "own salience and recency factors, and always below the memory it was reached from.",
+    )
+    graph_entity_factor: float = Field(
+        0.35, gt=0, lt=1,
+        description="As graph_hop_factor, for a memory reached through a shared entity (a weaker relation).",
+    )
 
+
+_PLAIN: dict = {"salience_weight": 0.0, "recency_weight": 0.0, "graph": False}
 
 PRESETS: dict[str, RecallConfig] = {
     # Measured on LoCoMo (bench/README.md): BM25 leads at the top ranks, the dense signal fills in.
     "default": RecallConfig(name="default", signals={"vector": 1.0, "bm25": 1.5}),
     # The two baselines the evaluation compares against, run through the same harness.
-    "bm25": RecallConfig(name="bm25", signals={"bm25": 1.0}, rrf_k=60, speaker_factor=1.0, group_sessions=False),
+    # Plain fusion: no memory rerank, no graph.
+    "bm25": RecallConfig(name="bm25", signals={"bm25": 1.0}, rrf_k=60, speaker_factor=1.0, group_sessions=False,
+                         **_PLAIN),
     "rrf": RecallConfig(name="rrf", signals={"vector": 1.0, "bm25": 1.0}, rrf_k=60, speaker_factor=1.0,
-                        group_sessions=False),
+                        group_sessions=False, **_PLAIN),
 }
 
 

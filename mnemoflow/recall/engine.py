@@ -3,17 +3,22 @@
 Scope and lifecycle predicates are applied inside every search (LanceDB prefilters,
 DuckDB WHERE clauses), and again by DuckDB, the system of record, before anything is
 returned, so an index that lags behind can lose a hit but never return one it should not.
+
+Memories are then reranked (salience, recency) and the top ones seed a bounded graph
+expansion (links and shared entities, `recall.graph`); chunks keep their fused order.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
 from typing import Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from mnemoflow.chunking import day_label
 from mnemoflow.embedding.base import Embedder
@@ -21,9 +26,11 @@ from mnemoflow.errors import EmbeddingUnavailableError
 from mnemoflow.models import Citation, MemoryItem, RecallItem, RecallResult
 from mnemoflow.recall.config import RecallConfig
 from mnemoflow.recall.fusion import Fused, rrf
+from mnemoflow.recall.graph import Expansion, expand
 from mnemoflow.recall.packing import Candidate, pack, tokens_of
 from mnemoflow.storage import Scope, Store
 from mnemoflow.storage.store import ChunkHit, SearchHit
+from mnemoflow.timeutil import utcnow
 
 
 @cache
@@ -35,6 +42,21 @@ class RecallFilters(BaseModel):
     """Narrow what recall may return."""
 
     kinds: list[Literal["memory", "chunk"]] | None = None
+    include_history: bool = Field(
+        False, description="Also return memories that are no longer current (superseded, past valid_to, "
+        "expired), each marked as such (scores['history'] = 1, why says by what); deleted memories never.",
+    )
+
+
+@dataclass
+class _Ranked:
+    """A candidate in the final order: found by the searches (`fused`) or reached by graph expansion."""
+
+    score: float
+    key: tuple[str, str]  # (target, id)
+    fused: Fused | None = None
+    factors: dict[str, float] = field(default_factory=dict)  # rerank factors shown in `scores`
+    why: str = ""
 
 
 def session_time(ts: datetime) -> str:
@@ -65,6 +87,11 @@ def _turn_speakers(hit: ChunkHit) -> set[str]:
 def citations_of(source: ChunkHit | MemoryItem) -> list[Citation]:
     """Built only for the items that make it into the context."""
     if isinstance(source, MemoryItem):
+        turns = source.metadata.get("source_turns") or []
+        if turns:  # generated from a conversation: cite the turns it was read from
+            return [Citation(memory_id=source.id, session_id=t["session_id"], turn_id=t["turn_id"],
+                             speaker=t.get("speaker"), ts=datetime.fromisoformat(t["ts"]) if t.get("ts") else None,
+                             locator={"session_id": t["session_id"], "turn_id": t["turn_id"]}) for t in turns]
         return [Citation(memory_id=source.id, ts=source.observed_at, locator=source.metadata.get("source", {}))]
     turns = source.locator.get("turns")
     if not turns:
@@ -99,14 +126,23 @@ def _chunk_candidate(hit: ChunkHit, fused: Fused, score: float, config: RecallCo
                      header=f"[{where}]", order=(hit.locator.get("part", 0), hit.chunk_id))
 
 
-def _memory_candidate(memory: MemoryItem, fused: Fused) -> Candidate:
+def _memory_candidate(memory: MemoryItem, ranked: _Ranked, history: str | None) -> Candidate:
     when = (memory.event_start_at or memory.observed_at or memory.created_at).date().isoformat()
-    return Candidate("memory", memory.id, f"- {memory.content} ({when})", fused.score, _signal_scores(fused),
-                     _why(fused), memory, group="memories", header="[memories]", order=(when, memory.id))
+    scores = _signal_scores(ranked.fused) if ranked.fused is not None else {}
+    scores.update({name: round(value, 6) for name, value in ranked.factors.items()})
+    why = _why(ranked.fused) if ranked.fused is not None else ranked.why
+    stamp = when
+    if history is not None:
+        scores["history"] = 1.0
+        why += f"; history: {history}"
+        stamp += ", superseded" if history.startswith("superseded") else ", no longer current"
+    return Candidate("memory", memory.id, f"- {memory.content} ({stamp})", ranked.score, scores, why, memory,
+                     group="memories", header="[memories]", order=(when, memory.id))
 
 
 def _search(
     store: Store, embedder: Embedder | None, scope: Scope, query: str, config: RecallConfig, targets: list[str],
+    history: bool = False,
 ) -> tuple[dict[str, list[SearchHit]], list[str]]:
     """Each signal's hits over all targets as one list, best first (cosine similarities from one
     model compare across targets, and so do BM25 scores); plus warnings for signals skipped."""
@@ -114,12 +150,13 @@ def _search(
     found: dict[str, list[SearchHit]] = {}
     # BM25 runs beside the query embedding and the vector search: both wait in native code
     # (LanceDB, torch) with the GIL released, so on two cores this hides most of the BM25 time.
-    bm25 = [_pool().submit(store.bm25_search, scope, t, query, config.depth) for t in targets] \
-        if "bm25" in config.signals else []
+    bm25 = [_pool().submit(store.bm25_search, scope, t, query, config.depth, include_history=history)
+            for t in targets] if "bm25" in config.signals else []
     if embedder is not None and "vector" in config.signals:
         try:
             vector = embedder.embed_query(query)
-            found["vector"] = [h for t in targets for h in store.vector_search(scope, t, vector, config.depth)]
+            found["vector"] = [h for t in targets
+                               for h in store.vector_search(scope, t, vector, config.depth, include_history=history)]
         except EmbeddingUnavailableError as exc:
             warnings.append(f"vector search skipped: {exc}")
     if bm25:
@@ -130,34 +167,126 @@ def _search(
 
 
 def _hydrate(
-    store: Store, scope: Scope, fused: list[Fused], shown: dict[str, ChunkHit],
+    store: Store, scope: Scope, fused: list[Fused], shown: dict[str, ChunkHit], history: bool = False,
 ) -> tuple[dict[str, ChunkHit], dict[str, MemoryItem]]:
     """Read fused candidates back through DuckDB's scope and lifecycle gate."""
     chunk_ids = [f.key[1] for f in fused if f.key[0] == "chunks"]
     chunks = {i: shown[i] for i in store.live_chunk_ids(scope, [i for i in chunk_ids if i in shown])}
     chunks.update(store.fetch_chunks(scope, [i for i in chunk_ids if i not in shown]))
-    memories = store.fetch_memories(scope, [f.key[1] for f in fused if f.key[0] == "memories"])
+    memories = store.fetch_memories(scope, [f.key[1] for f in fused if f.key[0] == "memories"],
+                                    include_history=history)
     return chunks, memories
+
+
+def _observed(memory: MemoryItem) -> datetime:
+    return memory.observed_at or memory.created_at
+
+
+def _memory_factors(memory: MemoryItem, newest: datetime | None, config: RecallConfig) -> dict[str, float]:
+    """Salience and recency factors, each in [1 - w/2, 1 + w/2]; recency counts age back from the
+    newest candidate memory."""
+    factors: dict[str, float] = {}
+    if config.salience_weight > 0:
+        factors["salience_factor"] = 1 + config.salience_weight * (min(1.0, max(0.0, memory.salience)) - 0.5)
+    if config.recency_weight > 0 and newest is not None:
+        age_days = max(0.0, (newest - _observed(memory)).total_seconds() / 86400)
+        decay = 0.5 ** (age_days / config.recency_half_life_days)
+        factors["recency_factor"] = 1 + config.recency_weight * (decay - 0.5)
+    return factors
 
 
 def _rerank(
     query: str, fused: list[Fused], chunks: dict[str, ChunkHit], memories: dict[str, MemoryItem],
-    config: RecallConfig,
-) -> tuple[list[tuple[float, str, Fused]], set[str]]:
-    """Final order: the fused score, lowered for turns by people other than those the query names."""
+    config: RecallConfig, newest: datetime | None,
+) -> tuple[list[_Ranked], set[str]]:
+    """Final order: the fused score, lowered for turns by people other than those the query names,
+    and scaled for memories by their salience and recency factors."""
     named: set[str] = set()
     if config.speaker_factor < 1:
         named = speakers_named(query, set().union(*(_turn_speakers(h) for h in chunks.values())))
-    ranked: list[tuple[float, str, Fused]] = []
+    ranked: list[_Ranked] = []
     for f in fused:
         target, item_id = f.key
         if target == "chunks" and item_id in chunks:
             penalised = bool(named) and not named & _turn_speakers(chunks[item_id])
-            ranked.append((f.score * (config.speaker_factor if penalised else 1.0), item_id, f))
+            ranked.append(_Ranked(f.score * (config.speaker_factor if penalised else 1.0), f.key, f))
         elif target == "memories" and item_id in memories:
-            ranked.append((f.score, item_id, f))
-    ranked.sort(key=lambda h: (-h[0], h[1]))
+            factors = _memory_factors(memories[item_id], newest, config)
+            ranked.append(_Ranked(f.score * math.prod(factors.values()), f.key, f, factors))
+    ranked.sort(key=lambda r: (-r.score, r.key[1]))
     return ranked, named
+
+
+def _graph_why(e: Expansion) -> str:
+    if e.by_entity:
+        why = f"shares entity {e.via} with {e.from_id}"
+    elif e.via == "EXTRACTED_FROM":
+        why = f"extracted from {e.from_id}, a top chunk"
+    elif e.via == "UPDATES":
+        why = f"{'older' if e.outgoing else 'newer'} version of {e.from_id} (UPDATES)"
+    else:
+        subject, target = ("it", "this") if e.outgoing else ("this", "it")
+        why = f"linked {e.via} from {e.from_id} ({subject} {e.via} {target})"
+    return why + (f" ({e.hops} hops from a top item)" if e.hops > 1 else "")
+
+
+def _expand(
+    store: Store, scope: Scope, ranked: list[_Ranked], memories: dict[str, MemoryItem], config: RecallConfig,
+    newest: datetime | None, history: bool,
+) -> list[_Ranked]:
+    """Memories linked to the top-ranked ones: each scores what it was reached from times the hop
+    (or entity) factor and its own rerank factors, so always below it. Adds them to `memories`."""
+    if not config.graph or config.graph_max_items == 0:
+        return []
+    seeds = [r.key[1] for r in ranked if r.key[0] == "memories"][:config.graph_seeds]
+    chunk_seeds = [r.key[1] for r in ranked if r.key[0] == "chunks"][:config.graph_chunk_seeds]
+    if not seeds and not chunk_seeds:
+        return []
+    score_of = {r.key[1]: r.score for r in ranked}
+    expansions = expand(
+        store, scope, seeds, depth=config.graph_depth, max_items=config.graph_max_items,
+        link_types=config.graph_links, entities=config.graph_entities, chunk_seeds=chunk_seeds,
+        exclude={r.key[1] for r in ranked if r.key[0] == "memories"}, include_history=history,
+    )
+    found: list[_Ranked] = []
+    for e in expansions:
+        assert e.memory is not None
+        hop = config.graph_entity_factor if e.by_entity else config.graph_hop_factor
+        factors = _memory_factors(e.memory, newest, config)
+        reached_from = score_of[e.from_id]
+        score = min(reached_from * hop * math.prod(factors.values()), math.nextafter(reached_from, 0.0))
+        score_of[e.memory_id] = score
+        memories[e.memory_id] = e.memory
+        found.append(_Ranked(score, ("memories", e.memory_id), None,
+                             {"graph_factor": hop, "hops": e.hops, **factors}, _graph_why(e)))
+    return found
+
+
+def _history_notes(store: Store, scope: Scope, memories: dict[str, MemoryItem]) -> dict[str, str]:
+    """Why each memory that is no longer current is not: superseded by which, or since when."""
+    now = utcnow()
+    past = {
+        i: m for i, m in memories.items()
+        if not m.is_latest or (m.valid_to is not None and m.valid_to <= now)
+        or (m.expires_at is not None and m.expires_at <= now)
+    }
+    if not past:
+        return {}
+    newer: dict[str, str] = {}
+    for src, dst, _ in store.linked_memories(scope, list(past), ("UPDATES",)):
+        if dst in past:
+            newer.setdefault(dst, src)
+    notes: dict[str, str] = {}
+    for i, m in past.items():
+        if i in newer:
+            notes[i] = f"superseded by {newer[i]}"
+        elif not m.is_latest:
+            notes[i] = "superseded"
+        elif m.valid_to is not None and m.valid_to <= now:
+            notes[i] = f"valid until {m.valid_to:%Y-%m-%d %H:%M}"
+        else:
+            notes[i] = f"expired {m.expires_at:%Y-%m-%d %H:%M}"
+    return notes
 
 
 def recall(
@@ -172,18 +301,25 @@ def recall(
     filters: RecallFilters | None = None,
 ) -> RecallResult:
     """Ranked, cited items that fit `token_budget`; at most `k` of them when given."""
-    kinds = set((filters or RecallFilters()).kinds or ("memory", "chunk"))
+    filters = filters or RecallFilters()
+    history = filters.include_history
+    kinds = set(filters.kinds or ("memory", "chunk"))
     targets = [t for t in config.targets if ("memory" if t == "memories" else "chunk") in kinds]
-    found, warnings = _search(store, embedder, scope, query, config, targets)
+    found, warnings = _search(store, embedder, scope, query, config, targets, history)
     fused = rrf({signal: [((h.target, h.id), h.score) for h in hits] for signal, hits in found.items()},
                 config.signals, config.rrf_k)
     shown = {h.id: h.chunk for hits in found.values() for h in hits if h.chunk is not None}
-    chunks, memories = _hydrate(store, scope, fused, shown)
-    ranked, named = _rerank(query, fused, chunks, memories, config)
+    chunks, memories = _hydrate(store, scope, fused, shown, history)
+    newest = max((_observed(m) for m in memories.values()), default=None)
+    ranked, named = _rerank(query, fused, chunks, memories, config, newest)
+    expanded = _expand(store, scope, ranked, memories, config, newest, history)
+    if expanded:
+        ranked = sorted([*ranked, *expanded], key=lambda r: (-r.score, r.key[1]))
+    notes = _history_notes(store, scope, memories) if history else {}
     candidates = (  # built lazily: packing stops looking once the budget is spent
-        _chunk_candidate(chunks[item_id], f, score, config, named) if f.key[0] == "chunks"
-        else _memory_candidate(memories[item_id], f)
-        for score, item_id, f in ranked
+        _chunk_candidate(chunks[r.key[1]], r.fused, r.score, config, named)  # type: ignore[arg-type]
+        if r.key[0] == "chunks" else _memory_candidate(memories[r.key[1]], r, notes.get(r.key[1]))
+        for r in ranked
     )
     packed = pack(candidates, token_budget, k)
     items = [

@@ -44,6 +44,30 @@ TRACKED_TABLES: dict[str, tuple[str, tuple[str, ...]]] = {
          "confidence", "is_latest", "valid_from", "valid_to", "expires_at", "deleted_at", "observed_at",
          "event_start_at", "event_end_at", "temporal_text", "tier", "metadata"),
     ),
+    # the graph: tenant-wide entities and categories, and what each memory names, states and is filed under.
+    # An id "column" may be an expression: tables keyed by a pair name their rows "<memory_id>|<other>".
+    "entities": (
+        "entity_id",
+        ("entity_id", "tenant_id", "name", "type", "aliases", "mention_count", "first_seen", "last_seen",
+         "hotness"),
+    ),
+    "memory_entities": (
+        "memory_id || '|' || entity_id",
+        ("tenant_id", "memory_id", "entity_id"),
+    ),
+    "relations": (
+        "relation_id",
+        ("relation_id", "tenant_id", "subject", "predicate", "object", "memory_id", "confidence",
+         "superseded_at"),
+    ),
+    "categories": (
+        "category_key",
+        ("category_key", "tenant_id", "name", "parent_key"),
+    ),
+    "memory_categories": (
+        "memory_id || '|' || category_key",
+        ("tenant_id", "memory_id", "category_key"),
+    ),
 }
 
 

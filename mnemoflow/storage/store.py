@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import secrets
 import threading
 import uuid
@@ -30,11 +31,20 @@ from mnemoflow.models import (
     DocumentRecord,
     DocumentWrite,
     DocumentWriteResult,
+    ENTITY_TYPES,
+    PREDICATES,
+    THIS_MEMORY,
+    EntityRef,
+    EntityRow,
     HistoryEntry,
     IngestErrorRecord,
+    LINK_TYPES,
     LinkDraft,
     MemoryDraft,
     MemoryItem,
+    RelationRow,
+    REVIEW_STATUSES,
+    ReviewItem,
     TurnRecord,
 )
 from mnemoflow.storage import batch, fts, outbox
@@ -54,6 +64,10 @@ from mnemoflow.timeutil import utcnow
 Target = Literal["chunks", "memories"]
 Bm25Engine = Literal["lancedb", "duckdb"]
 EMBED_JOB = "embed"
+GENERATE_JOB = "generate"
+HOTNESS_HALF_LIFE_DAYS = 30.0  # an entity's hotness halves every 30 days without a mention
+_ENTITY_ID = re.compile(rf"^entity:({'|'.join(ENTITY_TYPES)}):[a-z0-9]+(?:-[a-z0-9]+)*$")
+_CATEGORY_KEY = re.compile(r"^[a-z0-9][a-z0-9_-]*(?:/[a-z0-9][a-z0-9_-]*)*$")
 
 _MEMORY_COLUMNS = (
     "memory_id, tenant_id, user_id, content, kind, salience, confidence, is_latest, created_at, updated_at, "
@@ -246,9 +260,12 @@ class Store:
         ]
 
     # ------------------------------------------------------------------ documents
-    def write_documents(self, scope: Scope, writes: list[DocumentWrite], *, actor: str) -> list[DocumentWriteResult]:
+    def write_documents(
+        self, scope: Scope, writes: list[DocumentWrite], *, actor: str, generate: bool = False,
+    ) -> list[DocumentWriteResult]:
         """Make each document's `chunks` its live chunk set (and upsert its `turns`): one transaction,
-        one commit for the whole batch.
+        one commit for the whole batch. With `generate`, the new and edited turns of each session
+        wait in the outbox for memory generation, queued in the same transaction.
 
         Unchanged documents write nothing. Chunks that vanished are soft-deleted; new ones wait for
         their vector in the outbox; a live chunk whose search context changed is updated in place.
@@ -280,7 +297,9 @@ class Store:
             if not changed:
                 return [results[w.document.document_id] for w in writes]
             self._upsert_documents(con, scope, [w.document for w in changed], set(found), pending, now)
-            turns_added = self._upsert_turns(con, scope, [t for w in changed for t in w.turns], pending, now)
+            turns_added, fresh = self._upsert_turns(con, scope, [t for w in changed for t in w.turns], pending, now)
+            if generate:
+                outbox.enqueue(con, _generation_jobs(scope, fresh), now)
             diff = self._replace_chunks(con, scope, changed, pending, now)
             for w in changed:
                 added, revived, gone, recontext = diff[w.document.document_id]
@@ -329,10 +348,11 @@ class Store:
     def _upsert_turns(
         self, con: duckdb.DuckDBPyConnection, scope: Scope, turns: list[TurnRecord], pending: PendingCommit,
         now: datetime,
-    ) -> dict[str, int]:
-        """Insert new turns and update edited ones; returns new turns per document."""
+    ) -> tuple[dict[str, int], list[TurnRecord]]:
+        """Insert new turns and update edited ones; returns new turns per document, and the new and
+        edited turns (what memory generation has not read yet)."""
         if not turns:
-            return {}
+            return {}, []
         with batch.id_set(con, [t.turn_key for t in turns]) as keys:
             existing = dict(con.execute(f"SELECT turn_key, text FROM turns WHERE turn_key IN {keys}").fetchall())
         new = [t for t in turns if t.turn_key not in existing]
@@ -355,7 +375,7 @@ class Store:
         added: dict[str, int] = {}
         for t in new:
             added[t.document_id] = added.get(t.document_id, 0) + 1
-        return added
+        return added, new + edited
 
     def _replace_chunks(
         self, con: duckdb.DuckDBPyConnection, scope: Scope, writes: list[DocumentWrite], pending: PendingCommit,
@@ -439,7 +459,8 @@ class Store:
 
         `links` are applied: an UPDATES makes its target a past version (is_latest false, valid_to
         now) with a `supersedes` relation row; the others are link rows. `review` links wait in
-        `review_queue` for a person."""
+        `review_queue` for a person. The draft's entities, relations and categories are written
+        with it (`_write_graph`)."""
         now = utcnow()
         content_hash = memory_content_hash(draft.content)
         owner, params = self._owner_sql(scope)
@@ -474,6 +495,7 @@ class Store:
             self._link_sources(con, scope, memory_id, draft.derived_from, pending, now)
             superseded = self._apply_links(con, scope, memory_id, links, pending, now)
             self._queue_reviews(con, scope, memory_id, review, now)
+            self._write_graph(con, scope, memory_id, draft, pending, now)
             outbox.enqueue(con, [self._embed_job(scope, "memories", memory_id, content_hash)], now)
             write_commit(con, pending, now)
             fts.mark_dirty(con, fts.MEMORIES_FTS)
@@ -484,15 +506,110 @@ class Store:
             self._index.update(MEMORY_INDEX, sql_in("memory_id", superseded), {"is_latest": False})
         return memory, True
 
+    def _write_graph(
+        self, con: duckdb.DuckDBPyConnection, scope: Scope, memory_id: str, draft: MemoryDraft,
+        pending: PendingCommit, now: datetime,
+    ) -> None:
+        """The new memory's part of the graph, in its commit: its entities (tenant-wide, upserted), the
+        memory_entities rows, the relations it states (THIS_MEMORY is the memory) and its categories
+        (tenant-wide, a key's parents created with it) with the memory_categories rows.
+
+        An entity named again counts one more mention, takes the new forms of its name as aliases and
+        heats up. Hotness is an exponentially decayed mention rate: each mention adds 1 after the
+        previous value has decayed with a half-life of HOTNESS_HALF_LIFE_DAYS,
+        `hotness * 0.5 ** (days since last_seen / 30) + 1`; the stored value is the one at last_seen
+        and reads decay it to the time of reading (`entities`)."""
+        tenant, commit = scope.tenant_id, pending.commit_id
+        entities = _merged_entities(draft.entities)
+        if entities:
+            with batch.id_set(con, list(entities)) as ids:
+                known = {r[0]: r[1:] for r in con.execute(
+                    f"SELECT entity_id, name, aliases, last_seen, hotness FROM entities "
+                    f"WHERE tenant_id = ? AND entity_id IN {ids}", [tenant]).fetchall()}
+            fresh = [e for e in entities.values() if e.entity_id not in known]
+            batch.insert(con, "entities", ["tenant_id", "entity_id", "name", "type", "aliases", "mention_count",
+                                           "first_seen", "last_seen", "hotness", "commit_id"],
+                         [[tenant, e.entity_id, e.name, e.type, list(e.aliases), 1, now, now, 1.0, commit]
+                          for e in fresh])
+            seen_again = []
+            for e in entities.values():
+                if e.entity_id not in known:
+                    continue
+                name, aliases, last_seen, hotness = known[e.entity_id]
+                merged = _merge_aliases(name, aliases or [], [e.name, *e.aliases])
+                days = max((now - last_seen).total_seconds(), 0.0) / 86400 if last_seen else 0.0
+                heat = (hotness or 0.0) * 0.5 ** (days / HOTNESS_HALF_LIFE_DAYS) + 1.0
+                seen_again.append([e.entity_id, merged, now, heat])
+            if seen_again:
+                with batch.registered(con, ["entity_id", "aliases", "last_seen", "hotness"], seen_again) as b:
+                    con.execute(f"UPDATE entities SET aliases = b.aliases, mention_count = entities.mention_count + 1, "
+                                f"last_seen = b.last_seen, hotness = b.hotness, commit_id = ? FROM {b} b "
+                                f"WHERE entities.tenant_id = ? AND entities.entity_id = b.entity_id", [commit, tenant])
+            pending.record("entities", "insert", [e.entity_id for e in fresh])
+            pending.record("entities", "update", [r[0] for r in seen_again])
+            batch.insert(con, "memory_entities", ["tenant_id", "memory_id", "entity_id", "commit_id"],
+                         [[tenant, memory_id, eid, commit] for eid in entities])
+            pending.record("memory_entities", "insert", [f"{memory_id}|{eid}" for eid in entities])
+        relations: dict[str, list[Any]] = {}
+        for r in draft.relations:
+            if r.predicate not in PREDICATES:
+                raise BadInputError(f"relation predicate must be one of {', '.join(PREDICATES)}; got {r.predicate!r}")
+            if r.subject != THIS_MEMORY and not r.subject.startswith("entity:"):
+                raise BadInputError(f"a relation's subject is an entity of the memory or the memory; got {r.subject!r}")
+            named = [end for end in (r.subject, r.object) if end.startswith("entity:") and end not in entities]
+            if named:
+                raise BadInputError(f"relation names entities the memory does not: {', '.join(named)}")
+            if not r.object.strip() or not 0.0 <= r.confidence <= 1.0:
+                raise BadInputError(f"relation needs an object and a confidence in [0, 1]: {r!r}")
+            subject = memory_id if r.subject == THIS_MEMORY else r.subject
+            obj = memory_id if r.object == THIS_MEMORY else r.object.strip()
+            rid = _relation_id(tenant, subject, r.predicate, obj, memory_id)
+            relations[rid] = [tenant, rid, subject, r.predicate, obj, memory_id, r.confidence, now, commit]
+        batch.insert(con, "relations", ["tenant_id", "relation_id", "subject", "predicate", "object", "memory_id",
+                                        "confidence", "created_at", "commit_id"], list(relations.values()))
+        pending.record("relations", "insert", list(relations))
+        keys = list(dict.fromkeys(k.strip() for k in draft.categories))
+        if bad := [k for k in keys if not _CATEGORY_KEY.match(k)]:
+            raise BadInputError(f"category keys are lowercase 'a/b' paths; got {', '.join(map(repr, bad[:5]))}")
+        if keys:
+            paths = list(dict.fromkeys(k.rsplit("/", depth)[0] for k in keys for depth in range(k.count("/"), -1, -1)))
+            with batch.id_set(con, paths) as ids:
+                held = {r[0] for r in con.execute(
+                    f"SELECT category_key FROM categories WHERE tenant_id = ? AND category_key IN {ids}",
+                    [tenant]).fetchall()}
+            new = [k for k in paths if k not in held]
+            batch.insert(con, "categories", ["tenant_id", "category_key", "name", "parent_key", "commit_id"],
+                         [[tenant, k, k.rsplit("/", 1)[-1], k.rsplit("/", 1)[0] if "/" in k else None, commit]
+                          for k in new])
+            pending.record("categories", "insert", new)
+            batch.insert(con, "memory_categories", ["tenant_id", "memory_id", "category_key", "commit_id"],
+                         [[tenant, memory_id, k, commit] for k in keys])
+            pending.record("memory_categories", "insert", [f"{memory_id}|{k}" for k in keys])
+
+    def _retire_relations(
+        self, con: duckdb.DuckDBPyConnection, scope: Scope, memory_ids: list[str], pending: PendingCommit,
+        now: datetime,
+    ) -> None:
+        """What deleted or superseded memories stated stops being current: their relation rows get
+        `superseded_at` (the version chain itself, `supersedes`, stays as it is)."""
+        if not memory_ids:
+            return
+        with batch.id_set(con, memory_ids) as ids:
+            retired = [r[0] for r in con.execute(
+                f"UPDATE relations SET superseded_at = ?, commit_id = ? WHERE tenant_id = ? AND memory_id IN {ids} "
+                "AND superseded_at IS NULL AND predicate NOT IN ('supersedes', 'superseded_by') RETURNING relation_id",
+                [now, pending.commit_id, scope.tenant_id]).fetchall()]
+        pending.record("relations", "update", retired)
+
     def _apply_links(
         self, con: duckdb.DuckDBPyConnection, scope: Scope, memory_id: str, links: tuple[LinkDraft, ...],
-        pending: PendingCommit, now: datetime,
+        pending: PendingCommit, now: datetime, decided_by: str = "auto",
     ) -> list[str]:
         """Link rows from the new memory; UPDATES targets become past versions. Returns those ids."""
         if not links:
             return []
         rows = [[_link_id(scope.tenant_id, memory_id, link.target_id, link.type), scope.tenant_id, memory_id,
-                 link.target_id, link.type, link.confidence, "auto", link.reason, now, pending.commit_id]
+                 link.target_id, link.type, link.confidence, decided_by, link.reason, now, pending.commit_id]
                 for link in links]
         batch.insert(con, "memory_links", ["link_id", "tenant_id", "src", "dst", "type", "confidence", "decided_by",
                                            "reason", "created_at", "commit_id"], rows, on_conflict_ignore=True)
@@ -508,6 +625,10 @@ class Store:
                            memory_id, "supersedes", link.target_id, memory_id, link.confidence, now,
                            pending.commit_id] for link in updates],
                          on_conflict_ignore=True)
+            pending.record("relations", "insert", [r[0] for r in con.execute(  # the commit lists the rows naming it
+                "SELECT relation_id FROM relations WHERE tenant_id = ? AND commit_id = ? AND memory_id = ? "
+                "AND predicate = 'supersedes'", [scope.tenant_id, pending.commit_id, memory_id]).fetchall()])
+            self._retire_relations(con, scope, [link.target_id for link in updates], pending, now)
         return [link.target_id for link in updates]
 
     def _queue_reviews(
@@ -519,6 +640,81 @@ class Store:
                                                "confidence", "reason", "status", "created_at"],
                          [[f"rev_{uuid.uuid4().hex}", scope.tenant_id, scope.user_id, memory_id, link.target_id,
                            link.type, link.confidence, link.reason, "open", now] for link in review])
+
+    def review_items(self, scope: Scope, *, status: str = "open", limit: int = 100) -> list[ReviewItem]:
+        """The user's relationship decisions in `review_queue` with `status` (open, accepted, rejected or
+        all), oldest first, each with the contents of both memories so a person can judge it."""
+        if status != "all" and status not in REVIEW_STATUSES:
+            raise BadInputError(f"review status must be open, accepted, rejected or all; got {status!r}")
+        if limit < 1:
+            raise BadInputError(f"review limit must be at least 1; got {limit}")
+        where, params = self._owner_sql(scope, "r")
+        if status != "all":
+            where, params = f"{where} AND r.status = ?", [*params, status]
+        with self._read() as con:
+            rows = con.execute(f"{_REVIEW_SELECT} WHERE {where} ORDER BY r.created_at, r.review_id LIMIT ?",
+                               [*params, limit]).fetchall()
+        return [_review_item(r) for r in rows]
+
+    def decide_review(
+        self, scope: Scope, review_id: str, accept: bool, *, actor: str, link_type: str | None = None,
+    ) -> ReviewItem:
+        """A person's decision on a queued relationship, in one commit. Accepting applies the link as an
+        automatic decision would (`_apply_links`: an UPDATES supersedes its target), decided by 'user',
+        as `link_type` when the person chose another relation; rejecting applies nothing.
+
+        BadInputError for a review the scope does not hold (another scope's id looks just the same),
+        one already decided, or, when accepting, a memory since deleted or no longer the latest."""
+        chosen = None
+        if link_type is not None:
+            if not accept:
+                raise BadInputError("a link type applies only when accepting a review")
+            chosen = link_type.strip().upper()
+            if chosen not in LINK_TYPES:
+                raise BadInputError(f"link type must be one of {', '.join(LINK_TYPES)}; got {link_type!r}")
+        now = utcnow()
+        where, params = self._owner_sql(scope, "r")
+        owner, owner_params = self._owner_sql(scope)
+        superseded: list[str] = []
+        with self._tx() as con:
+            row = con.execute(f"{_REVIEW_SELECT} WHERE {where} AND r.review_id = ?", [*params, review_id]).fetchone()
+            if row is None:
+                raise BadInputError(f"no review {review_id} for {scope}")
+            item = _review_item(row)
+            if item.status != "open":
+                raise BadInputError(f"review {review_id} was already {item.status}")
+            verdict = "accepted" if accept else "rejected"
+            applied = chosen or item.proposed_type
+            pending = PendingCommit(
+                scope.tenant_id, actor,
+                sha256_json({"review": review_id, "decision": verdict, "type": applied if accept else None}),
+                f"review {review_id} {verdict}: {item.src} {applied} {item.dst}")
+            if accept:
+                if applied not in LINK_TYPES:
+                    raise BadInputError(f"review {review_id} proposes {applied!r}, not a link type; "
+                                        f"accept it as one of {', '.join(LINK_TYPES)}")
+                state = {r[0]: (r[1], r[2]) for r in con.execute(
+                    f"SELECT memory_id, deleted_at IS NOT NULL, is_latest FROM memories "
+                    f"WHERE {owner} AND memory_id IN (?, ?)", [*owner_params, item.src, item.dst]).fetchall()}
+                for role, memory_id in (("new", item.src), ("existing", item.dst)):
+                    deleted, latest = state.get(memory_id, (True, False))
+                    if deleted or not latest:
+                        since = "deleted" if deleted else "superseded by a newer version"
+                        raise BadInputError(f"cannot accept review {review_id}: the {role} memory {memory_id} "
+                                            f"has been {since} since it was queued")
+                if con.execute("SELECT 1 FROM memory_links WHERE link_id = ?",
+                               [_link_id(scope.tenant_id, item.src, item.dst, applied)]).fetchone():
+                    raise BadInputError(f"cannot accept review {review_id}: {item.src} is already linked "
+                                        f"to {item.dst} as {applied}")
+                link = LinkDraft(applied, item.dst, item.confidence, item.reason)  # type: ignore[arg-type]
+                superseded = self._apply_links(con, scope, item.src, (link,), pending, now, decided_by="user")
+            con.execute("UPDATE review_queue SET status = ?, decided_at = ?, decided_by = 'user' WHERE review_id = ?",
+                        [verdict, now, review_id])
+            write_commit(con, pending, now)
+            row = con.execute(f"{_REVIEW_SELECT} WHERE {where} AND r.review_id = ?", [*params, review_id]).fetchone()
+        if superseded:
+            self._index.update(MEMORY_INDEX, sql_in("memory_id", superseded), {"is_latest": False})
+        return _review_item(row)
 
     def reinforce_memory(self, scope: Scope, memory_id: str, sources: tuple[str, ...], *, actor: str) -> bool:
         """The same thing said again: count it and cite the new sources; no second memory."""
@@ -582,6 +778,7 @@ class Store:
         batch.update(con, "memories", "memory_id", ["deleted_at", "updated_at", "commit_id"],
                      [[m, now, now, pending.commit_id] for m in orphans])
         pending.record("memories", "delete", orphans)
+        self._retire_relations(con, scope, orphans, pending, now)
         if orphans:
             fts.mark_dirty(con, fts.MEMORIES_FTS)
         return orphans
@@ -677,6 +874,27 @@ class Store:
                 f"WHERE {owner} AND l.tenant_id = m.tenant_id AND l.type <> 'EXTRACTED_FROM' ORDER BY l.created_at",
                 params).fetchall()]
 
+    def linked_memories(
+        self, scope: Scope, ids: list[str], types: tuple[str, ...],
+    ) -> list[tuple[str, str, str]]:
+        """(src, dst, type) of the links of `types` touching any of `ids` (either end), inside the
+        tenant, whose source is a memory the user owns and whose target is one too, or (for
+        EXTRACTED_FROM / DERIVED_FROM) the chunk or document it came from. Lifecycle is not checked
+        here: callers gate the memories they use through `fetch_memories`."""
+        if not ids or not types:
+            return []
+        with self._read() as con, batch.id_set(con, ids) as wanted:
+            return [tuple(r) for r in con.execute(
+                f"""
+                SELECT l.src, l.dst, l.type FROM memory_links l
+                JOIN memories s ON s.memory_id = l.src AND s.tenant_id = l.tenant_id
+                LEFT JOIN memories d ON d.memory_id = l.dst AND d.tenant_id = l.tenant_id
+                WHERE l.tenant_id = ? AND s.user_id = ? AND {sql_in("l.type", types)}
+                  AND (d.user_id = ? OR (d.memory_id IS NULL AND l.type IN ('EXTRACTED_FROM', 'DERIVED_FROM')))
+                  AND (l.src IN {wanted} OR l.dst IN {wanted})
+                ORDER BY l.src, l.dst, l.type
+                """, [scope.tenant_id, scope.user_id, scope.user_id]).fetchall()]
+
     def memory_source_turns(self, scope: Scope) -> dict[str, list[str]]:
         """The conversation turns each of the user's memories was extracted from."""
         owner, params = self._owner_sql(scope, "m")
@@ -691,17 +909,23 @@ class Store:
                 found.setdefault(memory_id, []).append(turn_id)
         return found
 
-    def fetch_memories(self, scope: Scope, memory_ids: list[str]) -> dict[str, MemoryItem]:
-        """Active memories among `memory_ids`, inside the scope (the final gate before recall returns them)."""
+    def fetch_memories(
+        self, scope: Scope, memory_ids: list[str], *, include_history: bool = False,
+    ) -> dict[str, MemoryItem]:
+        """Active memories among `memory_ids`, inside the scope (the final gate before recall returns them).
+        `include_history` also admits past versions and expired memories; deleted ones never."""
         if not memory_ids:
             return {}
         where, params = self._scope_sql(scope)
-        now = utcnow()
+        if include_history:
+            where += " AND deleted_at IS NULL"
+        else:
+            now = utcnow()
+            where += f" AND {self._active_memory_sql()}"
+            params = [*params, now, now]
         with self._read() as con, batch.id_set(con, memory_ids) as ids:
             rows = con.execute(
-                f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE {where} AND {self._active_memory_sql()} "
-                f"AND memory_id IN {ids}",
-                [*params, now, now],
+                f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE {where} AND memory_id IN {ids}", params,
             ).fetchall()
         return {r[0]: _memory_item(r) for r in rows}
 
@@ -722,6 +946,7 @@ class Store:
                 [now, now, pending.commit_id, memory_id],
             )
             pending.record("memories", "delete", [memory_id])
+            self._retire_relations(con, scope, [memory_id], pending, now)
             write_commit(con, pending, now)
             fts.mark_dirty(con, fts.MEMORIES_FTS)
         self._index.update(MEMORY_INDEX, sql_in("memory_id", [memory_id]), {"deleted": True})
@@ -743,6 +968,97 @@ class Store:
             ).fetchall()
         return [HistoryEntry(commit_id=r[0], created_at=r[1], actor=r[2], message=r[3], op=r[4]) for r in rows]
 
+    # ------------------------------------------------------------------ entity graph
+    # Entities and categories are tenant-wide rows; what a scope sees of them goes through the memories
+    # that name them, which follow the usual visibility (the user's own and the tenant's shared ones).
+    def entities(self, scope: Scope, *, limit: int = 50, order: str = "hotness") -> list[EntityRow]:
+        """Entities named by a live memory the scope can see, `order`ed by hotness (decayed to now),
+        mentions, recent (last seen) or name. Mention counts are the tenant's."""
+        orders = {"hotness": "heat DESC", "mentions": "e.mention_count DESC", "recent": "e.last_seen DESC NULLS LAST",
+                  "name": "lower(e.name)"}
+        if order not in orders:
+            raise BadInputError(f"entity order must be one of {', '.join(orders)}; got {order!r}")
+        if limit < 1:
+            raise BadInputError(f"entity limit must be at least 1; got {limit}")
+        where, params = self._scope_sql(scope, "m")
+        with self._read() as con:
+            rows = con.execute(
+                f"""
+                SELECT e.entity_id, e.name, e.type, e.aliases, e.mention_count, e.first_seen, e.last_seen,
+                       coalesce(e.hotness * pow(0.5, greatest(date_diff('millisecond', e.last_seen, ?), 0)
+                                / 86400000.0 / ?), e.hotness) AS heat, e.commit_id
+                FROM entities e
+                WHERE e.tenant_id = ? AND EXISTS (
+                    SELECT 1 FROM memory_entities me JOIN memories m
+                      ON m.memory_id = me.memory_id AND m.tenant_id = me.tenant_id
+                    WHERE me.tenant_id = e.tenant_id AND me.entity_id = e.entity_id AND {where}
+                      AND m.deleted_at IS NULL)
+                ORDER BY {orders[order]}, e.entity_id LIMIT ?
+                """, [utcnow(), HOTNESS_HALF_LIFE_DAYS, scope.tenant_id, *params, limit]).fetchall()
+        return [EntityRow(r[0], r[1], r[2], tuple(r[3] or ()), r[4], r[5], r[6], float(r[7]), r[8]) for r in rows]
+
+    def memory_entity_ids(self, scope: Scope, memory_ids: list[str]) -> dict[str, list[str]]:
+        """The entities each of `memory_ids` names (those the scope can see, deleted ones aside), the
+        rarest in the tenant first: the most telling link between two memories comes first."""
+        if not memory_ids:
+            return {}
+        where, params = self._scope_sql(scope, "m")
+        with self._read() as con, batch.id_set(con, memory_ids) as ids:
+            rows = con.execute(
+                f"""
+                SELECT me.memory_id, me.entity_id FROM memory_entities me
+                JOIN memories m ON m.memory_id = me.memory_id AND m.tenant_id = me.tenant_id
+                JOIN entities e ON e.tenant_id = me.tenant_id AND e.entity_id = me.entity_id
+                WHERE me.tenant_id = ? AND {where} AND m.deleted_at IS NULL AND me.memory_id IN {ids}
+                ORDER BY me.memory_id, e.mention_count, me.entity_id
+                """, [scope.tenant_id, *params]).fetchall()
+        found: dict[str, list[str]] = {}
+        for memory_id, eid in rows:
+            found.setdefault(memory_id, []).append(eid)
+        return found
+
+    def memories_with_entities(self, scope: Scope, entity_ids: list[str], *, limit: int = 20) -> list[str]:
+        """Active, latest memories the scope can see that name any of `entity_ids`, best first: those
+        sharing the rarer entities (sum of 1 / mention count), then more of them, then salience, then
+        the newest."""
+        if not entity_ids or limit < 1:
+            return []
+        where, params = self._scope_sql(scope, "m")
+        now = utcnow()
+        with self._read() as con, batch.id_set(con, entity_ids) as ids:
+            return [r[0] for r in con.execute(
+                f"""
+                SELECT m.memory_id FROM memory_entities me
+                JOIN memories m ON m.memory_id = me.memory_id AND m.tenant_id = me.tenant_id
+                JOIN entities e ON e.tenant_id = me.tenant_id AND e.entity_id = me.entity_id
+                WHERE me.tenant_id = ? AND {where} AND {self._active_memory_sql("m")} AND me.entity_id IN {ids}
+                GROUP BY m.memory_id, m.salience, m.created_at
+                ORDER BY sum(1.0 / greatest(e.mention_count, 1)) DESC, count(*) DESC, m.salience DESC,
+                         m.created_at DESC, m.memory_id
+                LIMIT ?
+                """, [scope.tenant_id, *params, now, now, limit]).fetchall()]
+
+    def relations_of(self, scope: Scope, entity_id: str, *, include_superseded: bool = False) -> list[RelationRow]:
+        """Relations with `entity_id` as subject or object, stated by memories the scope can see, oldest
+        first; by default only current ones (not superseded, from an active, latest memory)."""
+        where, params = self._scope_sql(scope, "m")
+        if include_superseded:
+            where += " AND m.deleted_at IS NULL"
+        else:
+            now = utcnow()
+            where += f" AND r.superseded_at IS NULL AND {self._active_memory_sql('m')}"
+            params = [*params, now, now]
+        with self._read() as con:
+            rows = con.execute(
+                f"""
+                SELECT r.relation_id, r.subject, r.predicate, r.object, r.memory_id, r.confidence, r.created_at,
+                       r.superseded_at, r.commit_id
+                FROM relations r JOIN memories m ON m.memory_id = r.memory_id AND m.tenant_id = r.tenant_id
+                WHERE r.tenant_id = ? AND (r.subject = ? OR r.object = ?) AND {where}
+                ORDER BY r.created_at, r.relation_id
+                """, [scope.tenant_id, entity_id, entity_id, *params]).fetchall()
+        return [RelationRow(*r) for r in rows]
+
     # ------------------------------------------------------------------ embeddings (outbox)
     def _embed_job(self, scope: Scope, target: Target, row_id: str, content_hash: str) -> Job:
         model = self._index.model
@@ -756,6 +1072,11 @@ class Store:
     def claim_embedding_jobs(self, limit: int) -> list[Job]:
         with self._tx() as con:
             return outbox.claim(con, EMBED_JOB, limit, self._lease_s, utcnow())
+
+    def claim_generation_jobs(self, limit: int) -> list[Job]:
+        """Sessions with turns memory generation has not read, oldest first."""
+        with self._tx() as con:
+            return outbox.claim(con, GENERATE_JOB, limit, self._lease_s, utcnow())
 
     def embedding_inputs(self, scope: Scope, target: Target, jobs: list[Job]) -> tuple[list[EmbeddingInput], list[str]]:
         """Rows behind `jobs` that still need this vector, and the keys of jobs that are moot.
@@ -891,21 +1212,24 @@ class Store:
         with self._lock:
             fts.rebuild(self._con, fts.CHUNKS_FTS if target == "chunks" else fts.MEMORIES_FTS, utcnow())
 
-    def _lance_where(self, scope: Scope, target: Target) -> str:
+    def _lance_where(self, scope: Scope, target: Target, include_history: bool = False) -> str:
         where = self._scope_lance(scope) + " AND NOT deleted"
-        if target == "memories":
+        if target == "memories" and not include_history:
             where += f" AND is_latest AND (active_until IS NULL OR active_until > {_epoch(utcnow())})"
         return where
 
-    def bm25_search(self, scope: Scope, target: Target, query: str, k: int) -> list[SearchHit]:
-        """BM25 hits best first, inside scope and lifecycle; LanceDB's index online, or DuckDB FTS."""
+    def bm25_search(
+        self, scope: Scope, target: Target, query: str, k: int, *, include_history: bool = False,
+    ) -> list[SearchHit]:
+        """BM25 hits best first, inside scope and lifecycle; LanceDB's index online, or DuckDB FTS.
+        `include_history` lifts the lifecycle gate for memories (past versions, expired), never deletion."""
         if self._bm25_engine == "lancedb":  # LanceDB is thread-safe: no connection lock, so it can run in parallel
             spec = CHUNK_INDEX if target == "chunks" else MEMORY_INDEX
-            found = self._index.text_search(spec, query, self._lance_where(scope, target), k)
+            found = self._index.text_search(spec, query, self._lance_where(scope, target, include_history), k)
             return [_search_hit(target, h) for h in found]
         fts_spec = fts.CHUNKS_FTS if target == "chunks" else fts.MEMORIES_FTS
         where, params = self._scope_sql(scope)
-        if target == "chunks":
+        if target == "chunks" or include_history:
             where += " AND deleted_at IS NULL"
         else:
             now = utcnow()
@@ -916,10 +1240,12 @@ class Store:
             return [SearchHit(target, i, score, None) for i, score in fts.search(
                 self._con, fts_spec, query, where, params, k)]
 
-    def vector_search(self, scope: Scope, target: Target, vector: np.ndarray, k: int) -> list[SearchHit]:
-        """Cosine-similarity hits best first, inside scope and lifecycle."""
+    def vector_search(
+        self, scope: Scope, target: Target, vector: np.ndarray, k: int, *, include_history: bool = False,
+    ) -> list[SearchHit]:
+        """Cosine-similarity hits best first, inside scope and lifecycle (`include_history`: as bm25_search)."""
         spec = CHUNK_INDEX if target == "chunks" else MEMORY_INDEX
-        found = self._index.vector_search(spec, vector, self._lance_where(scope, target), k)
+        found = self._index.vector_search(spec, vector, self._lance_where(scope, target, include_history), k)
         return [_search_hit(target, h) for h in found]
 
     def live_chunk_ids(self, scope: Scope, chunk_ids: list[str]) -> set[str]:
@@ -1030,6 +1356,25 @@ _CHUNK_INDEX_SELECT = (
 )
 
 
+def _generation_jobs(scope: Scope, turns: list[TurnRecord]) -> list[Job]:
+    """One job per session; its key names the turns and their text, so re-landing the same turns
+    queues nothing and an edited turn is read again."""
+    by_session: dict[str, list[TurnRecord]] = {}
+    for turn in turns:
+        by_session.setdefault(turn.document_id, []).append(turn)
+    jobs = []
+    for document_id, group in by_session.items():
+        group.sort(key=lambda t: t.ordinal)
+        digest = sha256_json([[t.turn_key, t.text] for t in group])[:24]
+        jobs.append(Job(
+            job_key=f"{GENERATE_JOB}:{document_id}:{digest}", tenant_id=scope.tenant_id, user_id=scope.user_id,
+            kind=GENERATE_JOB, attempts=0,
+            payload={"document_id": document_id, "session_id": group[0].session_id,
+                     "turn_ids": [t.turn_id for t in group],
+                     "first_ts": group[0].ts.isoformat() if group[0].ts else None}))
+    return jobs
+
+
 def _chunk_index_row(
     scope: Scope, chunk_id: str, text: str, context: str | None, content_hash: str, locator: str, shared: bool,
     document_id: str, title: str, uri: str, connector: str,
@@ -1060,12 +1405,57 @@ def _memory_row(scope: Scope, memory: MemoryItem, content_hash: str) -> dict[str
             "text": memory.content}
 
 
+# a review with both memories (of the review's own user) and the link a person accepted
+_REVIEW_SELECT = (
+    "SELECT r.review_id, r.tenant_id, r.user_id, r.src, r.dst, r.proposed_type, r.confidence, r.reason, r.status, "
+    "r.created_at, r.decided_at, r.decided_by, "
+    "(SELECT l.type FROM memory_links l WHERE r.status = 'accepted' AND l.tenant_id = r.tenant_id "
+    "AND l.src = r.src AND l.dst = r.dst AND l.decided_by = 'user' ORDER BY l.created_at DESC LIMIT 1), "
+    "s.content, d.content, coalesce(s.deleted_at IS NULL AND s.is_latest, false), "
+    "coalesce(d.deleted_at IS NULL AND d.is_latest, false) "
+    "FROM review_queue r "
+    "LEFT JOIN memories s ON s.memory_id = r.src AND s.tenant_id = r.tenant_id AND s.user_id = r.user_id "
+    "LEFT JOIN memories d ON d.memory_id = r.dst AND d.tenant_id = r.tenant_id AND d.user_id = r.user_id"
+)
+
+
+def _review_item(row: tuple) -> ReviewItem:
+    return ReviewItem(
+        review_id=row[0], tenant_id=row[1], user_id=row[2], src=row[3], dst=row[4], proposed_type=row[5],
+        confidence=row[6], reason=row[7], status=row[8], created_at=row[9], decided_at=row[10], decided_by=row[11],
+        applied_type=row[12], src_content=row[13], dst_content=row[14], src_current=row[15], dst_current=row[16])
+
+
 def _secret_hash(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
 
 def _link_id(tenant_id: str, src: str, dst: str, link_type: str) -> str:
     return "lnk_" + hashlib.sha256(f"{tenant_id}\x1f{src}\x1f{dst}\x1f{link_type}".encode()).hexdigest()[:24]
+
+
+def _relation_id(tenant_id: str, subject: str, predicate: str, obj: str, memory_id: str) -> str:
+    key = f"{tenant_id}\x1f{subject}\x1f{predicate}\x1f{obj}\x1f{memory_id}"
+    return "rel_" + hashlib.sha256(key.encode()).hexdigest()[:24]
+
+
+def _merged_entities(refs: tuple[EntityRef, ...]) -> dict[str, EntityRef]:
+    """A draft's entities by id, checked (`entity:<type>:<slug>` of its own type), one per id."""
+    merged: dict[str, EntityRef] = {}
+    for ref in refs:
+        match = _ENTITY_ID.match(ref.entity_id)
+        if match is None or match.group(1) != ref.type or not ref.name.strip():
+            raise BadInputError(f"entity {ref.entity_id!r} ({ref.type}) is not entity:<type>:<slug> with a name")
+        first = merged.get(ref.entity_id, ref)
+        merged[ref.entity_id] = EntityRef(ref.entity_id, first.name, ref.type,
+                                          tuple(_merge_aliases(first.name, first.aliases, [ref.name, *ref.aliases])))
+    return merged
+
+
+def _merge_aliases(name: str, aliases: list[str] | tuple[str, ...], forms: list[str]) -> list[str]:
+    out = [a for a in dict.fromkeys(aliases) if a != name]
+    out += [f for f in dict.fromkeys(forms) if f and f != name and f not in out]
+    return out
 
 
 def memory_content_hash(content: str) -> str:

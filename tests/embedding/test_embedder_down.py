@@ -42,7 +42,8 @@ def test_embedder_down_then_back(remote_service: MemoryService, endpoint: OpenAI
     memory, created = remote_service.add(SCOPE, "Noor cycles to work every day")
     assert created and memory.embedding_status == "pending"
     assert remote_service.store.counts(SCOPE)["pending_embeddings"] == 3
-    assert remote_service.store.outbox_counts() == {"pending": 3}
+    # two chunks and a memory to embed, and the session's memory generation, which needs the embedder too
+    assert remote_service.store.outbox_counts() == {"pending": 4}
 
     degraded = remote_service.recall(SCOPE, "Brompton bike")
     assert degraded.items and "Brompton" in degraded.items[0].text  # BM25 still answers
@@ -50,7 +51,9 @@ def test_embedder_down_then_back(remote_service: MemoryService, endpoint: OpenAI
 
     endpoint.start()
     report = remote_service.drain()
-    assert (report.embedded, report.unavailable) == (3, None)
+    assert report.generation is not None and report.generation.sessions == 1
+    # the generated memories' vectors were computed by generation and are reused from the cache
+    assert (report.embedded + report.reused, report.unavailable) == (3 + report.generation.created, None)
     assert remote_service.store.counts(SCOPE)["pending_embeddings"] == 0
     assert remote_service.store.get_memory(SCOPE, memory.id).embedding_status == "done"
 
@@ -68,14 +71,17 @@ def test_unchanged_content_is_never_embedded_twice(remote_service: MemoryService
         turn("s", "1", "Noor", "2024-02-01T08:00:00Z", "The lease on the studio ends in June."),
     ])
     remote_service.ingest(SCOPE, [chat])
-    assert endpoint.texts_embedded == 1
+    # the turn, and the memory generated from it (embedded once, to find its neighbours; the
+    # embedding worker reuses that vector)
+    assert len(remote_service.store.list_memories(SCOPE)) == 1
+    assert endpoint.texts_embedded == 2
     remote_service.ingest(SCOPE, [chat])
     chat.write_text(chat.read_text())  # touched, unchanged
     remote_service.ingest(SCOPE, [chat])
-    assert endpoint.texts_embedded == 1
-    # the same content written for another user reuses the cached vector
+    assert endpoint.texts_embedded == 2
+    # the same content written for another user reuses the cached vectors
     remote_service.ingest(Scope("acme", "eli"), [chat])
-    assert endpoint.texts_embedded == 1
+    assert endpoint.texts_embedded == 2
     assert remote_service.store.counts(Scope("acme", "eli"))["pending_embeddings"] == 0
 
 

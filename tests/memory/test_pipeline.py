@@ -9,12 +9,9 @@ import pytest
 
 from mnemoflow.eval.scenario_run import run_scenario
 from mnemoflow.eval.scenarios import load_scenario, score_scenario
-from mnemoflow.memory.candidates import TurnView
-from mnemoflow.memory.pipeline import MemoryGenerator
 from mnemoflow.memory.rules import RuleEngine
 from mnemoflow.service import MemoryService
 from mnemoflow.storage import Scope
-from mnemoflow.timeutil import parse_timestamp
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "eval" / "scenarios"
 
@@ -36,18 +33,15 @@ def test_a_repeated_statement_reinforces_and_an_update_supersedes(service: Memor
     said = [("t1", "2024-03-01T09:00:00Z", "I live in Hamburg."),
             ("t2", "2024-03-02T09:00:00Z", "I live in Hamburg."),
             ("t3", "2024-06-01T09:00:00Z", "I moved to Munich last month, I live in Munich now.")]
-    service.post_events(scope, [{"session_id": "s", "turn_id": t, "speaker": "Lena", "role": "user", "ts": ts,
-                                 "text": text} for t, ts, text in said], wait=False)
-    turns = [TurnView(t, "s", "Lena", text, parse_timestamp(ts), "user") for t, ts, text in said]
-    sources = {t: tuple(c) for t, c in service.store.turn_chunk_ids(scope, "s").items()}
-    report = MemoryGenerator(service.store, service.embedder, RuleEngine(), scope).run(turns, sources)
-    assert report.reinforced >= 1
+    outcome = service.post_events(scope, [{"session_id": "s", "turn_id": t, "speaker": "Lena", "role": "user",
+                                           "ts": ts, "text": text} for t, ts, text in said])
+    assert outcome.drain is not None and outcome.drain.generation is not None
+    assert outcome.drain.generation.reinforced >= 1
     memories = service.store.list_memories(scope, include_inactive=True)
     hamburg = [m for m in memories if "Hamburg" in m.content and "Munich" not in m.content]
     munich = [m for m in memories if "Munich" in m.content]
     assert len(hamburg) == 1 and munich
     assert not hamburg[0].is_latest
     assert sorted(service.store.memory_source_turns(scope)[hamburg[0].id]) == ["t1", "t2"]
-    service.drain()
     ids = [item.id for item in service.recall(scope, "Where does Lena live?").items]
     assert hamburg[0].id not in ids and any(m.id in ids for m in munich)

@@ -1,0 +1,595 @@
+"""Typed entities, relation triples and categories of a memory, by rule: no model, no storage.
+
+`typed_entities` decides what each name a memory mentions is (person, organization, place,
+library, tool, project or concept) from the name itself, the words around it and small lists of
+well-known names; `relation_triples` reads the few verb patterns that state a relation precisely
+("Maya works at Stripe", "the API runs on Kubernetes"); `categories_of` files the memory under a
+small, stable taxonomy ("preference/food", "work", "schedule"). The store keeps all three, in the
+same commit as the memory.
+
+Entity ids are `entity:<type>:<slug>`, tenant-wide: the same name of the same type is one entity
+however many memories name it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from mnemoflow.models import ENTITY_TYPES, THIS_MEMORY, EntityRef, EntityType
+
+Triple = tuple[str, str, str, float]  # (subject id, predicate, object id or literal, confidence)
+
+# ---------------------------------------------------------------------------------------------- ids
+
+_TRANSLIT = str.maketrans({"ø": "o", "æ": "ae", "œ": "oe", "đ": "d", "ł": "l", "þ": "th", "ð": "d", "ı": "i",
+                           "ħ": "h", "ŋ": "n"})
+
+
+def slug(name: str) -> str:
+    """Lowercase ASCII, every run of other characters one '-': "Zoë Müller" -> "zoe-muller",
+    "C++" -> "c-plus-plus". A name with no Latin letters at all gets a stable hash ("x-1f2e...")."""
+    text = unicodedata.normalize("NFKC", name).casefold().translate(_TRANSLIT)  # casefold: "ß" -> "ss"
+    text = text.replace("+", " plus ").replace("#", " sharp ")
+    text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    text = re.sub(r"[^a-z0-9]+", "-", text).strip("-")
+    if text:
+        return text
+    folded = unicodedata.normalize("NFKC", " ".join(name.split())).casefold()
+    return "x-" + hashlib.sha256(folded.encode()).hexdigest()[:12]
+
+
+def entity_id(type: str, name: str) -> str:  # noqa: A002 - the column is called type
+    """`entity:<type>:<slug>`; ValueError for a type outside the seven."""
+    if type not in ENTITY_TYPES:
+        raise ValueError(f"entity type must be one of {', '.join(ENTITY_TYPES)}; got {type!r}")
+    return f"entity:{type}:{slug(name)}"
+
+
+# ----------------------------------------------------------------------------------- word lists
+
+_ORG_LAST = frozenset("""
+inc inc. ltd ltd. llc llp plc corp corp. corporation gmbh ag sa co co. company companies university college bank
+team institute foundation labs lab group hospital clinic school academy agency ministry department association
+club society council committee studios studio partners ventures capital holdings technologies airlines airways
+press fc union church charity nonprofit bakery cafe café restaurant
+""".split())
+_ORG_FIRST = frozenset({"university", "bank", "ministry", "department", "institute", "college", "school"})
+_PLACE_LAST = frozenset("""
+street st st. avenue ave ave. road rd rd. boulevard blvd lane square plaza park lake river mountain mountains
+mount beach island islands bay valley county province state city town village airport station coast peninsula
+desert forest canyon falls harbor harbour bridge district neighborhood neighbourhood
+""".split())
+_PLACE_FIRST = frozenset({"mount", "mt", "mt.", "lake", "lago", "isle", "cape", "fort"})
+_HONORIFICS = r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Professor|Sir|Dame|Lady|Lord|Aunt|Auntie|Uncle|Grandma|Grandpa|" \
+              r"Granny|Coach|Officer|Pastor|Rabbi|Imam|Nurse|Captain|Judge)\.?"
+_RELATIONS = (r"friend|best friend|boyfriend|girlfriend|partner|wife|husband|spouse|fianc[ée]e?|sister|brother|"
+              r"sibling|mom|mum|mother|dad|father|son|daughter|kid|child|baby|grandson|granddaughter|"
+              r"grandmother|grandfather|grandma|grandpa|aunt|uncle|cousin|niece|nephew|colleague|coworker|"
+              r"co-worker|boss|manager|mentor|teacher|student|classmate|roommate|flatmate|neighbou?r|therapist|"
+              r"doctor|dentist|coach|client|landlord|tenant|teammate|buddy|pal|ex|in-law|stepmom|stepdad|"
+              r"stepson|stepdaughter|godmother|godfather")
+_PROFESSIONS = (r"friend|person|woman|man|girl|boy|kid|child|student|teacher|doctor|nurse|engineer|developer|"
+                r"designer|artist|writer|painter|musician|singer|lawyer|manager|researcher|scientist|chef|"
+                r"mother|father|mom|dad|parent|volunteer|counsel?or|therapist|photographer|athlete|runner|"
+                r"programmer|founder|ceo|cto|intern|analyst|architect|pilot|veteran|activist|member")
+_HUMAN_VERBS = (r"said|says|told|tells|asked|asks|thinks|thought|feels|felt|believes|believed|wants|wanted|"
+                r"hopes|hoped|wishes|married|is married|got married|was born|is pregnant|adopted|graduated|"
+                r"studies|studied|remembers|remembered|loves|loved|hates|hated|prefers|preferred|likes|liked|"
+                r"enjoys|enjoyed|lives|lived|grew up|moved|is moving|works|worked|is working|is allergic|"
+                r"celebrated|celebrates|paints|painted|cooks|cooked|plays|played|is feeling|was feeling|smiled|"
+                r"laughed|cried|went|is going|visited|met|is learning|learned|learnt|joined|started|retired|"
+                r"bought|wrote|read|watched|won|received|got|had|needs|needed|tried|decided|plans|planned|is planning|"
+                r"signed up|took|gave|made|upgraded|switched|installed|fixed|deployed|migrated|"
+                r"(?:doesn't|does not|didn't|did not|never|no longer|won't|will not|can't|cannot|wouldn't|would)\s+"
+                r"(?:say|tell|ask|think|feel|want|like|love|hate|prefer|enjoy|live|work|go|need|know|remember|"
+                r"use|eat|drink|travel|fly|drive|mind|care)")
+_ADVERBS = (r"now|still|also|currently|really|mostly|usually|always|often|actually|mainly|primarily|just|even|"
+            r"already|recently|absolutely|definitely|totally|generally|typically|only|happily|officially|finally")
+
+KNOWN_LIBRARIES = frozenset("""
+numpy pandas polars scipy scikit-learn sklearn matplotlib seaborn plotly requests httpx flask django fastapi
+pydantic sqlalchemy pytest pytorch torch tensorflow keras jax transformers langchain llamaindex spacy nltk
+react vue angular svelte jquery lodash express next.js nextjs nuxt redux rxjs d3 d3.js three.js tailwind
+tailwindcss bootstrap boto3 celery dask ray pyarrow arrow duckdb-engine lancedb dlt prefect airflow dagster
+opencv pillow beautifulsoup bs4 scrapy selenium playwright typer click rich tokio serde rails laravel spring
+hibernate junit mockito gin echo axios moment date-fns zod prisma mongoose sequelize xgboost lightgbm
+statsmodels networkx sympy jinja2 jinja alembic asyncio aiohttp uvicorn gunicorn streamlit gradio
+""".split())
+KNOWN_TOOLS = frozenset("""
+python javascript typescript java kotlin scala rust go golang ruby php swift c c++ c# r julia haskell elixir
+postgres postgresql mysql mariadb sqlite duckdb redis mongodb cassandra elasticsearch opensearch kafka rabbitmq
+snowflake bigquery redshift databricks spark hadoop docker kubernetes k8s helm terraform ansible jenkins
+git github gitlab bitbucket jira confluence notion slack discord zoom teams figma sketch photoshop
+illustrator excel word powerpoint vscode vim neovim emacs intellij pycharm xcode linux ubuntu debian
+windows macos ios android chrome firefox safari node node.js nodejs npm yarn pnpm pip conda poetry uv
+webpack vite bazel make cmake gradle maven grafana prometheus datadog sentry nginx apache aws gcp azure
+heroku vercel netlify cloudflare lambda s3 ec2 chatgpt copilot claude gemini tableau looker powerbi
+trello asana airtable zapier dropbox gmail outlook whatsapp telegram signal spotify lightroom blender
+unity unreal jupyter colab anaconda homebrew bash zsh tmux iphone ipad macbook kindle
+""".split())
+KNOWN_ORGS = frozenset("""
+google alphabet apple microsoft amazon meta facebook netflix stripe openai anthropic ibm intel nvidia amd
+oracle salesforce adobe spotify uber lyft airbnb tesla spacex twitter linkedin shopify paypal visa mastercard
+samsung sony nintendo toyota volkswagen bmw siemens nasa esa cern unicef unesco who un nato eu ikea
+walmart target costco starbucks mcdonalds nike adidas zara mozilla wikipedia reddit github gitlab atlassian
+dropbox slack zoom deloitte mckinsey accenture pwc kpmg jpmorgan goldman harvard stanford mit oxford
+cambridge yale princeton berkeley eth epfl bbc cnn nyt reuters
+""".split())
+PLACES = frozenset("""
+afghanistan albania algeria argentina armenia australia austria azerbaijan bangladesh belarus belgium bolivia
+bosnia brazil bulgaria cambodia cameroon canada chile china colombia croatia cuba cyprus czechia denmark
+ecuador egypt estonia ethiopia finland france georgia germany ghana greece guatemala hungary iceland india
+indonesia iran iraq ireland israel italy jamaica japan jordan kazakhstan kenya korea kosovo latvia lebanon
+lithuania luxembourg madagascar malaysia malta mexico moldova mongolia montenegro morocco nepal netherlands
+holland nigeria norway pakistan panama paraguay peru philippines poland portugal qatar romania russia rwanda
+scotland wales england britain uk usa america serbia singapore slovakia slovenia somalia spain sudan sweden
+switzerland syria taiwan tanzania thailand tunisia turkey uganda ukraine uruguay uzbekistan venezuela vietnam
+yemen zambia zimbabwe europe asia africa antarctica oceania scandinavia balkans caribbean
+london paris berlin munich münchen madrid barcelona lisbon porto rome milan naples venice florence vienna
+prague budapest warsaw krakow amsterdam rotterdam brussels zurich geneva copenhagen stockholm oslo helsinki
+dublin edinburgh glasgow manchester liverpool athens istanbul moscow kyiv kiev hamburg frankfurt cologne
+stuttgart lyon marseille nice seville valencia tokyo kyoto osaka seoul busan beijing shanghai shenzhen
+hong-kong hongkong taipei bangkok hanoi singapore jakarta manila mumbai delhi bangalore bengaluru chennai
+kolkata karachi lahore dubai doha riyadh tehran cairo nairobi lagos johannesburg cape-town casablanca
+sydney melbourne brisbane perth auckland wellington toronto montreal vancouver ottawa calgary chicago boston
+seattle portland denver austin dallas houston atlanta miami orlando phoenix philadelphia detroit nashville
+brooklyn manhattan new-york nyc los-angeles san-francisco san-diego las-vegas washington mexico-city
+bogota lima santiago buenos-aires sao-paulo rio rio-de-janeiro havana hawaii alaska california texas florida
+oregon colorado bavaria tuscany provence andalusia catalonia patagonia bali phuket iceland
+""".split())
+
+_STOPWORDS = frozenset("""
+the a an this that new old same other whole main first last next best my our your his her their its own
+some any every each one two three python javascript
+""".split())
+
+# ------------------------------------------------------------------------------------ helpers
+
+_APOS = "'’"
+
+
+def _clean(name: str) -> str:
+    text = " ".join(name.replace("`", " ").split()).strip(" \"“”.,;:!?()[]")
+    for suffix in ("'s", "’s"):
+        if text.endswith(suffix) and len(text) > 2:
+            text = text[:-2]
+    return text.rstrip("'’")
+
+
+def _key(name: str) -> str:
+    return unicodedata.normalize("NFKC", name).casefold()
+
+
+def _name_re(name: str) -> str:
+    """`name` as a whole word, any case (a possessive may follow it)."""
+    return rf"(?<![\w@/.-]){re.escape(name)}(?![\w-])"
+
+
+def _base(name: str) -> str:
+    """The name without a trailing version: "Postgres 16" -> "Postgres", "Python 3.12" -> "Python"."""
+    return re.sub(r"\s+v?\d+(?:\.\d+)*[a-z]?$", "", name)
+
+
+def _gazetteer_key(name: str) -> str:
+    return re.sub(r"\s+", "-", _key(_base(name)))
+
+
+_COORD = r"(?:(?:the\s+)?[\w.+#-]+(?:\s+\d[\w.]*)?(?:,\s*|,?\s+and\s+|,?\s+or\s+)){0,3}(?:the\s+)?"
+
+
+_N = "\ue000"  # stands for the name being typed: it is marked in the content once, the rules are compiled once
+
+_ORG_AFTER = (r"\b(?:(?:works?|worked|working|is working|employed|job|jobs|internship|intern|interning|hired|"
+              r"position|role|shift)\s+(?:at|for)|employed by|hired by|(?:job|internship|interview|interviewed|"
+              r"interviewing|contract)\s+with|offer from)")
+_PLACE_AFTER = (r"moved to|move to|moving to|relocat\w+ to|lives in|live in|living in|lived in|based in|located in|"
+                r"resides in|trip to|flight to|flights to|flew to|fly to|flying to|travel(?:l)?(?:ed|ing|s)? to|"
+                r"vacation in|holiday in|holidays in|born in|grew up in|"
+                r"arrived in|back from|stay(?:ed|ing)? in|headed to|heading to|"
+                r"hometown of|city of|country of|region of|road trip to|weekend in|summer in|winter in")
+_TOOL_AFTER = (r"uses|use|using|used|switched to|switched from|switching to|migrat\w+ to|migrat\w+ from|"
+               r"runs on|run on|running on|deployed on|deployed to|hosted on|installed|install|written in|"
+               r"built with|built on|coding in|programs in|programming in|set up|upgraded to|upgraded|"
+               r"relies on|depends on")
+_PROJECT_AFTER = (r"works on|work on|working on|worked on|building|builds|maintains|maintaining|maintain|"
+                  r"contribut\w+ to|launched|launching|shipped|shipping")
+
+
+def _after(verbs: str) -> str:
+    """The name right after one of `verbs`, possibly as a later member of a list ("uses DuckDB and Prefect"),
+    not as a possessive ("went to Maya's party")."""
+    return rf"\b(?:{verbs})\s+{_COORD}{_N}(?!['’]s)"
+
+
+def _rules(*patterns: str, flags: int = 0) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{p})" for p in patterns), flags)
+
+
+_LIBRARY_CUES = _rules(
+    rf"{_N}\s+(?:library|package|module|crate|gem|sdk|bindings)\b",
+    rf"\b(?:pip3?|uv|poetry|conda|npm|yarn|pnpm|cargo|gem|go)\s+(?:install|add|get)\s+(?:-\S+\s+)*{_COORD}{_N}",
+    rf"\b(?:import|require\(['\"]?)\s*{_N}", rf"\bfrom\s+{_N}\s+import\b", flags=re.I)
+_TOOL_CUES = _rules(rf"{_N}\s+(?:tool|cli|app|application|editor|ide|extension|plugin|command|platform|database|"
+                    rf"dashboard|bot|browser|service|software|framework|language)\b", flags=re.I)
+_PROJECT_CUES = _rules(rf"\bproject\s+(?:called\s+|named\s+)?{_N}", rf"{_N}\s+project\b", flags=re.I)
+_ORG_CUES = _rules(
+    rf"{_N},?\s+(?:(?:is|was)\s+)?(?:a|an|the)\s+(?:\w+\s+)?(?:company|startup|firm|organi[sz]ation|non-?profit|"
+    rf"charity|agency|brand|bank|airline|employer|corporation|university|school|band|team)\b",
+    rf"\b(?:company|startup|firm|employer|organi[sz]ation|non-?profit|charity|agency|brand|band)\s+"
+    rf"(?:called\s+|named\s+)?{_N}", flags=re.I)
+_PERSON_CUES = _rules(
+    rf"\b{_HONORIFICS}\s+{_N}",
+    rf"\b(?i:{_RELATIONS})(?:,)?\s+(?i:named\s+|called\s+)?{_N}",
+    rf"{_N},\s+(?i:my|his|her|their|our|a)\s+(?i:{_RELATIONS})\b",
+    rf"{_N}['’]s\s+(?i:{_RELATIONS}|birthday|wedding|family|parents|kids|children|husband|wife|hobby|hobbies|"
+    rf"favou?rite|name|phone|email|house|home|room|job|office|career|party|mom|dad|mother|father|sister|brother|"
+    rf"friends?)\b",
+    rf"{_N}\s+(?:and|&)\s+(?:I|me|my)\b",
+    rf"\b(?i:met|meet|meeting with|met with|talked to|talked with|spoke to|spoke with|texted|emailed|hugged|married|"
+    rf"dating|dated|thanked|visited by)\s+{_N}",
+    rf"(?:^|[.!?]\s+){_N}:",
+    rf"{_N}\s+(?i:is|was)\s+(?i:a|an|my|our|his|her)\s+(?:\w+\s+)?(?i:{_PROFESSIONS})\b",
+    rf"{_N}\s+(?:is|was|turns|turned)\s+\d+\b")
+_PERSON_VERB = re.compile(rf"{_N}\s+(?:(?:{_ADVERBS})\s+)?(?:{_HUMAN_VERBS})\b")  # not for acronyms: "API uses"
+_ORG_FRAME = re.compile(rf"{_ORG_AFTER}\s+{_COORD}{_N}(?!['’]s)", re.I)
+_PLACE_FRAME = re.compile(_after(_PLACE_AFTER), re.I)
+_PROJECT_FRAME = re.compile(_after(_PROJECT_AFTER), re.I)
+_TOOL_FRAME = re.compile(_after(_TOOL_AFTER), re.I)
+_PACKAGE_SHAPE = re.compile(r"@?[a-z0-9][a-z0-9]*(?:[._-][a-z0-9]+)+(?:/[a-z0-9._-]+)?|@[a-z0-9-]+/[a-z0-9._-]+")
+_COMMAND_SHAPE = re.compile(r"[a-z][\w.-]*(?:\s+[\w./-]+)+")
+_VERSIONED = re.compile(r"\sv?\d+(?:\.\d+)+$")
+
+
+# ------------------------------------------------------------------------------------ typing
+
+
+@dataclass
+class _Found:
+    name: str
+    type: EntityType
+    aliases: list[str]
+
+
+def _type_of(name: str, content: str, speakers: set[str]) -> EntityType:
+    """The first rule that fires decides (see the module docstring)."""
+    key = _key(name)
+    words = key.split()
+    # 1. the people talking
+    if key in speakers or (len(words) > 1 and words[0] in speakers and words[-1] not in _ORG_LAST):
+        return "person"
+    # 2. the name says it
+    if len(words) > 1 and (words[-1] in _ORG_LAST or (words[0] in _ORG_FIRST and "of" in words)):
+        return "organization"
+    if words[0] == "project" or words[-1] == "project":
+        return "project"
+    if len(words) > 1 and (words[-1] in _PLACE_LAST or words[0] in _PLACE_FIRST):
+        return "place"
+    # 3. words naming the kind of thing
+    marked = re.sub(_name_re(name), _N, content, flags=re.I)
+    gkey = _gazetteer_key(name)
+    if _LIBRARY_CUES.search(marked):
+        return "library"
+    if _TOOL_CUES.search(marked):
+        return "library" if gkey in KNOWN_LIBRARIES else "tool"
+    if _PROJECT_CUES.search(marked):
+        return "project"
+    if _ORG_CUES.search(marked):
+        return "organization"
+    # 4. well-known technology and organisations
+    if gkey in KNOWN_LIBRARIES:
+        return "library"
+    if gkey in KNOWN_TOOLS:
+        return "tool"
+    if gkey in KNOWN_ORGS:
+        return "organization"
+    # 5. a person by title, family or friendship, what they are, or what they say, feel and do
+    if _PERSON_CUES.search(marked) or (not name.isupper() and _PERSON_VERB.search(marked)):
+        return "person"
+    # 6. places by name, then by what is done there
+    if gkey in PLACES:
+        return "place"
+    if _ORG_FRAME.search(marked):
+        return "organization"
+    if not name.isupper() and _PLACE_FRAME.search(marked):
+        return "place"
+    if _PROJECT_FRAME.search(marked):
+        return "project"
+    if _TOOL_FRAME.search(marked):
+        return "tool"
+    # 7. what the name looks like
+    if _PACKAGE_SHAPE.fullmatch(name):
+        return "library"  # "scikit-learn", "python-dateutil", "@types/node"
+    if _COMMAND_SHAPE.fullmatch(name):
+        return "tool"  # a command: "make release", "git rebase"
+    if _VERSIONED.search(name):
+        return "tool"  # a versioned product: "Acme Studio 2.1"
+    return "concept"
+
+
+def _canonical(name: str, type_: EntityType) -> str:
+    if type_ == "project":
+        stripped = re.sub(r"(?i)^project\s+|\s+project$", "", name).strip()
+        return stripped or name
+    return name
+
+
+def typed_entities(
+    content: str, names: Iterable[str], *, speakers: Sequence[str] = (),
+    aliases: Mapping[str, Iterable[str]] | None = None,
+) -> list[EntityRef]:
+    """Each of `names` (as found in `content`, e.g. `Candidate.entities`) typed and given its id, in
+    order, one per entity.
+
+    `speakers` (the people in the conversation) are persons. A person's first name given beside
+    their full name ("Maya" and "Maya Lopez") is an alias of the full name; the possessive and other
+    case forms the content uses are aliases too. A short form ("Mel" for "Melanie") is merged only
+    when `aliases` says so ({"Melanie": ["Mel"]}). Names the content frames as packages ("the
+    requests library", "pip install httpx") are added even when not given."""
+    speaker_keys = {_key(s.strip()) for s in speakers if s and s.strip()}
+    cleaned = [c for c in (_clean(n) for n in names) if c]
+    given_forms: dict[str, list[str]] = {}
+    for raw in names:
+        c = _clean(raw)
+        stripped = raw.strip().strip("`")
+        if c and stripped != c:
+            given_forms.setdefault(_key(c), []).append(stripped)
+    for found in _framed_packages(content):
+        if all(_key(found) != _key(c) for c in cleaned):
+            cleaned.append(found)
+    short_forms: dict[str, str] = {}  # short form key -> long name
+    for long, shorts in (aliases or {}).items():
+        for short in shorts:
+            if short and _key(short) != _key(long):
+                short_forms[_key(short)] = long
+    by_key = {_key(c): c for c in cleaned}
+    result: dict[str, _Found] = {}
+    order: list[str] = []
+    typed = [(c, _type_of(c, content, speaker_keys)) for c in cleaned]
+    firsts = {_key(c) for c, t in typed if t == "person" and len(c.split()) == 1}
+    fulls = {_key(c.split()[0]) for c, t in typed if t == "person" and len(c.split()) > 1}
+    typed = [(c, "person" if t == "concept" and ((len(c.split()) > 1 and _key(c.split()[0]) in firsts)
+                                                 or (len(c.split()) == 1 and _key(c) in fulls)) else t)
+             for c, t in typed]  # "Maya Lopez" and "Maya": one of them is known to be a person, so both are
+    full_names = [c for c, t in typed if t == "person" and len(c.split()) > 1]
+    type_by_name = dict(typed)
+    for name, type_ in typed:
+        key = _key(name)
+        target = name
+        if key in short_forms and _key(short_forms[key]) in by_key:
+            target = by_key[_key(short_forms[key])]  # "Mel" is "Melanie" when the caller says so
+        elif type_ == "person" and len(name.split()) == 1:
+            longer = [f for f in full_names if _key(f.split()[0]) == key]
+            if len(longer) == 1:  # "Maya" beside "Maya Lopez"; not when two Mayas are named
+                target = longer[0]
+        type_ = type_by_name[target]
+        canonical = _canonical(target, type_)
+        eid = entity_id(type_, canonical)
+        forms = [name, *given_forms.get(key, ())]
+        if eid not in result:
+            result[eid] = _Found(canonical, type_, [])
+            order.append(eid)
+        found = result[eid]
+        for form in forms:
+            if form != found.name and form not in found.aliases:
+                found.aliases.append(form)
+    for eid in order:
+        found = result[eid]
+        for form in _surface_forms(content, [found.name, *found.aliases]):
+            if form != found.name and form not in found.aliases:
+                found.aliases.append(form)
+    return [EntityRef(eid, result[eid].name, result[eid].type, tuple(result[eid].aliases)) for eid in order]
+
+
+def _surface_forms(content: str, names: Sequence[str]) -> list[str]:
+    """How the content writes each name: other capitalisations and possessives ("MAYA", "Maya's")."""
+    forms: list[str] = []
+    for name in names:
+        if name.endswith(("'s", "’s")):
+            continue
+        for m in re.finditer(rf"(?<![\w]){re.escape(name)}(?:['’]s)?(?![\w])", content, re.I):
+            if m.group() not in forms:
+                forms.append(m.group())
+    return forms
+
+
+def _framed_packages(content: str) -> list[str]:
+    """Lowercase package names the content introduces as such ("the requests library")."""
+    found: list[str] = []
+    for m in re.finditer(r"\bthe\s+([a-z][a-z0-9._-]*)\s+(?:library|package|module|crate|gem)\b", content):
+        found.append(m.group(1))
+    for m in re.finditer(r"\b(?:pip3?|uv|poetry|conda|npm|yarn|pnpm|cargo)\s+(?:install|add)\s+((?:-\S+\s+)*)"
+                         r"([@a-z][\w./@-]*)", content):
+        found.append(m.group(2))
+    return [f.rstrip(".") for f in found if f not in _STOPWORDS]
+
+
+# ---------------------------------------------------------------------------------- relations
+
+_VERBS: tuple[tuple[str, str, bool], ...] = (  # (pattern, predicate, literal object allowed)
+    (r"(?:works|worked|is working|was working|has been working|work)\s+on", "works_on", True),
+    (r"(?:works|worked|is working|has been working|work)\s+(?:at|for)|is employed (?:at|by)|joined|"
+     r"is (?:a )?(?:member|part) of|belongs to", "belongs_to", False),
+    (r"(?:uses|is using|has been using|has used|relies on)(?!\s+to\b)", "uses", True),
+    (r"(?:prefers|preferred|likes|liked|loves|loved|enjoys|enjoyed|is (?:a )?(?:big |huge )?fan of|is into)",
+     "prefers", True),
+    (r"(?:lives|is living|is based|is located|resides)\s+in|(?:has )?moved to|relocated to", "located_at", False),
+    (r"(?:runs|is running|is deployed|is hosted)\s+on|is deployed to", "runs_on", False),
+    (r"(?:cites|cited|quotes|quoted|references|referenced)", "cites", False),
+    (r"(?:conflicts|clashes) with|is incompatible with", "conflicts_with", False),
+    (r"(?:is|was) (?:replaced|superseded) by", "superseded_by", False),
+    (r"(?:replaces|replaced|supersedes|superseded)", "supersedes", False),
+)
+_OBJECT_TYPES = {"located_at": {"place", "organization"}, "belongs_to": {"organization", "project", "place"}}
+_LITERAL_END = re.compile(r"\s+(?:and|but|because|when|while|since|so|if|than|over|rather than|instead of|which|"
+                          r"who|whom|whose|though|although|unless|until|as well)\b|[,.;:!?()\"\n]|\s+-\s+")
+_PRONOUNS = frozenset({"it", "them", "this", "that", "these", "those", "him", "her", "me", "you", "us", "one",
+                       "something", "everything", "anything", "nothing", "it all", "all"})
+
+
+def relation_triples(content: str, entities: Sequence[EntityRef]) -> list[Triple]:
+    """(subject id, predicate, object id or literal, confidence) the content states.
+
+    The memory (THIS_MEMORY) `mentions` each entity (1.0). A subject is an entity named right before
+    one of a few verbs, adverbs allowed between ("Maya now lives in Lisbon"), not a negation ("Maya
+    doesn't use Slack" states nothing) and not a possessive ("Maya's brother works at ..." is not
+    about Maya); objects are entities (0.85, a list of them: "uses DuckDB and Prefect") or, for
+    works_on / uses / prefers, a short literal (0.7: "prefers morning meetings"). A second verb
+    joined by "and" keeps the subject ("lives in Lisbon and loves sushi")."""
+    triples: list[Triple] = [(THIS_MEMORY, "mentions", e.entity_id, 1.0) for e in entities]
+    surfaces: dict[str, EntityRef] = {}
+    for e in entities:
+        for form in (e.name, *e.aliases):
+            if form and not form.endswith(("'s", "’s")):
+                surfaces.setdefault(_key(form), e)
+    if not surfaces:
+        return _dedupe(triples)
+    alternation = "|".join(re.escape(s) for s in sorted(surfaces, key=len, reverse=True))
+    entity_at = re.compile(rf"(?:the\s+)?(?P<e>{alternation})(?![\w'’-])", re.I)
+    verbs = "|".join(f"(?P<v{i}>{p})" for i, (p, _, _) in enumerate(_VERBS))
+    verb = re.compile(rf"\s+(?:(?:{_ADVERBS})\s+)*(?:{verbs})\s+", re.I)
+    for m in re.finditer(rf"(?<![\w'’-])(?:{alternation})(?![\w'’-])", content, re.I):
+        subject = surfaces[_key(m.group())]
+        rest = content[m.end():]
+        while True:
+            vm = verb.match(rest)
+            if vm is None:
+                break
+            index = next(int(k[1:]) for k, v in vm.groupdict().items() if v is not None)
+            _, predicate, literal_ok = _VERBS[index]
+            objects, consumed = _objects(rest[vm.end():], entity_at, surfaces)
+            if objects:
+                for obj in objects:
+                    if obj.entity_id != subject.entity_id and obj.type in _OBJECT_TYPES.get(predicate, {obj.type}):
+                        triples.append((subject.entity_id, predicate, obj.entity_id, 0.85))
+            elif literal_ok:
+                literal, consumed = _literal(rest[vm.end():])
+                if literal:
+                    triples.append((subject.entity_id, predicate, literal, 0.7))
+            rest = rest[vm.end() + consumed:]
+            joined = re.match(r",?\s+and(?=\s)", rest)
+            if joined is None:
+                break
+            rest = rest[joined.end():]
+    return _dedupe(triples)
+
+
+def _objects(text: str, entity_at: re.Pattern[str], surfaces: Mapping[str, EntityRef]) -> tuple[list[EntityRef], int]:
+    found: list[EntityRef] = []
+    m = entity_at.match(text)
+    if m is None:
+        return [], 0
+    found.append(surfaces[_key(m.group("e"))])
+    end = m.end()
+    while True:
+        sep = re.match(r"(?:,\s*(?:and\s+|or\s+)?|\s+and\s+|\s+or\s+)", text[end:])
+        nxt = entity_at.match(text, end + sep.end()) if sep else None
+        if nxt is None:
+            break
+        found.append(surfaces[_key(nxt.group("e"))])
+        end = nxt.end()
+    return found, end
+
+
+def _literal(text: str) -> tuple[str, int]:
+    cut = _LITERAL_END.search(text)
+    phrase = text[:cut.start()] if cut else text
+    value = re.sub(r"^(?:(?:the|a|an|his|her|their|its|my|our|some|to)\s+)+", "", phrase.strip(), flags=re.I)
+    value = value.strip(" '\"")
+    if not value or len(value.split()) > 6 or value.lower() in _PRONOUNS or not re.search(r"[^\W\d_]", value):
+        return "", 0
+    return value, len(phrase)
+
+
+def _dedupe(triples: list[Triple]) -> list[Triple]:
+    best: dict[tuple[str, str, str], Triple] = {}
+    for t in triples:
+        key = (t[0], t[1], t[2].casefold() if not t[2].startswith("entity:") else t[2])
+        if key not in best or best[key][3] < t[3]:
+            best[key] = t
+    return list(best.values())
+
+
+# --------------------------------------------------------------------------------- categories
+
+_TOPICS: dict[str, str] = {
+    "food": r"food|foods|eat|eats|ate|eating|dinner|lunch|breakfast|brunch|meal|meals|snack|cook|cooks|cooked|"
+            r"cooking|recipe|recipes|restaurant|restaurants|cuisine|vegetarian|vegan|pescatarian|gluten|dairy|"
+            r"pizza|sushi|pasta|ramen|curry|tacos?|burgers?|salad|soup|bread|cheese|chocolate|dessert|cake|"
+            r"coffee|espresso|latte|tea|wine|beer|cocktails?|peanuts?|nuts|seafood|fish|chicken|beef|pork|"
+            r"meat|fruit|vegetables|spicy|bake|baking|baked|cookies|ice cream|steak|noodles|rice",
+    "travel": r"travel|travels|travelled|traveled|traveling|travelling|trip|trips|flight|flights|fly|flying|flew|"
+              r"vacation|holiday|holidays|hotel|hostel|airbnb|airport|abroad|passport|visa|itinerary|"
+              r"journey|tour|touring|backpacking|cruise|road trip|sightseeing",
+    "work": r"work|works|worked|working|job|jobs|office|colleague|colleagues|coworker|coworkers|boss|manager|"
+            r"team|teams|project|projects|client|clients|customer|customers|career|promotion|promoted|hired|"
+            r"interview|company|startup|employer|employee|shift|deadline|standup|stand-up|sprint|meeting|"
+            r"meetings|quarterly|roadmap|launch|presentation|conference|internship|freelance|resign|resigned",
+    "health": r"health|healthy|doctor|doctors|hospital|clinic|sick|ill|illness|allergy|allergies|allergic|"
+              r"medication|medicine|meds|therapy|therapist|anxiety|depression|diet|exercise|gym|workout|"
+              r"yoga|sleep|insomnia|injury|injured|surgery|pregnant|pregnancy|diabetes|asthma|dentist|"
+              r"mental health|vaccine|blood pressure|migraine|headache|physio|physiotherapy|cancer|recovery",
+    "family": r"family|families|mom|mum|mother|dad|father|parent|parents|sister|sisters|brother|brothers|"
+              r"sibling|siblings|son|sons|daughter|daughters|kid|kids|child|children|wife|husband|spouse|"
+              r"grandma|grandmother|grandpa|grandfather|grandparents|aunt|uncle|cousin|cousins|niece|nephew|"
+              r"baby|married|marriage|wedding|in-laws|fiancée?|adopted|adoption",
+    "schedule": r"schedule|scheduled|meeting|meetings|appointment|appointments|calendar|deadline|deadlines|"
+                r"standup|stand-up|reminder|remind|weekly|daily|monthly|every (?:day|week|month|morning|evening|"
+                r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)|mondays|tuesdays|wednesdays|"
+                r"thursdays|fridays|saturdays|sundays|tomorrow|tonight|next week|o'clock|\d{1,2}:\d{2}|"
+                r"\d{1,2}\s?(?:am|pm)",
+    "tech": r"code|coding|programming|programmer|software|developer|database|databases|sql|api|apis|server|"
+            r"servers|deploy|deployed|deployment|cloud|linux|laptop|computer|bug|bugs|git|github|library|"
+            r"framework|backend|frontend|devops|kubernetes|docker|python|javascript|typescript|rust|golang|java|"
+            r"postgres|postgresql|mysql|sqlite|duckdb|redis|react|machine learning|gpu|cpu|pipeline|repo|"
+            r"repository|cli|app|apps|open source|open-source|script|scripts|compiler|terminal",
+    "hobby": r"hobby|hobbies|painting|paints|painted|drawing|draws|sketching|music|guitar|piano|violin|drums|"
+             r"sing|singing|reading|books?|novels?|hiking|hike|hikes|camping|fishing|photography|gaming|"
+             r"video games|board games|chess|knitting|gardening|pottery|dance|dancing|running|marathon|cycling|"
+             r"swimming|surfing|skiing|climbing|movies|films|concert|concerts|crafts|woodworking|volunteering",
+    "finance": r"money|budget|budgeting|salary|rent|mortgage|loan|loans|invest|investing|investment|investments|"
+               r"stocks|savings|save up|saving up|bank account|tax|taxes|expenses|bills|crypto|pension|"
+               r"retirement fund|debt|insurance|paycheck",
+    "education": r"school|university|college|class|classes|course|courses|degree|study|studies|studying|exam|"
+                 r"exams|homework|teacher|student|students|graduate|graduated|graduation|thesis|lecture|"
+                 r"phd|masters|bachelor|semester|tutor|scholarship|campus",
+    "pets": r"pet|pets|dog|dogs|puppy|cat|cats|kitten|hamster|parrot|rabbit|vet",
+}
+_TOPIC_RES = {key: re.compile(rf"\b(?:{words})\b", re.I) for key, words in _TOPICS.items()}
+_PREFERENCE = re.compile(r"\b(?:prefers?|preferred|likes|liked|loves|loved|enjoys?|enjoyed|hates?|hated|"
+                         r"dislikes?|disliked|favou?rites?|can'?t stand|fan of|would rather|rather than|"
+                         r"allergic to)\b", re.I)
+CATEGORY_KEYS: tuple[str, ...] = ("preference", *_TOPICS)
+
+
+def categories_of(content: str, kind: str) -> list[str]:
+    """Category keys for a memory, from a small fixed taxonomy: topics (food, travel, work, health,
+    family, schedule, tech, hobby, finance, education, pets) by keyword; a preference (the memory's
+    kind, or a liking verb) is also filed as "preference" and "preference/<topic>" per topic."""
+    topics = _topics(content)
+    keys: list[str] = []
+    liking = _PREFERENCE.search(content)
+    if liking is not None:  # what is liked comes after the verb: "lives in Lisbon and loves sushi" is food
+        keys += ["preference", *(f"preference/{t}" for t in _topics(content[liking.end():]))]
+    elif kind == "preference":
+        keys += ["preference", *(f"preference/{t}" for t in topics)]
+    keys += topics
+    return sorted(dict.fromkeys(keys))
+
+
+def _topics(text: str) -> list[str]:
+    return [key for key, pattern in _TOPIC_RES.items()
+            if pattern.search(text) or (key == "travel" and _went_somewhere(text))]
+
+
+def _went_somewhere(content: str) -> bool:
+    """A visit or a move to a known place ("visited Japan", "moved to Lisbon") is travel."""
+    for m in re.finditer(r"\b(?:visit(?:s|ed|ing)?|trip to|went to|going to|flew to|moved to|moving to|back from)"
+                         r"\s+(?:the\s+)?([^\W\d_][\w-]*)(?:\s+([^\W\d_][\w-]*))?", content, re.I):
+        one, two = m.group(1), m.group(2)
+        if _gazetteer_key(one) in PLACES or (two and _gazetteer_key(f"{one} {two}") in PLACES):
+            return True
+    return False
