@@ -133,7 +133,7 @@ RESIDENCE = frozenset({"live", "liv", "mov", "reloc", "relocat", "based", "resid
 
 # change markers announced by the newer statement; "strong" ones name a change outright
 STRONG_CHANGE = (
-    r"no longer", r"any ?more", r"moved (?:to|from|up|back)", r"relocated", r"switched", r"changed",
+    r"no longer", r"any ?more", r"moved (?:\w+ )?(?:to|from|up|back)", r"dropped", r"left(?= (?-i:[A-Z]))", r"relocated", r"switched", r"changed",
     r"instead", r"rescheduled", r"postponed", r"pushed (?:back|to)", r"delayed", r"slipped",
     r"brought forward", r"stopped", r"gave up", r"quit", r"not .{1,40} after all", r"corrected",
     r"has been moved", r"was moved", r"was changed", r"updated to", r"sold", r"got rid of", r"gave away",
@@ -163,6 +163,8 @@ _ADVERBS = frozenset({"still", "also", "now", "just", "only", "always", "usually
 _PREPOSITIONS = frozenset({"in", "at", "to", "from", "with", "by", "for", "on", "near", "of", "into", "via"})
 _MODALS = frozenset({"will", "would", "can", "could", "should", "shall", "may", "might", "must"})
 _NEGATORS = frozenset({"not", "never", "no", "nor", "cannot"})
+# verbs that end what their object names: "dropped VS Code", "quit smoking", "left Shopify"
+_LEAVING = frozenset({"dropped", "quit", "ditched", "abandoned"})
 
 _TOKEN_RE = re.compile(
     r"(?P<money>[$€£¥]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:k|m|bn|million|billion|thousand)\b)?)"
@@ -681,11 +683,19 @@ def _parse(text: str) -> _Parsed:
     return _Parsed(tokens, out, names)
 
 
+def _ends_what_follows(tokens: list[Token], i: int) -> bool:
+    """"dropped VS Code", "left Shopify" (not "left knee", "left for Lisbon")."""
+    low = tokens[i].lower
+    if low in _LEAVING:
+        return True
+    return low == "left" and i + 1 < len(tokens) and tokens[i + 1].role == "name"
+
+
 def _negation_split(tokens: list[Token]) -> tuple[set[str], set[str]]:
     negated: set[str] = set()
     positive: set[str] = set()
     in_scope = False
-    for t in tokens:
+    for i, t in enumerate(tokens):
         if t.kind == "punct" and t.text in ",;:.":
             in_scope = False
             continue
@@ -693,7 +703,7 @@ def _negation_split(tokens: list[Token]) -> tuple[set[str], set[str]]:
         if low in ("and", "but", "or", "while", "whereas", "because", "so"):
             in_scope = False
             continue
-        if low in _NEGATORS or low.endswith("n't") or low in ("longer",) and in_scope:
+        if low in _NEGATORS or low.endswith("n't") or low in ("longer",) and in_scope or _ends_what_follows(tokens, i):
             in_scope = True
             continue
         item = _item(t)
@@ -748,8 +758,13 @@ def parse_claim(text: str) -> Claim:
     return _parse_claim_cached(text)
 
 
+# "Tariq's rule: don't suggest peanuts": how the rule engine writes a rule; the claim is after the colon
+_RULE_PREFIX_RE = re.compile(r"^[\w.\-]+(?: [\w.\-]+)?'s rule:\s+(?=\S)")
+
+
 @lru_cache(maxsize=4096)
 def _parse_claim_cached(text: str) -> Claim:
+    text = _RULE_PREFIX_RE.sub("", text)
     source, body, prefix = _split_attribution(text)
     main = main_clause(body)
     whole = _parse(body)
@@ -868,12 +883,12 @@ def _appositive(subject_tokens: list[Token]) -> bool:
 
 def _name_negated(tokens: list[Token], index: int) -> bool:
     in_scope = False
-    for t in tokens[:index]:
+    for i, t in enumerate(tokens[:index]):
         if t.kind == "punct" and t.text in ",;:.":
             in_scope = False
         elif t.lower in ("and", "but", "or", "while", "whereas", "because", "so"):
             in_scope = False
-        elif t.lower in _NEGATORS or t.lower.endswith("n't"):
+        elif t.lower in _NEGATORS or t.lower.endswith("n't") or _ends_what_follows(tokens, i):
             in_scope = True
     return in_scope
 

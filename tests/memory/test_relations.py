@@ -139,6 +139,52 @@ def test_change_markers_and_corrections_update(old: str, new: str) -> None:
     assert decision.confidence >= 0.85
 
 
+@pytest.mark.parametrize(("old", "new"), [
+    ("Ines's train to Porto is on March 3, 2024", "Ines's train to Porto is on March 5, 2024, not on March 3, 2024"),
+    ("The launch review is at 14:00", "The launch review is at 15:30, not at 14:00"),
+])
+def test_a_value_the_candidate_rules_out_is_the_one_it_corrects(old: str, new: str) -> None:
+    decision = judge(new, n("m1", old))
+    assert (decision.relation, decision.target_id) == ("UPDATES", "m1"), decision
+    assert decision.confidence >= 0.85
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("Ravi is a data engineer at Zalando", "Ravi left Zalando and joined Spotify as a data engineer"),
+    ("Mina's editor is Sublime Text", "Mina moved fully to Zed and dropped Sublime Text"),
+])
+def test_leaving_a_thing_for_another_updates(old: str, new: str) -> None:
+    decision = judge(new, n("m1", old))
+    assert (decision.relation, decision.target_id) == ("UPDATES", "m1"), decision
+
+
+def test_left_before_a_body_part_or_a_place_is_not_leaving() -> None:
+    decision = judge("Ravi hurt his left knee", n("m1", "Ravi runs 5 km on Sundays"))
+    assert decision.relation != "UPDATES", decision
+
+
+def test_a_status_stated_after_so_is_still_the_status() -> None:
+    decision = judge("Aiko started eating fish again, so Aiko is pescatarian now", n("m1", "Aiko is vegetarian"))
+    assert (decision.relation, decision.target_id) == ("UPDATES", "m1"), decision
+
+
+def test_a_rule_never_replaces_the_fact_behind_it() -> None:
+    decision = judge("Tariq's rule: don't suggest anything with peanuts, because of Tariq's allergy",
+                     n("m1", "Tariq is allergic to peanuts"), kind="rule")
+    assert decision.relation != "UPDATES", decision
+
+
+def test_an_answer_to_a_question_about_a_memory_extends_it() -> None:
+    asked = Neighbour(memory_id="m1", content="Keisha opened a Roth IRA with Fidelity", kind="episode",
+                      observed_at=EARLIER, asked_about=True)
+    decision = judge("Keisha puts $500 a month into an S&P 500 index fund", asked)
+    assert (decision.relation, decision.target_id) == ("EXTENDS", "m1"), decision
+    assert decision.reason.startswith("follow-up") and action(decision) == "apply"
+    unasked = Neighbour(memory_id="m1", content="Keisha opened a Roth IRA with Fidelity", kind="episode",
+                        observed_at=EARLIER)
+    assert judge("Keisha puts $500 a month into an S&P 500 index fund", unasked).relation == "new"
+
+
 def test_an_update_targets_the_latest_of_equal_candidates() -> None:
     older = n("m1", "The weekly sync is at 11:00", observed_at=EARLIER - timedelta(days=5))
     newer = n("m2", "The weekly sync is at 11:30", observed_at=EARLIER)
