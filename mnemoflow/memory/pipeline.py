@@ -125,7 +125,8 @@ class MemoryGenerator:
         return [Neighbour(memory_id=mid, content=k.memory.content, kind=k.memory.kind, entities=k.entities,
                           observed_at=k.memory.observed_at, event_start_at=k.memory.event_start_at,
                           vector_similarity=float(np.dot(vector, vectors[mid])), bm25_rank=ranks.get(mid),
-                          same_hash=memory_content_hash(k.memory.content) == same, asked_about=mid in asked_about)
+                          same_hash=memory_content_hash(k.memory.content) == same, asked_about=mid in asked_about,
+                          speaker=_speaker(k.memory))
                 for mid, k in known.items()]
 
     def _vectors(self, texts: dict[str, str]) -> dict[str, np.ndarray]:
@@ -160,7 +161,8 @@ class MemoryGenerator:
     def _decide_and_write(self, candidate: Candidate, cited: tuple[str, ...], now: datetime, turn_id: str,
                           asked_about: frozenset[str]) -> None:
         neighbours = self._neighbours(candidate, asked_about)
-        decision = classify(candidate.content, candidate.kind, candidate.entities, neighbours, now=now)
+        decision = classify(candidate.content, candidate.kind, candidate.entities, neighbours, now=now,
+                            speaker=self._turns[turn_id].speaker if turn_id in self._turns else None)
         verdict = action(decision)
         if decision.relation == "duplicate" and verdict == "apply" and decision.target_id:
             self.store.reinforce_memory(self.scope, decision.target_id, cited, actor=self.actor)
@@ -219,6 +221,12 @@ def asks_for_detail(text: str) -> bool:
 class _Ref:
     memory_id: str
     content: str
+
+
+def _speaker(memory: MemoryItem) -> str | None:
+    """Who said what the memory was read from (the first source turn), when it came from a conversation."""
+    turns = memory.metadata.get("source_turns") or []
+    return turns[0].get("speaker") if turns else None
 
 
 def _link(decision: Decision) -> LinkDraft | None:

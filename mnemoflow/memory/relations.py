@@ -118,6 +118,7 @@ class Neighbour:
     bm25_rank: int | None = None  # 1 = best
     same_hash: bool = False
     asked_about: bool = False  # the candidate answers a question the other speaker asked about this memory
+    speaker: str | None = None  # who said what the memory was read from, when it came from a conversation
 
 
 @dataclass(frozen=True)
@@ -149,18 +150,20 @@ def classify(
     neighbours: Sequence[Neighbour],
     *,
     now: datetime,
+    speaker: str | None = None,
 ) -> Decision:
     """Decide what the candidate does to its scope's memories. Pure: no storage, no model.
 
     `neighbours` must come from the candidate's own scope (see the module docstring); `now` is when
-    the candidate was observed, so that a neighbour observed later is never superseded by it.
+    the candidate was observed, so that a neighbour observed later is never superseded by it;
+    `speaker` who said the candidate (two people who disagree conflict; one person corrects).
     """
     cand = parse_claim(candidate_content)
     cand_entities = _entity_keys(candidate_entities)
     verdicts: list[tuple[tuple, Decision]] = []
     notes: list[str] = []
     for position, neighbour in enumerate(neighbours):
-        decision = _judge(cand, candidate_kind, cand_entities, neighbour, now, notes)
+        decision = _judge(cand, candidate_kind, cand_entities, neighbour, now, notes, speaker)
         if neighbour.asked_about and (decision is None or decision.confidence < REVIEW_AT):
             decision = Decision("EXTENDS", neighbour.memory_id, FOLLOW_UP_CONFIDENCE,
                                 "follow-up: answers the question asked about it")
@@ -184,7 +187,7 @@ def classify(
 
 
 def _judge(cand: Claim, kind: str, cand_entities: frozenset[str], neighbour: Neighbour, now: datetime,
-           notes: list[str]) -> Decision | None:
+           notes: list[str], speaker: str | None = None) -> Decision | None:
     nid = neighbour.memory_id
     if neighbour.same_hash:
         return Decision("duplicate", nid, 1.0, "hash: same content hash")
@@ -195,6 +198,9 @@ def _judge(cand: Claim, kind: str, cand_entities: frozenset[str], neighbour: Nei
     if not _subject_link(cand, old, cand_entities, old_entities):
         return None
     sources = _sources(cand, old)
+    if sources == "same" and not cand.source and speaker and neighbour.speaker and \
+            speaker.casefold() != neighbour.speaker.casefold():
+        sources = "speakers"  # "Dan: dinner is at Lupo" / "Mia: I booked Centrale": two voices
     older = neighbour.observed_at is not None and neighbour.observed_at > now
     sim = neighbour.vector_similarity
     if _other_person(cand, old):
@@ -210,7 +216,7 @@ def _judge(cand: Claim, kind: str, cand_entities: frozenset[str], neighbour: Nei
         return decision  # a rule ("never suggest peanuts") does not replace the fact behind it
 
     # 3. a value of the same slot differs
-    diffs = _disagreements(cand, old, same_voice=sources != "different", now=now)
+    diffs = _disagreements(cand, old, same_voice=sources not in ("different", "speakers"), now=now)
     blocked = False
     if diffs:
         what = "; ".join(f"{d.old.text} -> {d.new.text}" for d in diffs[:3])
@@ -219,6 +225,10 @@ def _judge(cand: Claim, kind: str, cand_entities: frozenset[str], neighbour: Nei
             conf = 0.88 if tight else 0.8
             return Decision("CONFLICTS_WITH", nid, conf,
                             f"value: sources disagree ({old.source} / {cand.source}): {what}")
+        if sources == "speakers" and cand.change != "strong":
+            conf = 0.88 if tight else 0.8
+            return Decision("CONFLICTS_WITH", nid, conf,
+                            f"value: {neighbour.speaker} and {speaker} disagree, nothing says which holds: {what}")
         if older:
             return Decision("CONFLICTS_WITH", nid, 0.6,
                             f"value: disagrees with a memory observed after it: {what}")
@@ -257,7 +267,7 @@ def _judge(cand: Claim, kind: str, cand_entities: frozenset[str], neighbour: Nei
     # 4b. the same sentence with one word swapped in a single-valued slot ("prefers aisle/window seats")
     swap = _substitution(cand, old)
     if swap and not older:
-        if sources == "different":
+        if sources in ("different", "speakers"):
             return Decision("CONFLICTS_WITH", nid, 0.8, f"value: sources disagree on one word: {swap}")
         return Decision("UPDATES", nid, 0.8, f"value: one word replaced in a single-valued slot: {swap}")
 
@@ -338,7 +348,7 @@ def _negation_decision(cand: Claim, old: Claim, nid: str, sources: str, older: b
     if cand.change == "strong" and not older and (same_statement or negated_here):
         return Decision("UPDATES", nid, 0.9, f"negation: '{cand.change_text}' {', '.join(clash)}")
     if same_statement:
-        conf = 0.88 if sources == "different" else 0.75
+        conf = 0.88 if sources in ("different", "speakers") else 0.75
         return Decision("CONFLICTS_WITH", nid, conf,
                         f"negation: the same statement with the opposite polarity ({', '.join(clash)})")
     return None

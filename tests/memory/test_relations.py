@@ -185,6 +185,19 @@ def test_an_answer_to_a_question_about_a_memory_extends_it() -> None:
     assert judge("Keisha puts $500 a month into an S&P 500 index fund", unasked).relation == "new"
 
 
+def test_two_people_who_disagree_conflict_and_one_who_announces_a_change_updates() -> None:
+    said = Neighbour(memory_id="m1", content="Grandma Edith's birthday is on June 4", kind="fact",
+                     observed_at=EARLIER, speaker="Mom")
+    other = classify("Grandma Edith's birthday is June 6, not June 4", "fact", (), [said], now=NOW, speaker="Aunt Lou")
+    assert (other.relation, other.target_id) == ("CONFLICTS_WITH", "m1"), other
+    same = classify("Grandma Edith's birthday is June 6, not June 4", "fact", (), [said], now=NOW, speaker="Mom")
+    assert same.relation == "UPDATES", same
+    standup = Neighbour(memory_id="m2", content="The standup is at 9:00", kind="fact", observed_at=EARLIER,
+                        speaker="Olu")
+    moved = classify("The standup moved to 9:30", "fact", (), [standup], now=NOW, speaker="Ana")
+    assert (moved.relation, moved.target_id) == ("UPDATES", "m2"), moved
+
+
 def test_an_update_targets_the_latest_of_equal_candidates() -> None:
     older = n("m1", "The weekly sync is at 11:00", observed_at=EARLIER - timedelta(days=5))
     newer = n("m2", "The weekly sync is at 11:30", observed_at=EARLIER)
