@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-import threading
-import time
 from dataclasses import dataclass
 from typing import Any
 
-import uvicorn
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
+
+from tests.loopback import LoopbackServer
 
 
 @dataclass(frozen=True)
@@ -32,13 +31,10 @@ def candidates(*items: dict[str, Any]) -> str:
     return json.dumps({"candidates": [{**base, **item} for item in items]})
 
 
-class ChatDouble:
+class ChatDouble(LoopbackServer):
     def __init__(self, port: int) -> None:
-        self.port = port
         self.requests: list[dict[str, Any]] = []
         self._replies: list[Reply] = [Reply()]
-        self._server: uvicorn.Server | None = None
-        self._thread: threading.Thread | None = None
         app = FastAPI()
 
         @app.post("/v1/chat/completions")
@@ -54,28 +50,9 @@ class ChatDouble:
                              "message": {"role": "assistant", "content": reply.content, "refusal": None}}],
             })
 
-        self.app = app
+        super().__init__(port, app)
 
     def script(self, *replies: Reply) -> None:
         """Answer the next requests with `replies`, in order; the last one keeps answering."""
         self._replies = list(replies)
         self.requests.clear()
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
-
-    def start(self) -> None:
-        self._server = uvicorn.Server(uvicorn.Config(self.app, host="127.0.0.1", port=self.port, log_level="error"))
-        self._thread = threading.Thread(target=self._server.run, daemon=True)
-        self._thread.start()
-        deadline = time.monotonic() + 30
-        while not self._server.started:
-            if time.monotonic() > deadline:
-                raise RuntimeError("chat double did not start")
-            time.sleep(0.05)
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.should_exit = True
-            self._thread.join(timeout=10)  # type: ignore[union-attr]

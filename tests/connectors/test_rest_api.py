@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -20,6 +19,7 @@ from mnemoflow.connectors.rest_api import RestApiError, RestApiUnavailableError
 from mnemoflow.errors import ConfigError
 from mnemoflow.service import MemoryService
 from mnemoflow.storage import Scope
+from tests.loopback import free_port
 
 TOKEN = "s3cret-token"
 SCOPE = Scope("acme", "alex")
@@ -75,16 +75,10 @@ class HelpdeskApi:
         self.requests = []
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server() -> Iterator[tuple[str, HelpdeskApi]]:
     api = HelpdeskApi()
-    port = _free_port()
+    port = free_port()
     uv = uvicorn.Server(uvicorn.Config(api.app, host="127.0.0.1", port=port, log_level="warning", lifespan="off"))
     thread = threading.Thread(target=uv.run, name="helpdesk-api", daemon=True)
     thread.start()
@@ -221,7 +215,7 @@ def test_an_unreachable_or_failing_server_is_a_transient_error(
     tmp_path: Path, server: tuple[str, HelpdeskApi], case: str
 ) -> None:
     if case == "connection refused":
-        source = _source(f"http://127.0.0.1:{_free_port()}/")
+        source = _source(f"http://127.0.0.1:{free_port()}/")
     else:
         source = _source(server[0], path="outage")
     settings = _settings(tmp_path, helpdesk=source)

@@ -9,7 +9,8 @@ from mnemoflow.config import load_settings
 from mnemoflow.service import MemoryService
 from mnemoflow.storage import Scope
 from tests.conftest import turn, write_transcript
-from tests.openai_double import OpenAIDouble, free_port
+from tests.loopback import free_port
+from tests.openai_double import OpenAIDouble
 
 SCOPE = Scope("acme", "noor")
 

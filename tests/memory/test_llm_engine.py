@@ -18,7 +18,7 @@ from mnemoflow.memory.llm_engine import LLMEngine
 from mnemoflow.memory.rules import RuleEngine
 from tests.llm_double import ChatDouble, Reply, candidates
 from tests.memory.dialogue import contexts
-from tests.openai_double import free_port
+from tests.loopback import free_port
 
 LINES = [("Sam", "Are you and Jo still moving abroad?"), ("Alex", "Yes, we're moving to Lisbon next April.")]
 START = datetime(2024, 5, 8, 10, 0)
