@@ -42,8 +42,18 @@ class GenerationReport:
     linked: dict[str, int] = field(default_factory=dict)
     reviews: int = 0
 
-    def count_link(self, relation: str) -> None:
-        self.linked[relation] = self.linked.get(relation, 0) + 1
+    def count_link(self, relation: str, times: int = 1) -> None:
+        self.linked[relation] = self.linked.get(relation, 0) + times
+
+    def add(self, other: GenerationReport) -> None:
+        """Sum another run's counts into this one."""
+        self.turns += other.turns
+        self.candidates += other.candidates
+        self.created += other.created
+        self.reinforced += other.reinforced
+        self.reviews += other.reviews
+        for relation, count in other.linked.items():
+            self.count_link(relation, count)
 
 
 @dataclass

@@ -10,24 +10,21 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from mnemoflow.embedding.base import Embedder
 from mnemoflow.errors import EmbeddingUnavailableError
 from mnemoflow.memory.candidates import GenerationEngine, TurnView
-from mnemoflow.memory.pipeline import MemoryGenerator
+from mnemoflow.memory.pipeline import GenerationReport, MemoryGenerator
 from mnemoflow.storage import Scope, Store
 from mnemoflow.storage.outbox import Job
 
 
 @dataclass
-class GenerationDrainReport:
+class GenerationDrainReport(GenerationReport):
+    """What the generators of one pass did, summed, and how many sessions were read or failed."""
+
     sessions: int = 0
-    turns: int = 0
-    created: int = 0
-    reinforced: int = 0
-    reviews: int = 0
-    linked: dict[str, int] = field(default_factory=dict)
     failed: int = 0
     unavailable: str | None = None
 
@@ -80,11 +77,5 @@ def _generate_session(store: Store, generator: MemoryGenerator, scope: Scope, jo
 
 
 def _tally(report: GenerationDrainReport, generator: MemoryGenerator) -> GenerationDrainReport:
-    done = generator.report
-    report.turns += done.turns
-    report.created += done.created
-    report.reinforced += done.reinforced
-    report.reviews += done.reviews
-    for relation, count in done.linked.items():
-        report.linked[relation] = report.linked.get(relation, 0) + count
+    report.add(generator.report)
     return report
