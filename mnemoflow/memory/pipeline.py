@@ -1,7 +1,8 @@
 """From conversation turns to linked memories: context, generation, neighbours, decision, write.
 
-For every turn, in order, the engine sees the turn, the latest earlier turn by another speaker, a
-bounded window before it, and what the scope already knows; each candidate it wants stored is
+For every turn the engine sees the turn, the latest earlier turn by another speaker, a bounded
+window before it, and what the generator already knew when the conversation's pass began; the
+candidates of the whole pass are embedded in one model call, then, in turn order, each is
 compared with its neighbours in the same scope (the same content hash, BM25 and vector hits, and
 the memories written earlier in this run that the indexes have not folded in yet), and the
 relationship step decides in code what it does: a new memory, a reinforced duplicate, an update
@@ -83,18 +84,20 @@ class MemoryGenerator:
         are context: the question a new answer answers)."""
         sources = sources or {}
         self._turns = {t.turn_id: t for t in turns}
+        planned: list[tuple[int, GenerationContext, Candidate]] = []
         for position, turn in enumerate(turns):
             if only is not None and turn.turn_id not in only:
                 continue
             self.report.turns += 1
             context = self._context(turns, position)
-            asked_about = self._asked_about(turns, position)
-            for candidate in self.engine.generate(context):
-                if not candidate.should_store:
-                    continue
-                self.report.candidates += 1
-                cited = tuple(dict.fromkeys(s for t in candidate.source_turn_ids for s in sources.get(t, ())))
-                self._decide_and_write(candidate, cited, context.now, turn.turn_id, asked_about)
+            planned += [(position, context, c) for c in self.engine.generate(context) if c.should_store]
+        # every candidate of the conversation embedded in one model call, then decided in order
+        self._vectors({_key(c): c.content for _, _, c in planned})
+        for position, context, candidate in planned:
+            self.report.candidates += 1
+            cited = tuple(dict.fromkeys(s for t in candidate.source_turn_ids for s in sources.get(t, ())))
+            self._decide_and_write(candidate, cited, context.now, context.turn.turn_id,
+                                   self._asked_about(turns, position))
         self._derive()
         return self.report
 
@@ -124,12 +127,12 @@ class MemoryGenerator:
     # ------------------------------------------------------------------ neighbours and decision
     def _neighbours(self, candidate: Candidate, asked_about: frozenset[str] = frozenset()) -> list[Neighbour]:
         bm25 = self.store.bm25_search(self.scope, "memories", candidate.content, NEIGHBOURS_PER_SIGNAL)
-        vector = self._vectors({"": candidate.content})[""]
+        vector = self._vectors({_key(candidate): candidate.content})[_key(candidate)]
         dense = self.store.vector_search(self.scope, "memories", vector, NEIGHBOURS_PER_SIGNAL)
         ranks = {hit.id: rank for rank, hit in enumerate(bm25, start=1)}
         stored = self.store.fetch_memories(self.scope, list(dict.fromkeys([h.id for h in bm25] + [h.id for h in dense])))
         known = {mid: _Known(m) for mid, m in stored.items() if m.is_latest}
-        known.update({mid: k for mid, k in self.written.items() if k.memory.is_latest})
+        known.update({mid: self.written[mid] for mid in self._closest_written(vector, asked_about)})
         vectors = self._vectors({mid: k.memory.content for mid, k in known.items()})
         same = memory_content_hash(candidate.content)
         return [Neighbour(memory_id=mid, content=k.memory.content, kind=k.memory.kind, entities=k.entities,
@@ -139,11 +142,21 @@ class MemoryGenerator:
                           speaker=_speaker(k.memory))
                 for mid, k in known.items()]
 
+    def _closest_written(self, vector: np.ndarray, asked_about: frozenset[str]) -> list[str]:
+        """This run's current memories the indexes cannot find yet: the nearest by vector, and those
+        the turn's question asked about (a long conversation would otherwise be judged whole)."""
+        current = [mid for mid, k in self.written.items() if k.memory.is_latest]
+        if len(current) > NEIGHBOURS_PER_SIGNAL:
+            sims = np.stack([self._cache[mid] for mid in current]) @ vector
+            nearest = [current[i] for i in np.argsort(-sims)[:NEIGHBOURS_PER_SIGNAL]]
+            current = list(dict.fromkeys([*nearest, *(mid for mid in current if mid in asked_about)]))
+        return current
+
     def _vectors(self, texts: dict[str, str]) -> dict[str, np.ndarray]:
-        """Normalised vectors by memory id ("" for the candidate): a memory is embedded once per run,
-        the missing ones in one model call, through the store's vector cache, so the embedding
-        worker reuses the candidate's vector for the memory it becomes."""
-        missing = [mid for mid in texts if mid == "" or mid not in self._cache]
+        """Normalised vectors by memory id (or candidate key): each is embedded once per run, the
+        missing ones in one model call, through the store's vector cache, so the embedding worker
+        reuses a candidate's vector for the memory it becomes."""
+        missing = [mid for mid in texts if mid not in self._cache]
         if missing:
             hashes = {mid: memory_content_hash(texts[mid]) for mid in missing}
             known = self.store.cached_vectors(list(set(hashes.values())))
@@ -182,8 +195,8 @@ class MemoryGenerator:
         link = _link(decision)
         links = (link,) if link and verdict == "apply" else ()
         review = (link,) if link and verdict == "review" else ()
-        memory, created = self.store.write_memory(self.scope, _draft(candidate, cited, self._turns, turn_id), actor=self.actor,
-                                                  links=links, review=review)
+        memory, created = self.store.write_memory(self.scope, _draft(candidate, cited, self._turns, turn_id),
+                                                  actor=self.actor, links=links, review=review)
         self._from_turn.setdefault(turn_id, []).append(memory.id)
         if not created:  # the same content already held (an exact repeat the hash caught)
             self.store.reinforce_memory(self.scope, memory.id, cited, actor=self.actor)
@@ -197,7 +210,7 @@ class MemoryGenerator:
                 old = self.written[applied.target_id]
                 old.memory = old.memory.model_copy(update={"is_latest": False})
         self.written[memory.id] = _Known(memory, candidate.entities)
-        self._cache[memory.id] = self._cache[""]  # the candidate's text is the memory's
+        self._cache[memory.id] = self._cache[_key(candidate)]  # the candidate's text is the memory's
 
 
 def turn_context(turns: Sequence[TurnView], position: int, known: tuple[str, ...] = ()) -> GenerationContext:
@@ -231,6 +244,10 @@ def asks_for_detail(text: str) -> bool:
 class _Ref:
     memory_id: str
     content: str
+
+
+def _key(candidate: Candidate) -> str:
+    return "candidate:" + memory_content_hash(candidate.content)
 
 
 def _speaker(memory: MemoryItem) -> str | None:
