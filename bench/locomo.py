@@ -2,7 +2,9 @@
 
 Baselines, as the foundation issue states them: BM25 over single turns, and a plain RRF (k=60)
 of BM25 and MiniLM over single turns, each turn packed as `[session time] speaker: text`.
-They run through the same harness with single-turn chunks (no neighbour context, no captions).
+They run through the same harness with single-turn chunks (no neighbour context, no captions,
+no memories). `mnemoflow-chunks-only` is the default without memory generation: what the
+memories add is the difference between it and `mnemoflow-default` in the same run.
 
     .venv/bin/python bench/locomo.py [--data ../shared/eval/locomo] [--limit N]
     .venv/bin/python bench/locomo.py --runs ablations      # the default minus one thing at a time
@@ -21,11 +23,12 @@ from mnemoflow.eval.locomo import run_locomo
 from mnemoflow.eval.report import print_summary
 from mnemoflow.recall import preset
 
-SINGLE_TURNS = {"chat_context": "none", "chat_captions": False}
+SINGLE_TURNS = {"chat_context": "none", "chat_captions": False, "generate_memories": False}
 RUNS = {
     "baseline-bm25": ("bm25", SINGLE_TURNS),
     "baseline-rrf": ("rrf", SINGLE_TURNS),
     "mnemoflow-default": ("default", {}),
+    "mnemoflow-chunks-only": ("default", {"generate_memories": False}),
     "mnemoflow-default-duckdb-bm25": ("default", {"bm25_engine": "duckdb"}),
 }
 _DEFAULT = preset("default")
@@ -34,6 +37,7 @@ ABLATIONS = {
     "previous-turn-context-only": ("default", {"chat_context": "previous"}),
     "plain-rrf60-weights": (_DEFAULT.model_copy(update={"name": "rrf60", "rrf_k": 60,
                                                         "signals": {"vector": 1.0, "bm25": 1.0}}), {}),
+    "memories-without-graph": (_DEFAULT.model_copy(update={"name": "no-graph", "graph": False}), {}),
     "no-speaker-factor": (_DEFAULT.model_copy(update={"name": "no-speaker", "speaker_factor": 1.0}), {}),
     "no-session-headers": (_DEFAULT.model_copy(update={"name": "no-headers", "group_sessions": False}), {}),
     "captions-hidden": ("default", {"chat_captions": False}),

@@ -31,7 +31,8 @@ def build(home: Path, size: int) -> dict:
     scratch = home.parent
     turns = synthetic_turns(size)
     t0 = time.perf_counter()
-    with MemoryService(load_settings(home)) as service:
+    # chunk recall at scale; what memories and graph expansion add is bench/memory_generation.py
+    with MemoryService(load_settings(home, generate_memories=False)) as service:
         service.ingest(SCOPE, [write_jsonl(scratch / f"big-{size}.jsonl", turns)])
         for n, scope in enumerate(NEIGHBOURS):
             service.ingest(scope, [write_jsonl(scratch / f"small-{n}.jsonl", synthetic_turns(500, seed=100 + n))])
