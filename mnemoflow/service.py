@@ -72,6 +72,8 @@ class MemoryService:
         return self._engine
 
     def close(self) -> None:
+        if self._engine is not None:
+            self._engine.close()
         if self._store is not None:
             self._store.close()
             self._store = None

@@ -59,8 +59,11 @@ def refresh_search_indexes(store: Store) -> None:
 
 @task(name="generate-memories", **TASK_OPTIONS)
 def generate_memories(store: Store, settings: Settings) -> dict[str, Any]:
-    report = drain_generation(store, create_embedder(settings), generation_engine(settings),
-                              batch_size=settings.outbox_batch_size)
+    engine = generation_engine(settings)
+    try:
+        report = drain_generation(store, create_embedder(settings), engine, batch_size=settings.outbox_batch_size)
+    finally:
+        engine.close()
     return {"sessions": report.sessions, "turns": report.turns, "created": report.created,
             "reinforced": report.reinforced, "linked": report.linked, "reviews": report.reviews,
             "failed": report.failed, "unavailable": report.unavailable}

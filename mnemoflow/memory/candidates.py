@@ -67,3 +67,7 @@ class GenerationEngine(Protocol):
     name: str
 
     def generate(self, context: GenerationContext) -> list[Candidate]: ...
+
+    def close(self) -> None:
+        """Release what the engine holds (an HTTP client); the caller is done with it."""
+        ...

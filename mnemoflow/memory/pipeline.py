@@ -75,6 +75,7 @@ class MemoryGenerator:
         self.report = GenerationReport()
         self._cache: dict[str, np.ndarray] = {}  # memory id -> normalised vector, for this run
         self._turns: dict[str, TurnView] = {}  # the conversation being read, by turn id
+        self._speakers: tuple[str, ...] = ()
         self._from_turn: dict[str, list[str]] = {}  # turn id -> the memories it gave (new or reinforced)
 
     def run(self, turns: Sequence[TurnView], sources: dict[str, tuple[str, ...]] | None = None,
@@ -84,6 +85,8 @@ class MemoryGenerator:
         are context: the question a new answer answers)."""
         sources = sources or {}
         self._turns = {t.turn_id: t for t in turns}
+        self._speakers = tuple(dict.fromkeys(  # the people of the conversation: names typed as persons
+            t.speaker for t in turns if (t.role or "").lower() != "assistant" and t.speaker.lower() != "assistant"))
         planned: list[tuple[int, GenerationContext, Candidate]] = []
         for position, turn in enumerate(turns):
             if only is not None and turn.turn_id not in only:
@@ -195,7 +198,7 @@ class MemoryGenerator:
         link = _link(decision)
         links = (link,) if link and verdict == "apply" else ()
         review = (link,) if link and verdict == "review" else ()
-        memory, created = self.store.write_memory(self.scope, _draft(candidate, cited, self._turns, turn_id),
+        memory, created = self.store.write_memory(self.scope, _draft(candidate, cited, self._turns, turn_id, self._speakers),
                                                   actor=self.actor, links=links, review=review)
         self._from_turn.setdefault(turn_id, []).append(memory.id)
         if not created:  # the same content already held (an exact repeat the hash caught)
@@ -263,7 +266,8 @@ def _link(decision: Decision) -> LinkDraft | None:
     return LinkDraft(kind, decision.target_id, decision.confidence, decision.reason)
 
 
-def _draft(candidate: Candidate, cited: tuple[str, ...], turns: dict[str, TurnView], said_in: str) -> MemoryDraft:
+def _draft(candidate: Candidate, cited: tuple[str, ...], turns: dict[str, TurnView], said_in: str,
+           speakers: tuple[str, ...]) -> MemoryDraft:
     """`source_turns` lets recall cite a memory the way it cites a conversation chunk: session,
     turn, speaker and time of each turn it was read from, the turn that said it first (then the
     question it answers)."""
@@ -271,8 +275,6 @@ def _draft(candidate: Candidate, cited: tuple[str, ...], turns: dict[str, TurnVi
     sources = [{"session_id": t.session_id, "turn_id": t.turn_id, "speaker": t.speaker,
                 "ts": t.ts.isoformat() if t.ts else None}
                for t in (turns.get(i) for i in order) if t is not None]
-    speakers = tuple(dict.fromkeys(t.speaker for t in turns.values()
-                                   if (t.role or "").lower() != "assistant" and t.speaker.lower() != "assistant"))
     entities = tuple(typed_entities(candidate.content, candidate.entities, speakers=speakers))
     return MemoryDraft(
         content=candidate.content, kind=candidate.kind, salience=candidate.salience, confidence=candidate.confidence,

@@ -127,6 +127,9 @@ class RuleEngine:
 
     name = "rules"
 
+    def close(self) -> None:
+        """Nothing to release: the rules hold no connection."""
+
     def generate(self, context: GenerationContext) -> list[Candidate]:
         turn = context.turn
         if not turn.text.strip():
