@@ -133,7 +133,7 @@ RESIDENCE = frozenset({"live", "liv", "mov", "reloc", "relocat", "based", "resid
 
 # change markers announced by the newer statement; "strong" ones name a change outright
 STRONG_CHANGE = (
-    r"no longer", r"any ?more", r"moved (?:\w+ )?(?:to|from|up|back)", r"dropped", r"left(?= (?-i:[A-Z]))", r"relocated", r"switched", r"changed",
+    r"no longer", r"any ?more", r"mov(?:ed|es|ing) (?:\w+ )?(?:to|from|up|back)", r"dropped", r"left(?= (?-i:[A-Z]))", r"relocated", r"switched", r"changed",
     r"instead", r"rescheduled", r"postponed", r"pushed (?:back|to)", r"delayed", r"slipped",
     r"brought forward", r"stopped", r"gave up", r"quit", r"not .{1,40} after all", r"corrected",
     r"has been moved", r"was moved", r"was changed", r"updated to", r"sold", r"got rid of", r"gave away",
@@ -155,7 +155,9 @@ _ACCORDING_RE = re.compile(r"^according to (?P<src>[^,]+),\s*(?P<body>.+)$", re.
 _CLAUSE_CUT_RE = re.compile(
     r"(?:,?\s+because\b|,?\s+since\b|,\s*so\b|\s+so that\b|,?\s+which\b|,\s*who\b|,?\s+although\b|"
     r",?\s+though\b|,?\s+but\b|,?\s+whereas\b|,\s*including\b|;|:\s|"
-    r"\s+so (?=the|that|we|they|he|she|it|i|you|his|her|their)\b)", re.I)
+    r"\s+so (?=the|that|we|they|he|she|it|i|you|his|her|their)\b|"
+    r",\s+(?=(?:it|he|she|they|we)(?:'s|'re| is| are| was| were)\b)|"
+    r",\s+(?=(?-i:[A-Z])\w+ (?:is|are|was|were)\b))", re.I)
 _VERB_FOLLOWERS = frozenset({"on", "at", "in", "to", "for", "from", "with", "a", "an", "the", "its", "his",
                              "her", "their", "every", "about", "into", "up", "out", "by"})
 _ADVERBS = frozenset({"still", "also", "now", "just", "only", "always", "usually", "often", "mostly",
@@ -272,6 +274,7 @@ class Value:
     role: str | None = None
     context: frozenset[str] = frozenset()
     lead: str = ""  # names: the preposition right before ("at" Stripe, "in" Denver), else ""
+    noun: str = ""  # names: the common noun between that preposition and the name ("in room Orion")
 
     def compatible(self, other: Value) -> bool:
         if self.type != other.type:
@@ -542,6 +545,12 @@ def _mark_values(tokens: list[Token], values: list[Value]) -> None:
                 and not _is_name_like(tokens[i + 1], False):
             tok.role, tok.group = "value", len(values)
             values.append(Value("ordinal", ORDINALS[tok.lower], tok.text, unit=stem(tokens[i + 1].lower)))
+        elif tok.kind == "number" and re.fullmatch(r"\d+(?:\.\d+)+", tok.text) and i > 0 and \
+                tokens[i - 1].kind == "word" and not tokens[i - 1].role and tokens[i - 1].lower not in STOPWORDS and \
+                not (i + 1 < n and _is_content_word(tokens[i + 1])):
+            # "lists react 18.2": a dotted version after a lower-case name, as package files write it
+            tok.role, tok.group = "value", len(values)
+            values.append(Value("version", (tokens[i - 1].lower, tok.text), f"{tokens[i - 1].text} {tok.text}"))
         elif tok.kind == "number" or tok.kind == "word" and tok.lower.split("-")[0] in NUMBER_WORDS:
             head, *rest = tok.lower.split("-")
             if tok.kind == "word":
@@ -668,9 +677,13 @@ def _parse(text: str) -> _Parsed:
         role = _role_of(tokens, lo, hi) if value.type == "money" else None
         out.append(Value(value.type, value.key, value.text, value.unit, role, ctx))
     for key, a, b in names:
-        lead = tokens[a - 1].lower if a > 0 and tokens[a - 1].lower in _PREPOSITIONS else ""
+        lead = noun = ""
+        if a > 0 and tokens[a - 1].lower in _PREPOSITIONS:
+            lead = tokens[a - 1].lower
+        elif a > 1 and _is_content_word(tokens[a - 1]) and tokens[a - 2].lower in _PREPOSITIONS:
+            lead, noun = tokens[a - 2].lower, stem(tokens[a - 1].lower)  # "in room Orion"
         out.append(Value("name", key, " ".join(t.text for t in tokens[a:b + 1]), context=_context(tokens, a, b),
-                         lead=lead))
+                         lead=lead, noun=noun))
     for k, t in enumerate(tokens):
         day = t.lower[:-1] if t.lower.endswith("s") else t.lower
         if t.kind == "word" and not t.role and day in WEEKDAYS and t.text[0].isupper():
@@ -762,9 +775,31 @@ def parse_claim(text: str) -> Claim:
 _RULE_PREFIX_RE = re.compile(r"^[\w.\-]+(?: [\w.\-]+)?'s rule:\s+(?=\S)")
 
 
+_LABEL_RE = re.compile(r"^(?P<label>[^:,.!?]{1,40}(?:, [^:,.!?]{1,30})?):\s+(?P<rest>\S.*)$", re.S)
+
+
+def _without_label(text: str) -> str:
+    """"New quarter, new time: standup is at 10:00" -> the statement after the label; "Mei: dentist on
+    May 2" (a note without a verb) -> "Mei's dentist on May 2". A prefix with its own verb ("Hassan
+    has drug allergies: penicillin") is no label."""
+    match = _LABEL_RE.match(text)
+    if not match:
+        return text
+    label, rest = match.group("label"), match.group("rest")
+    label_tokens = tokenize(label)
+    if len(label_tokens) > 6 or _main_verb(label_tokens) is not None:
+        return text
+    if _main_verb(tokenize(rest)) is not None:
+        return rest
+    names = _mark_names(label_tokens, [])
+    if len(names) == 1 and names[0][1] == 0 and names[0][2] == len(label_tokens) - 1:
+        return f"{label}'s {rest}"
+    return text
+
+
 @lru_cache(maxsize=4096)
 def _parse_claim_cached(text: str) -> Claim:
-    text = _RULE_PREFIX_RE.sub("", text)
+    text = _without_label(_RULE_PREFIX_RE.sub("", text))
     source, body, prefix = _split_attribution(text)
     main = main_clause(body)
     whole = _parse(body)

@@ -362,7 +362,7 @@ class _Diff:
 
 
 def _covers_predicate(cand: Claim, old: Claim, diffs: list[_Diff]) -> bool:
-    replaced = {str(d.old.key) for d in diffs}
+    replaced = {str(d.old.key) for d in diffs} | {d.old.noun for d in diffs if d.old.noun}  # "room" of "room Orion"
     rest = {a for a in old.predicate_anchors if a not in replaced and a not in _QUALIFIER_STEMS}
     return all(_has(a, cand.predicate_anchors) for a in rest)
 
@@ -375,6 +375,10 @@ def _disagreements(cand: Claim, old: Claim, *, same_voice: bool = True, now: dat
     shared = _shared(cand.anchors_with_source, old.anchors_with_source)
     single_valued = old.copula or bool(overlap(set(old.main_stems), FUNCTIONAL))
     ruled_out = _negated_values(cand)
+    # "dinner on November 10" said by both: a shared value is a shared topic too
+    topic = len(shared) + sum(1 for v in old.all_values if v.type not in ("name", "version")
+                              and any(w.type == v.type and w.compatible(v) for w in cand.all_values))
+    one_thing = _same_thing(cand, old)
     for value in old.values:
         if value.type == "name":
             if value.key not in old.predicate_anchors or _has(str(value.key), cand.main_names):
@@ -390,7 +394,7 @@ def _disagreements(cand: Claim, old: Claim, *, same_voice: bool = True, now: dat
         pool = [v for v in pool if v not in ruled_out]
         if not pool or any(v.compatible(value) for v in pool):
             continue
-        if any(v.compatible(value) for v in ruled_out):
+        if any(v.compatible(value) or _same_day(v, value) for v in ruled_out):
             out.append(_Diff(value, pool[0], True))  # "on June 16, not on June 14": a correction
             continue
         same_type_old = [v for v in old.values if v.type == value.type]
@@ -401,7 +405,10 @@ def _disagreements(cand: Claim, old: Claim, *, same_voice: bool = True, now: dat
                 continue  # a trip that happened and a trip that is coming are two trips
             tight = _aligned(new, value, cand, old)
             loose = tight is None and value.type in ("date", "time", "money", "percent", "quantity") and \
-                len(pool) == 1 and len(same_type_old) == 1 and len(shared) >= 2 and _roles_agree(new, value)
+                len(pool) == 1 and len(same_type_old) == 1 and (len(shared) >= 2 or one_thing and value.type in ("date", "time")) and \
+                _roles_agree(new, value)
+            if tight is None and value.type == "name" and not same_voice:
+                loose = len(pool) == 1 and topic >= 2  # two people naming different places for one dinner
             if tight or loose:
                 out.append(_Diff(value, new, bool(tight)))
                 break
@@ -410,7 +417,7 @@ def _disagreements(cand: Claim, old: Claim, *, same_voice: bool = True, now: dat
 
 
 def _negated_values(claim: Claim) -> list[Value]:
-    """Values the claim rules out ("..., not on June 14"): they are the old value, not a new one."""
+    """Values the claim rules out ("..., not on June 14", "not the 4th"): they are the old value, not a new one."""
     ruled_out = []
     for v in claim.values:
         written = re.escape(re.sub(r"\s+(?=[,.])", "", v.text))
@@ -418,6 +425,24 @@ def _negated_values(claim: Claim) -> list[Value]:
                                           claim.text, re.I):
             ruled_out.append(v)
     return ruled_out
+
+
+def _same_day(ruled_out: Value, old_value: Value) -> bool:
+    """"June 6, not the 4th": an ordinal ruled out next to a date names the old date's day."""
+    if ruled_out.type != "quantity" or old_value.type != "date" or not re.fullmatch(r"\d{1,2}(?:st|nd|rd|th)",
+                                                                                    ruled_out.text):
+        return False
+    return getattr(old_value.key, "day", None) == int(ruled_out.key)  # type: ignore[call-overload]
+
+
+def _same_thing(cand: Claim, old: Claim) -> bool:
+    """Both claims are about one thing, not a person: "standup is at 9:00" / "Standup moves to 9:30",
+    "Mei's dentist ..." / "Mei's dentist ...". A thing's single time or date is its slot."""
+    if not cand.subject or cand.subject != old.subject:
+        return False
+    if cand.subject_head or old.subject_head:
+        return cand.subject_head == old.subject_head
+    return cand.subject in cand.stems or cand.subject in old.stems
 
 
 def _roles_agree(a: Value, b: Value) -> bool:
@@ -443,6 +468,10 @@ def _aligned(new: Value, old_value: Value, cand: Claim, old: Claim) -> bool | No
             return False
     new_context = set(new.context) - _QUALIFIER_STEMS
     old_context = set(old_value.context) - _QUALIFIER_STEMS
+    if cand.copula and old.copula and kind == "name":
+        # "The design review is in Vega" / "The design review ... is in room Orion": the subject is the slot
+        new_context |= cand.subject_stems
+        old_context |= old.subject_stems
     if not old.copula:
         # "The server has 32 GB of RAM": the owner is not the slot; in "Priya's flight is on ..." it is
         new_context -= cand.subject_stems

@@ -362,6 +362,56 @@ def test_classify_is_pure() -> None:
     assert judge("The sprint review is at 15:30", *neighbours) == first
 
 
+@pytest.mark.parametrize(("old", "new", "expected"), [
+    # a note's label is its topic: "Mei: dentist on ..." is about Mei's dentist
+    ("Mei: dentist on February 15, 2024 at 10", "The dentist called, they moved Mei to February 19, 2024",
+     "UPDATES"),
+    # a label before a full statement is dropped; "moves to" names a change
+    ("Standup moves to 9:30 so the Lisbon folks can join", "New quarter, new time: standup is at 10:00 now",
+     "UPDATES"),
+    ("The standup is at 9:00 sharp", "Standup moves to 9:30", "UPDATES"),
+    # a second clause with its own subject is not part of the main statement
+    ("The design review for the checkout redesign is in room Orion",
+     "The design review is in Vega, Orion is being renovated", "UPDATES"),
+])
+def test_labels_clauses_and_things_with_one_time(old: str, new: str, expected: str) -> None:
+    decision = judge(new, n("m1", old, "episode"), kind="episode")
+    assert decision.relation == expected and action(decision) == "apply", decision
+
+
+def test_a_thing_with_two_times_of_different_slots_is_not_updated() -> None:
+    assert judge("The server has 2 TB of disk", n("m1", "The server has 32 GB of RAM")).relation != "UPDATES"
+    # a person is no thing: one time said about them is not their only slot
+    assert judge("Tom eats lunch at 12:30", n("m1", "Tom runs at 7:00")).relation != "UPDATES"
+
+
+def test_a_lower_case_package_version_is_a_version() -> None:
+    readme = n("m1", "Nils's README says the dashboard app uses React 17")
+    decision = judge("Nils's dashboard's package.json lists react 18.2", readme)
+    assert decision.relation == "CONFLICTS_WITH" and action(decision) == "apply", decision
+    assert judge("Nils's dashboard's package.json lists react 17.0.2", readme).relation != "CONFLICTS_WITH"
+
+
+def test_an_ordinal_ruled_out_names_the_old_day() -> None:
+    said = Neighbour(memory_id="m1", content="Grandma Edith's birthday on June 4", kind="fact",
+                     observed_at=EARLIER, speaker="Mom")
+    other = classify("Grandma Edith's birthday is June 6, not the 4th", "fact", (), [said], now=NOW,
+                     speaker="Aunt Lou")
+    assert other.relation == "CONFLICTS_WITH" and action(other) == "apply", other
+
+
+def test_two_speakers_naming_different_places_for_one_event_go_to_review() -> None:
+    said = Neighbour(memory_id="m1", content="On November 10, 2023 dinner is at Osteria Lupo, 8pm", kind="episode",
+                     observed_at=EARLIER, speaker="Dan")
+    other = classify("Mia booked Bar Centrale for November 10, 2023 dinner", "episode", (), [said], now=NOW,
+                     speaker="Mia")
+    assert other.relation == "CONFLICTS_WITH" and action(other) == "review", other
+    # a place for another meal that day is no conflict
+    more = classify("Mia booked Bar Centrale for the November 10, 2023 lunch", "episode", (), [said], now=NOW,
+                    speaker="Mia")
+    assert more.relation != "CONFLICTS_WITH", more
+
+
 # ---------------------------------------------------------------------------------------------
 # derive
 
