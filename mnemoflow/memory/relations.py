@@ -36,7 +36,10 @@ The rules, per neighbour, first match wins (`Decision.reason` starts with the ru
    the value: dates, times, amounts with the same role ("budget" is not "spent"), quantities with
    the same unit and activity, versions of the same name, ordinals, identifiers, a name after the
    same preposition in a single-valued predicate ("is", "prefers", "lives in"; "learns Spanish" and
-   "learns Japanese" can both hold), a diet or relationship status. -> UPDATES when the same voice
+   "learns Japanese" can both hold), a diet or relationship status, the one date or time of a
+   thing ("standup is at 9:00" / "Standup moves to 9:30"); "June 6, not the 4th" names the old
+   day; two speakers naming different places on one topic (a date and "dinner") conflict, for
+   review. -> UPDATES when the same voice
    says it, the kind matches, and a past event is not being compared with a plan or a coming one;
    CONFLICTS_WITH when two sources disagree ("Kofi says" / "Ana says"), when only one of the two
    is attributed (review), or when the candidate is older than the neighbour (review).
