@@ -8,20 +8,32 @@ pipeline's thresholds apply: >= 0.85 auto, 0.5 - 0.85 review).
 Families:
 - kinship: "Anna is Tom's sister" + "Anna's son Leo ..." -> "Leo is Tom's nephew" (also niece,
   grandparent, grandchild, aunt and uncle; only when the gender is stated by the kin word)
-- reporting line: "Grace's manager is Tim" + "Tim reports to Rosa" -> "Rosa is Grace's skip-level manager"
+- reporting line: "Grace's manager is Tim" + "Tim reports to Rosa" (or "Grace's manager reports to
+  Rosa") -> "Rosa is Grace's skip-level manager"
 - recovery: "Marta's knee surgery is on February 10, 2025" + "Marta's recovery from knee surgery
   takes about six weeks" -> "... recovered from the knee surgery around late March 2025"
-- budget: "Nadia's budget for the Iceland trip is €3,000" + "Nadia spent €1,200 on flights for the
-  Iceland trip" -> "Nadia has €1,800 left in the Iceland trip budget after flights"
-- share of income: "Carlos takes home $6,000 a month" + "Carlos pays $1,800 a month in rent" ->
-  "Rent takes 30% of Carlos's take-home pay"
+- budget: "Nadia's budget for the Iceland trip is €3,000" (or "The total budget for Nadia's Iceland
+  trip is ...") + "Nadia spent €1,200 on flights for the Iceland trip" (or "Flights were €1,200 for
+  Nadia": a travel cost goes to the owner's only trip budget) -> "Nadia has €1,800 left in the
+  Iceland trip budget after flights"
+- share of income: "Carlos takes home $6,000 a month" (or "Carlos's monthly take-home pay is $6,000
+  after tax") + "Carlos pays $1,800 a month in rent" (or "... for the flat", or the speaker's
+  fragment "Carlos: $1,800 a month for the flat") -> "Rent takes 30% of Carlos's take-home pay"
 - expiry: "Sara's passport expires on June 1, 2024" + a dated trip of Sara's after it -> the
   passport will have expired before the trip
-- end of life: "billing-api runs on Python 3.8" + "Python 3.8 reaches end of life in October 2024"
-  -> "billing-api will run on an unsupported Python version after October 2024 ..."
+- end of life: "billing-api runs on Python 3.8" (the service may follow a lead-in: "Helen says
+  billing-api still runs on ...") + "Python 3.8 reaches end of life in October 2024" ->
+  "billing-api will run on an unsupported Python version after October 2024 ..."
 - allergen: "Elena is allergic to tree nuts" + "Marco's wedding cake is an almond cake" -> Elena
   cannot eat it (a small allergen -> food table)
+- diet: "Fatima is vegan" + "The main course is a chicken curry" -> Fatima cannot eat it (a diet ->
+  excluded food classes table); + "Fatima is coming to the team dinner" -> "The team dinner needs
+  vegan options for Fatima"
+- work permit: "Kenji is a Japanese citizen" + "Kenji accepted a job in Vancouver" -> "Kenji will
+  likely need a Canadian work permit ..." (a small country table: citizens' adjective and major
+  cities; not within a free-movement area, nor once a permit, visa or residence is mentioned)
 
+A conversational lead-in ("Just remember", "FYI") is dropped before the shapes are read.
 A conclusion some input memory already states is not derived again, so `derive` is idempotent over
 its own output.
 """
@@ -58,12 +70,18 @@ _MONEY = r"[$€£]\d[\d,]*(?:\.\d+)?"
 _MONTH_NAMES = [calendar.month_name[i] for i in range(13)]
 
 
+# A conversational lead-in a memory may keep ("Just remember Fatima is vegan"): it adds nothing to
+# what the sentence states, and the families' shapes start at the statement itself.
+_LEAD_IN = re.compile(r"^(?:(?:just |please )?(?:remember|note|keep in mind)(?: that)?|fyi|btw|by the way),? ",
+                      re.IGNORECASE)
+
+
 def derive(memories: Sequence[MemoryLike]) -> list[Derived]:
     """Inferences over the memories of ONE scope (the caller never mixes scopes)."""
-    items = [(m.memory_id, m.content.strip().rstrip(".")) for m in memories]
+    items = [(m.memory_id, _LEAD_IN.sub("", m.content.strip().rstrip("."))) for m in memories]
     out: list[Derived] = []
     for family in (_kinship, _reporting_line, _recovery, _budget, _income_share, _expiry, _end_of_life,
-                   _allergen):
+                   _allergen, _diet, _work_permit):
         out.extend(family(items))
     known = {_norm(text) for _, text in items}
     unique: dict[str, Derived] = {}
@@ -171,6 +189,10 @@ _MANAGER_PATTERNS = (
     re.compile(rf"^(?P<b>{_NAME}) is (?P<a>{_NAME})'s (?:manager|boss)\b"),
     re.compile(rf"^(?P<b>{_NAME}) manages (?P<a>{_NAME})\b"),
 )
+# "Grace's manager reports to Rosa": the manager is named by role, so only a memory that names
+# the manager ("Grace's manager is Tim") makes the pair a reporting line of two people.
+_MANAGER_REPORTS_TO = re.compile(
+    rf"^(?P<a>{_NAME})'s (?:new |direct |line )?(?:manager|boss) reports (?:directly )?to (?P<c>{_NAME})\b")
 
 
 def _reporting_line(items: Sequence[tuple[str, str]]) -> list[Derived]:
@@ -187,6 +209,15 @@ def _reporting_line(items: Sequence[tuple[str, str]]) -> list[Derived]:
             if b2 == b and c != a and m1 != m2 and not _states(items, c, a, "skip-level"):
                 out.append(Derived(f"{c} is {a}'s skip-level manager", "fact", 0.9, (m1, m2), "reporting-line",
                                    f"{a} reports to {b} and {b} reports to {c}"))
+    for m2, text in items:
+        m = _MANAGER_REPORTS_TO.match(text)
+        if not m:
+            continue
+        a, c = m.group("a"), m.group("c")
+        for a2, b, m1 in lines:
+            if a2 == a and c not in (a, b) and m1 != m2 and not _states(items, c, a, "skip-level"):
+                out.append(Derived(f"{c} is {a}'s skip-level manager", "fact", 0.9, (m1, m2), "reporting-line",
+                                   f"{a} reports to {b} and {a}'s manager reports to {c}"))
     return out
 
 
@@ -288,9 +319,20 @@ _BUDGET = (
     re.compile(rf"^(?P<o>{_NAME})'s (?:total )?budget for {_ARTICLE}(?P<target>.+?) is (?P<amt>{_MONEY})$"),
     re.compile(rf"^(?P<o>{_NAME})'s (?:total )?(?P<target>[\w -]+?) budget is (?P<amt>{_MONEY})$"),
     re.compile(rf"^(?P<o>{_NAME}) has a (?:total )?budget of (?P<amt>{_MONEY}) for {_ARTICLE}(?P<target>.+)$"),
+    re.compile(rf"^The (?:total )?budget for (?P<o>{_NAME})'s (?P<target>.+?) is (?P<amt>{_MONEY})$"),
 )
-_SPENT = re.compile(
-    rf"^(?P<o>{_NAME}) (?:spent|paid) (?P<amt>{_MONEY}) on (?P<what>[\w -]+?) for {_ARTICLE}(?P<target>.+)$")
+_SPENT = (
+    re.compile(rf"^(?P<o>{_NAME}) (?:spent|paid) (?P<amt>{_MONEY}) (?:on|for) (?P<what>[\w -]+?)"
+               rf"(?: for {_ARTICLE}(?P<target>.+))?$"),
+    re.compile(rf"^(?P<o>{_NAME})'s (?P<what>[a-z]+(?: [a-z]+)?) (?:cost|costs|was|were|came to) (?P<amt>{_MONEY})$"),
+    re.compile(rf"^(?P<what>[A-Z][a-z]+(?: [a-z]+)?) (?:cost|costs|was|were|came to) (?P<amt>{_MONEY}) "
+               rf"for (?:(?:both|all) of )?(?P<o>{_NAME})$"),
+)
+# A spend that names no budget belongs to a trip budget when it is a travel cost and the owner has
+# exactly one trip budget in that currency; any other spend needs its budget named.
+_TRAVEL_COSTS = frozenset({"flight", "flights", "airfare", "plane tickets", "train tickets", "hotel", "hotels",
+                           "accommodation", "lodging", "car rental", "rental car"})
+_TRIP = re.compile(r"\b(?:trip|vacation|holiday|honeymoon|travel)\b", re.IGNORECASE)
 
 
 def _budget(items: Sequence[tuple[str, str]]) -> list[Derived]:
@@ -304,9 +346,19 @@ def _budget(items: Sequence[tuple[str, str]]) -> list[Derived]:
                 break
     spends = []
     for mid, text in items:
-        m = _SPENT.match(text)
-        if m:
-            spends.append((m.group("o"), m.group("target").lower(), m.group("what"), _money(m.group("amt")), mid))
+        for pattern in _SPENT:
+            m = pattern.match(text)
+            if not m:
+                continue
+            owner, what, amount = m.group("o"), m.group("what"), _money(m.group("amt"))
+            what = what[:1].lower() + what[1:] if m.start("what") == 0 else what  # "Flights were ..."
+            target = (m.groupdict().get("target") or "").lower()
+            if not target and what.lower() in _TRAVEL_COSTS:
+                trips = [b[1] for b in budgets if b[0] == owner and b[3][0] == amount[0] and _TRIP.search(b[1])]
+                target = trips[0] if len(trips) == 1 else ""
+            if target:
+                spends.append((owner, target, what, amount, mid))
+            break
     out = []
     for owner, target, target_text, (currency, total), bid in budgets:
         mine = [s for s in spends if s[0] == owner and s[1] == target and s[3][0] == currency]
@@ -326,15 +378,20 @@ def _budget(items: Sequence[tuple[str, str]]) -> list[Derived]:
     return out
 
 
+_PERIOD_OF = {"weekly": "week", "monthly": "month", "annual": "year", "yearly": "year"}
 _INCOME = (
     re.compile(rf"^(?P<o>{_NAME}) (?P<verb>takes home|earns|makes|nets) (?P<amt>{_MONEY}) (?:a|per|each) "
                r"(?P<period>week|month|year)(?P<net> after tax(?:es)?)?"),
-    re.compile(rf"^(?P<o>{_NAME})'s (?:monthly |annual |weekly )?(?P<verb>take-home pay|net income|income|salary) "
-               rf"is (?P<amt>{_MONEY}) (?:a|per) (?P<period>week|month|year)(?P<net> after tax(?:es)?)?"),
+    # "Carlos's monthly take-home pay is $6,000 after tax": the period may be the adjective alone
+    re.compile(rf"^(?P<o>{_NAME})'s (?:(?P<adj>weekly|monthly|annual|yearly) )?"
+               rf"(?P<verb>take-home pay|net pay|net income|income|salary) is (?P<amt>{_MONEY})\b"
+               r"(?: (?:a|per) (?P<period>week|month|year))?(?P<net> after tax(?:es)?)?(?:,|$)"),
 )
 _EXPENSE = re.compile(
-    rf"^(?P<o>{_NAME}) (?:pays|spends) (?P<amt>{_MONEY}) (?:a|per|each) (?P<period>week|month|year) (?:in|on|for) "
-    r"(?P<what>rent|mortgage|childcare|daycare|groceries|insurance|tuition|utilities)\b")
+    rf"^(?P<o>{_NAME})(?: (?:pays|spends)|:) (?P<amt>{_MONEY}) (?:a|per|each) (?P<period>week|month|year) "
+    r"(?:(?:in|on|for) (?P<what>rent|mortgage|childcare|daycare|groceries|insurance|tuition|utilities)\b"
+    r"|for (?:the|a|an|her|his|their) "
+    r"(?P<home>(?:flat|apartment|house|room|studio)(?: in [A-Z]\w*(?: [A-Z]\w*)*)?)$)")
 
 
 def _income_share(items: Sequence[tuple[str, str]]) -> list[Derived]:
@@ -343,8 +400,11 @@ def _income_share(items: Sequence[tuple[str, str]]) -> list[Derived]:
         for pattern in _INCOME:
             m = pattern.match(text)
             if m:
-                net = bool(m.group("net")) or m.group("verb") in ("takes home", "nets", "take-home pay", "net income")
-                incomes.append((m.group("o"), m.group("period"), _money(m.group("amt")), net, mid))
+                periods = {p for p in (m.group("period"), _PERIOD_OF.get(m.groupdict().get("adj") or "")) if p}
+                if len(periods) == 1:
+                    net = bool(m.group("net")) or m.group("verb") in ("takes home", "nets", "take-home pay", "net pay",
+                                                                      "net income")
+                    incomes.append((m.group("o"), periods.pop(), _money(m.group("amt")), net, mid))
                 break
     out = []
     for mid, text in items:
@@ -352,6 +412,8 @@ def _income_share(items: Sequence[tuple[str, str]]) -> list[Derived]:
         if not m:
             continue
         currency, amount = _money(m.group("amt"))
+        # "X: $1,800 a month for the flat" (X said it) reads as X paying it, as "X pays ..." does
+        what = m.group("what") or f"the {m.group('home')}"
         for owner, period, (cur, income), net, iid in incomes:
             if owner != m.group("o") or period != m.group("period") or cur != currency or income <= 0:
                 continue
@@ -360,7 +422,7 @@ def _income_share(items: Sequence[tuple[str, str]]) -> list[Derived]:
             if _states(items, owner, pct_text.replace("about ", "")):
                 continue
             pay = "take-home pay" if net else "income"
-            out.append(Derived(f"{m.group('what').capitalize()} takes {pct_text} of {owner}'s {pay}", "fact", 0.9,
+            out.append(Derived(f"{what[:1].upper() + what[1:]} takes {pct_text} of {owner}'s {pay}", "fact", 0.9,
                                (iid, mid), "share-of-income",
                                f"{_fmt_money(currency, amount)} / {_fmt_money(cur, income)} a {period}"))
     return out
@@ -403,9 +465,15 @@ def _expiry(items: Sequence[tuple[str, str]]) -> list[Derived]:
     return out
 
 
-_RUNS_ON = re.compile(
-    r"^(?P<app>[\w.\-/]+(?: [\w.\-/]+)?) (?:still )?(?:runs on|uses|is on|is built on|depends on|is pinned to) "
-    r"(?P<name>[A-Z][\w+#-]*) (?P<ver>\d+(?:\.\d+)*)$")
+_RUNS_ON_TAIL = (r" (?:still )?(?:runs on|uses|is on|is built on|depends on|is pinned to) "
+                 r"(?P<name>[A-Z][\w+#-]*) (?P<ver>\d+(?:\.\d+)*)$")
+_RUNS_ON = (
+    re.compile(r"^(?P<app>[\w.\-/]+(?: [\w.\-/]+)?)" + _RUNS_ON_TAIL),
+    # a service identifier ("billing-api", "auth_service") later in the sentence, after a lead-in
+    # ("Helen says billing-api still runs on Python 3.8") that neither negates nor doubts it
+    re.compile(r"(?<![\w.\-/])(?P<app>[a-z][\w.]*[-_/][\w.\-/]*)" + _RUNS_ON_TAIL),
+)
+_DOUBT = re.compile(r"\b(?:not|no|never|if|whether|unless|maybe|perhaps)\b|n't", re.IGNORECASE)
 _EOL = re.compile(
     r"^(?P<name>[A-Z][\w+#-]*) (?P<ver>\d+(?:\.\d+)*) (?:reaches|reached|hits|hit|goes) "
     r"(?:its )?(?:end of life|end-of-life|EOL)\b")
@@ -421,8 +489,8 @@ def _end_of_life(items: Sequence[tuple[str, str]]) -> list[Derived]:
                 eols.append((m.group("name").lower(), m.group("ver"), m.group("name"), dates[0].text, mid))
     out = []
     for mid, text in items:
-        m = _RUNS_ON.match(text)
-        if not m:
+        m = _RUNS_ON[0].match(text) or _RUNS_ON[1].search(text)
+        if not m or _DOUBT.search(text[:m.start()]):
             continue
         app = m.group("app")
         for name, ver, name_text, when, eid in eols:
@@ -454,15 +522,48 @@ _ALLERGENS: dict[str, frozenset[str]] = {
 _ALLERGEN_ALIASES = {"tree nuts": "tree nut", "nuts from trees": "tree nut", "peanuts": "peanut", "dairy": "milk",
                      "eggs": "egg", "gluten": "wheat", "soya": "soy", "shellfish": "shellfish", "fish": "fish",
                      "sesame seeds": "sesame"}
+# every food class a rule may exclude: the allergens, and what diets leave out besides
+_FOODS: dict[str, frozenset[str]] = {
+    **_ALLERGENS,
+    "meat": frozenset({"beef", "pork", "chicken", "lamb", "bacon", "ham", "sausage", "steak", "turkey", "duck",
+                       "veal", "chorizo", "salami", "prosciutto", "meatball", "venison"}),
+    "honey": frozenset({"honey"}),
+}
+# a trailing clause ("..., so careful with desserts") may follow, unless it carves out an exception
+_ASIDE = r"(?:, (?!.*\b(?:except|but|not|apart from|other than|unless|only)\b).*)?$"
 _ALLERGIC = (
-    re.compile(rf"^(?P<o>{_NAME}) is allergic to (?P<what>[a-z ]+)$"),
-    re.compile(rf"^(?P<o>{_NAME}) has an? (?P<what>[a-z ]+?) allergy$"),
+    re.compile(rf"^(?P<o>{_NAME}) is allergic to (?P<what>[a-z ]+?){_ASIDE}"),
+    re.compile(rf"^(?P<o>{_NAME}) has an? (?P<what>[a-z ]+?) allergy{_ASIDE}"),
 )
+_SERVED_AS = r"(?:is going to be|are going to be|will be|is|are)"
 _DISH = (
-    re.compile(r"^(?P<thing>.+?) (?:is|are) (?:an? )?(?P<food>[a-z]+) (?P<noun>cake|pie|tart|dessert|dish|sauce|soup|"
-               r"salad|bread|cookies|biscuits|curry|pasta|pudding|cookie)$"),
+    re.compile(rf"^(?P<thing>.+?) {_SERVED_AS} (?:an? )?(?P<food>[a-z]+) "
+               r"(?P<noun>cake|pie|tart|dessert|dish|sauce|soup|salad|bread|cookies|biscuits|curry|pasta|pudding|"
+               r"cookie|stew|burger|burgers|sandwiches|sandwich|pizza|roast)$"),
     re.compile(r"^(?P<thing>.+?) (?:contains|is made with|is made from|has) (?P<food>[a-z]+)$"),
 )
+
+
+def _dishes(items: Sequence[tuple[str, str]]) -> list[tuple[str, str, str, str]]:
+    """(memory id, the thing served as the sentence names it, its food word, "(an almond cake)" or "")."""
+    out = []
+    for mid, text in items:
+        for pattern in _DISH:
+            m = pattern.match(text)
+            if m:
+                thing = m.group("thing")
+                thing = thing if thing[:1].isupper() and not thing.startswith("The ") else thing[:1].lower() + thing[1:]
+                detail = ""
+                if m.groupdict().get("noun"):
+                    said = m.group(0)[len(m.group("thing")) + 1:]
+                    detail = " (" + re.sub(rf"^{_SERVED_AS} ", "", said) + ")"
+                out.append((mid, thing, m.group("food"), detail))
+                break
+    return out
+
+
+def _is_a(food: str, cls: str) -> bool:
+    return food in _FOODS[cls] or food.rstrip("s") in _FOODS[cls]
 
 
 def _allergen(items: Sequence[tuple[str, str]]) -> list[Derived]:
@@ -477,22 +578,140 @@ def _allergen(items: Sequence[tuple[str, str]]) -> list[Derived]:
                     allergies.append((m.group("o"), cls, mid))
                 break
     out = []
-    for mid, text in items:
-        for pattern in _DISH:
-            m = pattern.match(text)
-            if not m:
+    for mid, thing, food, detail in _dishes(items):
+        for owner, cls, aid in allergies:
+            if not _is_a(food, cls) or owner in thing or _states(items, owner, "cannot eat", food):
                 continue
-            food = m.group("food")
-            for owner, cls, aid in allergies:
-                if food.rstrip("s") not in _ALLERGENS[cls] and food not in _ALLERGENS[cls]:
-                    continue
-                if owner in m.group("thing") or _states(items, owner, "cannot eat", food):
-                    continue
-                thing = m.group("thing")
-                thing = thing if thing[:1].isupper() and not thing.startswith("The ") else thing[:1].lower() + thing[1:]
-                detail = f" ({m.group(0)[len(m.group('thing')) + 1:]})" if m.groupdict().get("noun") else ""
-                detail = detail.replace("(is ", "(").replace("(are ", "(")
-                out.append(Derived(f"{owner} cannot eat {thing}{detail} because of {owner}'s {cls} allergy", "fact",
-                                   0.85, (aid, mid), "allergen", f"{food} is a {cls} food"))
-            break
+            out.append(Derived(f"{owner} cannot eat {thing}{detail} because of {owner}'s {cls} allergy", "fact",
+                               0.85, (aid, mid), "allergen", f"{food} is a {cls} food"))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# diets
+
+_DIET_EXCLUDES: dict[str, tuple[str, ...]] = {
+    "vegan": ("meat", "fish", "shellfish", "milk", "egg", "honey"),
+    "vegetarian": ("meat", "fish", "shellfish"),
+    "pescatarian": ("meat",),
+}
+_DIET = re.compile(rf"^(?P<o>{_NAME}) (?:is (?:an? )?|eats (?:an? )?|follows an? )"
+                   r"(?P<diet>vegan|vegetarian|pescatarian)(?: diet)?$")
+_MEAL_WORDS = r"(?:dinner|lunch|breakfast|brunch|barbecue|bbq|picnic|potluck|banquet)"
+_ATTENDS = re.compile(
+    rf"^(?P<o>{_NAME}) (?:is coming to|is attending|is joining|will attend|will join|is going to|will come to) "
+    rf"(?P<event>(?:the|a|an|our) (?:[\w,-]+ )*?{_MEAL_WORDS}\b.*)$")
+
+
+def _diet(items: Sequence[tuple[str, str]]) -> list[Derived]:
+    """A diet excludes food classes: a dish of an excluded class is out for that person, and a meal
+    the person attends needs options for the diet."""
+    diets = [(m.group("o"), m.group("diet"), mid) for mid, text in items if (m := _DIET.match(text))]
+    out = []
+    for mid, thing, food, detail in _dishes(items):
+        for owner, diet, did in diets:
+            excluded = [cls for cls in _DIET_EXCLUDES[diet] if _is_a(food, cls)]
+            if not excluded or owner in thing or _states(items, owner, "cannot eat", food):
+                continue
+            out.append(Derived(f"{owner} cannot eat {thing}{detail} because {owner} is {diet}", "fact", 0.85,
+                               (did, mid), "diet", f"{food} is {excluded[0]}, which a {diet} diet excludes"))
+    for mid, text in items:
+        m = _ATTENDS.match(text)
+        if not m:
+            continue
+        event = m.group("event")
+        for owner, diet, did in diets:
+            if owner != m.group("o") or _states(items, f"{diet} options", owner):
+                continue
+            out.append(Derived(f"{event[:1].upper() + event[1:]} needs {diet} options for {owner}", "fact", 0.85,
+                               (did, mid), "diet", f"{owner} is {diet} and is coming to {event}"))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# work permits
+
+# country: (the citizens' adjective, a few major cities); a city names its country only here
+_COUNTRIES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "Canada": ("Canadian", ("Toronto", "Vancouver", "Montreal", "Calgary", "Ottawa")),
+    "the United States": ("American", ("New York", "San Francisco", "Seattle", "Boston", "Chicago", "Los Angeles",
+                                       "Austin")),
+    "Mexico": ("Mexican", ("Mexico City", "Guadalajara")),
+    "Brazil": ("Brazilian", ("São Paulo", "Rio de Janeiro")),
+    "the United Kingdom": ("British", ("London", "Manchester", "Edinburgh", "Glasgow")),
+    "Ireland": ("Irish", ("Dublin", "Cork")),
+    "Germany": ("German", ("Berlin", "Munich", "Hamburg", "Frankfurt")),
+    "France": ("French", ("Paris", "Lyon")),
+    "Spain": ("Spanish", ("Madrid", "Barcelona")),
+    "Italy": ("Italian", ("Rome", "Milan")),
+    "the Netherlands": ("Dutch", ("Amsterdam", "Rotterdam")),
+    "Portugal": ("Portuguese", ("Lisbon", "Porto")),
+    "Sweden": ("Swedish", ("Stockholm",)),
+    "Poland": ("Polish", ("Warsaw", "Krakow")),
+    "Switzerland": ("Swiss", ("Zurich", "Geneva")),
+    "Japan": ("Japanese", ("Tokyo", "Osaka", "Kyoto", "Sapporo", "Yokohama")),
+    "China": ("Chinese", ("Beijing", "Shanghai", "Shenzhen")),
+    "South Korea": ("South Korean", ("Seoul", "Busan")),
+    "India": ("Indian", ("Mumbai", "Delhi", "Bangalore", "Bengaluru", "Hyderabad")),
+    "Singapore": ("Singaporean", ("Singapore",)),
+    "Australia": ("Australian", ("Sydney", "Melbourne", "Brisbane")),
+    "New Zealand": ("New Zealand", ("Auckland", "Wellington")),
+    "the United Arab Emirates": ("Emirati", ("Dubai", "Abu Dhabi")),
+}
+# citizens of one country of a group may work in the others without a permit
+_FREE_MOVEMENT = (
+    frozenset({"Ireland", "Germany", "France", "Spain", "Italy", "the Netherlands", "Portugal", "Sweden", "Poland",
+               "Switzerland"}),  # EU / EEA and Switzerland
+    frozenset({"the United Kingdom", "Ireland"}),  # Common Travel Area
+    frozenset({"Australia", "New Zealand"}),  # Trans-Tasman arrangement
+)
+_COUNTRY_OF_ADJ = {adj: country for country, (adj, _) in _COUNTRIES.items()}
+_COUNTRY_OF_PLACE = {**{city: country for country, (_, cities) in _COUNTRIES.items() for city in cities},
+                     **{country.removeprefix("the "): country for country in _COUNTRIES}}
+_ADJ = "|".join(sorted(map(re.escape, _COUNTRY_OF_ADJ), key=len, reverse=True))
+_PLACE = "|".join(sorted(map(re.escape, _COUNTRY_OF_PLACE), key=len, reverse=True))
+_COUNTRY = "|".join(sorted((re.escape(c.removeprefix("the ")) for c in _COUNTRIES), key=len, reverse=True))
+_CITIZEN = (
+    re.compile(rf"^(?P<o>{_NAME}) is an? (?P<adj>{_ADJ}) (?:citizen|national)\b"),
+    re.compile(rf"^(?P<o>{_NAME}) has (?P<adj>{_ADJ}) citizenship\b"),
+    re.compile(rf"^(?P<o>{_NAME}) is a citizen of (?:the )?(?P<place>{_COUNTRY})\b"),
+)
+_JOB = (
+    re.compile(rf"^(?P<o>{_NAME}) (?:accepted|took|got|landed|has|starts|is starting|will start|started) "
+               rf"(?:a|an|the|her|his|their) (?:new )?job(?: offer)?(?: at [^,]+?)? in (?:the )?(?P<place>{_PLACE})\b"),
+    re.compile(rf"^(?P<o>{_NAME})'s new job is in (?:the )?(?P<place>{_PLACE})\b"),
+    re.compile(rf"^(?P<o>{_NAME}) is moving to (?:the )?(?P<place>{_PLACE}) for (?:a|an|her|his|their) (?:new )?job\b"),
+)
+
+
+def _work_permit(items: Sequence[tuple[str, str]]) -> list[Derived]:
+    """A citizen of one country taking a job in another, outside any free-movement group the two
+    share, will likely need a work permit there; not derived once a memory mentions a permit or visa."""
+    citizen: dict[str, list[tuple[str, str]]] = {}
+    for mid, text in items:
+        for pattern in _CITIZEN:
+            m = pattern.match(text)
+            if m:
+                adj = m.groupdict().get("adj")
+                country = _COUNTRY_OF_ADJ[adj] if adj else _COUNTRY_OF_PLACE[m.group("place")]
+                citizen.setdefault(m.group("o"), []).append((country, mid))
+                break
+    out = []
+    for jid, text in items:
+        m = next((m for pattern in _JOB if (m := pattern.match(text))), None)
+        if not m or m.group("o") not in citizen:
+            continue
+        owner, place = m.group("o"), m.group("place")
+        country = _COUNTRY_OF_PLACE[place]
+        countries = [c for c, _ in citizen[owner]]
+        free = any(country in g and c in g for g in _FREE_MOVEMENT for c in countries)
+        if country in countries or free or any(_states(items, owner, w) for w in ("permit", "visa", "resident")):
+            continue
+        adj = _COUNTRIES[country][0]
+        article = "an" if adj[0] in "AEIOU" else "a"
+        where = country if place == country.removeprefix("the ") else place
+        home, cid = citizen[owner][0]
+        out.append(Derived(f"{owner} will likely need {article} {adj} work permit for the job in {where}", "fact",
+                           0.85, (cid, jid), "work-permit",
+                           f"{owner} is a {_COUNTRIES[home][0]} citizen and the job is in {country}"))
     return out
