@@ -151,6 +151,9 @@ _ATTRIBUTION_VERBS = (r"says|said|say|claims|claimed|thinks|thought|believes|bel
 _ATTRIBUTION_RE = re.compile(
     r"^(?P<src>(?:[\w.&'\-]+\s+){0,5}?[\w.&'\-]+)\s+(?:" + _ATTRIBUTION_VERBS + r")(?:\s+that)?\s+(?P<body>.+)$",
     re.S)
+_ARRIVED_AND_SAYS_RE = re.compile(
+    r"^(?P<src>(?:[\w.&'\-]+\s+){0,4}?[\w.&'\-]+)\s+(?:\w+\s+){0,3}?(?:and|,)\s+(?:it|they)\s+"
+    r"(?:" + _ATTRIBUTION_VERBS + r")(?:\s+that)?\s+(?P<body>.+)$", re.S)
 _ACCORDING_RE = re.compile(r"^according to (?P<src>[^,]+),\s*(?P<body>.+)$", re.I | re.S)
 _CLAUSE_CUT_RE = re.compile(
     r"(?:,?\s+because\b|,?\s+since\b|,\s*so\b|\s+so that\b|,?\s+which\b|,\s*who\b|,?\s+although\b|"
@@ -399,6 +402,9 @@ def _split_attribution(text: str) -> tuple[str | None, str, str]:
     match = _ACCORDING_RE.match(stripped)
     if match:
         return _norm_source(match.group("src")), match.group("body"), stripped[: match.start("body")]
+    match = _ARRIVED_AND_SAYS_RE.match(stripped)
+    if match:  # "Lin's offer letter just arrived and it says $135,000": the letter is the source
+        return _norm_source(match.group("src")), match.group("body"), stripped[: match.start("body")]
     match = _ATTRIBUTION_RE.match(stripped)
     if match:
         src_words = match.group("src").lower().split()
@@ -620,13 +626,19 @@ def _context(tokens: list[Token], lo: int, hi: int, width: int = 3) -> frozenset
         k, taken = start, 0
         while 0 <= k < len(tokens) and taken < width:
             t = tokens[k]
-            if t.kind == "punct" and t.text in ",;:":
+            if t.kind == "punct" and t.text in ",;:" and not _inside_date(tokens, k):
                 break
             if _is_content_word(t) and stem(t.lower) not in TIME_UNITS:
                 found.append(stem(t.lower))
                 taken += 1
             k += direction
     return frozenset(found)
+
+
+def _inside_date(tokens: list[Token], k: int) -> bool:
+    """The comma of "December 17, 2023": both sides belong to one date."""
+    return 0 < k < len(tokens) - 1 and tokens[k - 1].role == "date" and tokens[k + 1].role == "date" and \
+        tokens[k - 1].group == tokens[k + 1].group
 
 
 def _role_of(tokens: list[Token], lo: int, hi: int) -> str | None:

@@ -224,12 +224,14 @@ def _judge(cand: Claim, kind: str, cand_entities: frozenset[str], neighbour: Nei
     if diffs:
         what = "; ".join(f"{d.old.text} -> {d.new.text}" for d in diffs[:3])
         tight = any(d.tight for d in diffs)
+        # a slot matched by position alone is for review, unless the vectors say the same thing is meant
+        loose_conf = 0.86 if sim is not None and sim >= 0.75 else 0.8
         if sources == "different":
-            conf = 0.88 if tight else 0.8
+            conf = 0.88 if tight else loose_conf
             return Decision("CONFLICTS_WITH", nid, conf,
                             f"value: sources disagree ({old.source} / {cand.source}): {what}")
         if sources == "speakers" and cand.change != "strong":
-            conf = 0.88 if tight else 0.8
+            conf = 0.88 if tight else loose_conf
             return Decision("CONFLICTS_WITH", nid, conf,
                             f"value: {neighbour.speaker} and {speaker} disagree, nothing says which holds: {what}")
         if older:
@@ -469,6 +471,9 @@ def _aligned(new: Value, old_value: Value, cand: Claim, old: Claim) -> bool | No
     if kind == "money":
         if new.key[0] != old_value.key[0] or not _roles_agree(new, old_value):  # type: ignore[index]
             return False
+    if kind == "name" and _title(new.text) and _title(new.text) == _title(old_value.text) and \
+            overlap(set(old.main_stems), FUNCTIONAL):
+        return True  # "Pepper's vet is Dr. Alvarez" / "Pepper sees Dr. Chen": one doctor's place
     new_context = set(new.context) - _QUALIFIER_STEMS
     old_context = set(old_value.context) - _QUALIFIER_STEMS
     if cand.copula and old.copula and kind == "name":
@@ -480,6 +485,15 @@ def _aligned(new: Value, old_value: Value, cand: Claim, old: Claim) -> bool | No
         new_context -= cand.subject_stems
         old_context -= old.subject_stems
     return True if overlap(new_context, old_context) else None
+
+
+_PROFESSIONAL_TITLES = frozenset({"dr", "prof", "professor"})
+
+
+def _title(name: str) -> str | None:
+    """"Dr." of "Dr. Chen": a professional title names the role the person fills."""
+    first = name.split()[0].lower().rstrip(".") if name.split() else ""
+    return first if first in _PROFESSIONAL_TITLES and len(name.split()) > 1 else None
 
 
 def _antonyms(cand: Claim, old: Claim) -> list[_Diff]:
@@ -584,6 +598,8 @@ def _extends(cand: Claim, old: Claim, kind: str, old_kind: str, nid: str, sim: f
     conf = 0.78 + 0.04 * min(3, len(shared) - 2)
     if shared_names:
         conf += 0.05
+    if old.names and all(_has(x, shared) for x in old.names):
+        conf += 0.03  # every name the neighbour mentions, and more: "Ben is coming to Japan with Alex"
     if cand.subject and cand.subject == old.subject:
         conf += 0.03
     if sim is not None:

@@ -400,16 +400,47 @@ def test_an_ordinal_ruled_out_names_the_old_day() -> None:
     assert other.relation == "CONFLICTS_WITH" and action(other) == "apply", other
 
 
-def test_two_speakers_naming_different_places_for_one_event_go_to_review() -> None:
+def test_two_speakers_naming_different_places_for_one_dinner_conflict() -> None:
     said = Neighbour(memory_id="m1", content="On November 10, 2023 dinner is at Osteria Lupo, 8pm", kind="episode",
                      observed_at=EARLIER, speaker="Dan")
     other = classify("Mia booked Bar Centrale for November 10, 2023 dinner", "episode", (), [said], now=NOW,
                      speaker="Mia")
-    assert other.relation == "CONFLICTS_WITH" and action(other) == "review", other
+    assert other.relation == "CONFLICTS_WITH" and action(other) == "apply", other
     # a place for another meal that day is no conflict
     more = classify("Mia booked Bar Centrale for the November 10, 2023 lunch", "episode", (), [said], now=NOW,
                     speaker="Mia")
     assert more.relation != "CONFLICTS_WITH", more
+
+
+def test_a_document_that_arrived_and_says_is_a_source() -> None:
+    said = n("m1", "On the call the recruiter said the Northwind offer is $140,000 base")
+    letter = judge("Lin's offer letter just arrived and it says the Northwind offer is $135,000 base", said)
+    assert letter.relation == "CONFLICTS_WITH" and action(letter) == "apply", letter
+
+
+def test_sources_matched_by_position_conflict_for_review_unless_the_vectors_agree() -> None:
+    email = "Marek's teacher's welcome email says Oscar's first day of school is on September 3, 2024"
+    newsletter = "Oscar's school newsletter says Year 2 starts on September 5, 2024"
+    assert action(judge(newsletter, n("m1", email, sim=0.77))) == "apply"
+    far = judge(newsletter, n("m1", email, sim=0.5))
+    assert far.relation == "CONFLICTS_WITH" and action(far) == "review", far
+
+
+def test_one_professional_title_fills_one_role() -> None:
+    said = Neighbour(memory_id="m1", content="Pepper's vet is Dr. Alvarez at Oakside", kind="fact",
+                     observed_at=EARLIER, speaker="Zoe")
+    other = classify("Pepper sees Dr. Chen now", "fact", (), [said], now=NOW, speaker="Max")
+    assert other.relation == "CONFLICTS_WITH" and action(other) == "apply", other
+    # no single-valued role named: seeing another doctor is not a conflict
+    said = Neighbour(memory_id="m1", content="Pepper saw Dr. Alvarez at Oakside", kind="fact",
+                     observed_at=EARLIER, speaker="Zoe")
+    assert classify("Pepper sees Dr. Chen now", "fact", (), [said], now=NOW, speaker="Max").relation != \
+        "CONFLICTS_WITH"
+
+
+def test_a_count_for_a_dated_event_is_one_slot() -> None:
+    decision = judge("Rosa is 10 for December 17, 2023 lunch", n("m1", "Rosa is 8 for December 17, 2023 lunch"))
+    assert decision.relation == "UPDATES" and action(decision) == "apply", decision
 
 
 # ---------------------------------------------------------------------------------------------
