@@ -41,9 +41,14 @@ _KEEP_PREPS = {"by", "until", "till", "from", "since", "before", "after", "durin
 _RECURRING = re.compile(r"\b(birthdays?|anniversary|every|each|annual(ly)?|yearly|weekly|daily)\b", re.I)
 _SEASON_START = {"spring": 3, "summer": 6, "fall": 9, "autumn": 9, "winter": 12}
 
-_FUTURE = re.compile(r"\b(will|'ll|going to|gonna|plan(s|ning)?|next|tomorrow|upcoming|soon|hope to|want to|"
+_FUTURE = re.compile(r"\b(will|'ll|would|going to|gonna|plan(s|ning)?|next|tomorrow|upcoming|soon|hope to|want to|"
                      r"(is|are|am|'s|'re|'m)\s+\w+ing|is|are)\b", re.I)  # "heard the offsite is ..." is ahead
 _PAST = re.compile(r"\b(was|were|did|didn't|had|ago|yesterday|last|used to)\b", re.I)
+# A plan made in the past is still ahead: "we decided to move in September", "I signed up for a course in May".
+_PLANNED = re.compile(r"\b(?:decided|planned|agreed|promised|arranged|hoped|wanted|chose|intended|expected|offered)"
+                      r"\s+to\s+\w+|\b(?:signed up|registered|enrolled|booked|reserved|(?:got|bought) tickets)\s+for\b",
+                      re.I)
+_PAST_TIME = re.compile(r"\b(?:ago|yesterday|last|used to)\b", re.I)
 _WORD = re.compile(r"[a-z']+")
 # "-ed" words that describe a state, not a past event ("I'm excited", "the flight is booked").
 _STATE_ED = frozenset({"excited", "interested", "tired", "bored", "scared", "worried", "stressed", "pleased",
@@ -60,9 +65,12 @@ _DAY_LIST_BEFORE = re.compile(rf"\b(?:every|each)\s+(?:{_DAY_NAME}\s*(?:,|and|or
 _DAY_RANGE_AFTER = re.compile(rf"^\s*(?:through|thru|to|until|till|-|\u2013)\s*{_DAY_NAME}\b", re.I)
 _DATE_AFTER_DAY = re.compile(rf",?\s+(?:the\s+\d|(?:{_ANY_MONTH})\.?\s+\d|"
                              rf"\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_ANY_MONTH})\b)", re.I)
+_OWNED_BEFORE = re.compile(r"\b(?:the|my|our|your|his|her|their)\s+(?:[a-z]+\s+)?$", re.I)
+_PLURAL_AFTER = re.compile(r"\s+[a-z]{3,}s\b(?<!ss\b)")
 _CHANGE = re.compile(r"\b(mov|chang|push|reschedul|shift|postpon|bump|switch|delay)\w*\b", re.I)
 _TARGET_WORDS = {"to", "until", "till", "for", "by", "into", "before"}
-_BARE_AFTER = _TARGET_WORDS | {"of", "from", "since", "after", "through", "during", "over"} | set(WEEKDAYS)
+_BARE_AFTER = _TARGET_WORDS | {"of", "from", "since", "after", "through", "during", "over"} | set(WEEKDAYS) | {
+    "my", "our", "your", "his", "her", "their"}  # "our Sunday lunch" -> "our April 21, 2024 lunch"
 
 
 @dataclass(frozen=True)
@@ -152,7 +160,8 @@ def _weekend_span(saturday: date) -> _Span:
 
 def _is_past(text: str, start: int, end: int, prep: str | None, clause_only: bool = False) -> bool:
     """Past or future, judged on the clause around the phrase first, then (unless `clause_only`) on the
-    whole text. A date something is moved to or due by is ahead ("the deadline got moved to June 14")."""
+    whole text. A date something is moved to or due by is ahead ("the deadline got moved to June 14"), as
+    is the date of a plan made in the past ("we decided to move in September")."""
     if (prep or _word_before(text, start)).lower() in _TARGET_WORDS:
         return False
     if (prep or "").lower() == "from" and _CHANGE.search(text):
@@ -160,11 +169,14 @@ def _is_past(text: str, start: int, end: int, prep: str | None, clause_only: boo
     edges = list(_CLAUSE_EDGE.finditer(text))
     lo = max((m.end() for m in edges if m.end() <= start), default=0)
     hi = min((m.start() for m in edges if m.start() >= end), default=len(text))
-    for scope in (text[lo:start] + " " + text[end:hi],) + (() if clause_only else (text,)):
+    # statements joined by ";" keep their own tense: "Lily chose Riverside; Lily starts in the fall"
+    after = text.find(";", end)
+    statement = text[text.rfind(";", 0, start) + 1:after if after >= 0 else len(text)]
+    for scope in (text[lo:start] + " " + text[end:hi],) + (() if clause_only else (statement,)):
         if _FUTURE.search(scope):
             return False
         if _PAST.search(scope) or _has_past_verb(scope):
-            return True
+            return not (_PLANNED.search(text[lo:start]) and not _PAST_TIME.search(statement))
     return False
 
 
@@ -228,6 +240,8 @@ def _the_weekend(m: re.Match[str], today: date, past: bool) -> _Span:
 def _weekday(m: re.Match[str], today: date, past: bool) -> _Span | None:
     if _DATE_AFTER_DAY.match(m.string, m.end()) or m.string[:m.start("day")].lower().endswith("the "):
         return None  # "Tuesday, October 15": the date says it; "the Saturday slot": not a date
+    if _OWNED_BEFORE.search(m.string[:m.start("day")]) and _PLURAL_AFTER.match(m.string, m.end()):
+        return None  # "the long Sunday runs", "my Monday classes": a kind of thing, not a date
     moved = _CHANGE.search(m.string)  # "moved from Thursday to Friday": two dates, not a routine
     routine = _DAY_LIST_BEFORE.search(m.string[:m.start("day")]) or _DAY_RANGE_AFTER.match(m.string[m.end():])
     if routine and not moved:

@@ -77,3 +77,30 @@ def test_several_phrases_give_one_span_and_each_phrase_is_kept() -> None:
     assert resolved.text == "the review moved from May 9, 2024 to May 17, 2024"
     assert resolved.temporal_text == "Thursday; next Friday"
     assert (resolved.start, resolved.end) == (datetime(2024, 5, 9), datetime(2024, 5, 18))
+
+
+MAR_10 = datetime(2024, 3, 10, 9, 0)
+
+
+@pytest.mark.parametrize(("text", "rewritten"), [
+    ("we decided to move in September", "we decided to move in September 2024"),
+    ("I signed up for a course in September", "I signed up for a course in September 2024"),
+    ("I told Sam we would visit in September", "I told Sam we would visit in September 2024"),
+    ("I moved in September", "I moved in September 2023"),  # done, not planned
+    ("last year we decided to move in September", "in 2023 we decided to move in September 2023"),
+])
+def test_a_plan_made_in_the_past_is_still_ahead(text: str, rewritten: str) -> None:
+    assert resolve_dates(text, MAR_10).text == rewritten
+
+
+def test_statements_joined_by_a_semicolon_keep_their_own_tense() -> None:
+    said = "Lily ended up choosing Riverside; Lily starts in the fall"
+    resolved = resolve_dates(said, datetime(2022, 3, 15))
+    assert resolved.text == "Lily ended up choosing Riverside; Lily starts in fall 2022"
+
+
+def test_a_weekday_naming_a_kind_of_thing_is_not_a_date() -> None:
+    sunday = datetime(2024, 4, 14, 9, 0)
+    for text in ("I joined the club for the long Sunday runs", "I skip my Monday classes"):
+        assert resolve_dates(text, sunday).times == ()
+    assert resolve_dates("Our Sunday lunch is at noon", sunday).text == "Our April 21, 2024 lunch is at noon"
