@@ -12,6 +12,8 @@ import re
 from collections.abc import Callable, Iterable
 from functools import lru_cache
 
+from mnemoflow.memory.names import find_entities
+
 _ABBREVIATIONS = frozenset({"dr", "mr", "mrs", "ms", "st", "jr", "sr", "vs", "etc", "e.g", "i.e", "approx", "no",
                             "inc", "ltd", "co", "mt", "ft", "prof", "u.s", "a.m", "p.m"})
 _BOUNDARY = re.compile(r"(?:[.!?]+|\u2026)[\"')\]]*\s+|\s+[-\u2013\u2014]+\s+|\n+")
@@ -20,7 +22,7 @@ _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": 
 _DISCOURSE = re.compile(
     r"^(?:(?:oh+|ooh+|ah+|aw+|well|so|yeah|yea|yes|yep|ok|okay|alright|hey|hi|hm+|um+|uh+|haha+|hah|lol|lmao|wow|"
     r"omg|btw|by the way|actually|honestly|anyway|anyways|also|plus|and|but|oh well|fun fact|guess what|great|"
-    r"cool|nice|awesome|sure|totally|true|indeed|seriously|fyi|just so you know|for the record|you know what|"
+    r"cool|nice|awesome|sure|totally|true|indeed|seriously|fyi|just so you know|for the records?|you know what|"
     r"to be honest|tbh|oh man|man|dude|ugh|phew|yay|hooray|wait|whoa|woah|yikes|gosh|geez|jeez|aha|heads up|"
     r"(?:big|good|great|bad|exciting|some) news|(?:quick |small |little )?update|correction|sorry|reminder|"
     r"it's official|plan of record|(?:some )?background|quick one|ps|p\.s\.)"
@@ -29,7 +31,11 @@ _DISCOURSE = re.compile(
 )
 _TRAILING_FILLER = re.compile(r"[,;]?\s+(?:though|ha|haha+|lol|lmao|ugh|tbh)\s*([.!?]*)$", re.I)
 _CLAUSE_BREAK = re.compile(r";\s+|,\s+(?:and\s+|but\s+|so\s+)?(?=(?:(?:as usual|also|now|then|actually),?\s+)?"
-                           r"(?:I|I'm|I've|I'll|I'd|we|we're|we've|my|our|can you|could you|please)\b)")
+                           r"(?:I|I'm|I've|I'll|I'd|we|we're|we've|my|our|can you|could you|please)\b)|"
+                           r"(?<=\w)\s+and\s+(?=(?:I|I'm|I've|I'll|I'd|we|we're|we've|we'll|my|our)\s)")
+# A tail clause that points back into the sentence before it ("..., I deployed it there last week").
+_REFERS_BACK = re.compile(r"\b(?:it|there|them)\b", re.I)
+_POLAR_START = re.compile(r"^(?:yes|yeah|yep|no|nope|nah|not anymore|not really|sorry)\b[\s,.!]*", re.I)
 _REQUEST_START = re.compile(r"^(?:can you|could you|please)\b", re.I)
 _SUBORDINATE_START = re.compile(r"^(?:even if|if|when|whenever|since|because|although|though|while|after|before|as|"
                                 r"once|unless|until)\b", re.I)
@@ -65,15 +71,27 @@ def split_sentences(text: str) -> list[str]:
 def split_clauses(sentence: str, is_clause: Callable[[str], bool]) -> list[str]:
     """A sentence that joins units of different standing, split: a contrast ("Yes, but we're moving"), a
     request after a statement ("I'm going to Japan, can you find a ryokan?"), a statement after a
-    fragment ("Not anymore, I joined Anthropic"). Two statements on one topic stay one memory ("I don't
-    eat meat, I'm vegetarian"); a sentence opening with "if"/"since"/"when" stays whole."""
+    fragment ("Not anymore, I joined Anthropic"), two facts joined by "and", each with its own subject and
+    something named ("I live in Hamburg and I work at Zalando"). Two statements on one topic stay one
+    memory ("I don't eat meat, I'm vegetarian"), as does a clause whose "it"/"there" points back into the
+    one before ("billing runs on the old cluster, I deployed it there"); a sentence opening with
+    "if"/"since"/"when" stays whole."""
     if _SUBORDINATE_START.match(sentence):
         return [sentence]
     units = [sentence]
     for m in reversed(list(_CLAUSE_BREAK.finditer(sentence))):
         head, tail = units[0][:m.start()].strip(), units[0][m.end():].strip()
+        if not (head and tail):
+            continue
         contrast = ";" in m.group() or "but" in m.group()
-        if head and tail and (contrast or _REQUEST_START.match(tail) or not is_clause(head)):
+        if contrast or _REQUEST_START.match(tail):
+            units[0:1] = [head, tail]
+        elif _REFERS_BACK.search(tail) and len(_POLAR_START.sub("", head).split()) >= 4:
+            continue  # the tail needs the head to be understood
+        elif "and" in m.group() and is_clause(head) and is_clause(tail):
+            if find_entities(tail) or re.search(r"\d", tail):  # "and I'm deciding by Friday" leans on the head
+                units[0:1] = [head, tail]
+        elif m.group().strip() != "and" and not is_clause(head):
             units[0:1] = [head, tail]
     return units
 

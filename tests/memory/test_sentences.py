@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
+from mnemoflow.memory.followup import is_clause
 from mnemoflow.memory.names import find_entities
-from mnemoflow.memory.sentences import split_sentences, strip_padding
+from mnemoflow.memory.sentences import split_clauses, split_sentences, strip_padding
 
 
 def test_sentences_split_but_not_on_abbreviations_versions_or_list_numbers() -> None:
@@ -27,3 +30,25 @@ def test_entities_are_names_versions_and_code_not_sentence_words() -> None:
                          known=("duckdb",)) == ("Raj", "Postgres 12", "Postgres 16", "make db")
     assert find_entities("The team at Bank of America uses duckdb and PyTorch", known=("DuckDB",)) == (
         "Bank of America", "PyTorch", "DuckDB")
+
+
+def test_two_facts_joined_by_and_each_with_its_subject_are_two_clauses() -> None:
+    assert split_clauses("I live in Hamburg and I work at Zalando.", is_clause) == [
+        "I live in Hamburg", "I work at Zalando."]
+    assert split_clauses("I'm vegan, and my wife works at Stripe.", is_clause) == [
+        "I'm vegan", "my wife works at Stripe."]
+
+
+@pytest.mark.parametrize("sentence", [
+    "My wife and I are moving to Lisbon.",  # one subject
+    "I got an offer from Datadog, and I'm deciding by Friday.",  # the second leans on the first
+    "I'm so excited and I can't sleep.",  # nothing named: one feeling
+])
+def test_and_without_two_full_facts_does_not_split(sentence: str) -> None:
+    assert split_clauses(sentence, is_clause) == [sentence]
+
+
+def test_a_clause_pointing_back_stays_with_the_one_before() -> None:
+    said = "No, billing still runs on the old cluster, I deployed it there last week."
+    assert split_clauses(said, is_clause) == [said]
+    assert split_clauses("Not anymore, I sold it last year.", is_clause) == ["Not anymore", "I sold it last year."]
