@@ -169,6 +169,8 @@ def _noun_phrase(words: Sequence[re.Match[str]], i: int, text: str) -> str:
             break  # "your 3rd movie": the phrase starts right after the possessive or not at all
         if not word.islower() or low in _NOT_NOUNS or low in PAST_FORMS or low.endswith(("ed", "ly")) or is_adverb(low):
             break
+        if i + 1 < len(words) and words[i + 1].group().lower() in {"me", "us", "him", "them"}:
+            break  # "the doctor put me on ...": a word before "me" is a verb
         taken.append(word)
         i += 1
     if taken and i + 1 < len(words) and words[i].group() in {"to", "for", "at", "in", "with"} \

@@ -6,17 +6,22 @@ answer sets the statement's polarity ("Are you still vegetarian?" / "No" -> "...
 vegetarian"). Words keep the perspective of whoever said them (the asker's "you" is the answerer,
 the answerer's "I" is the answerer too), so the result is a list of segments the caller resolves
 separately. Small talk ("How are you?") and offers ("Would you like ...?") are not merged: their
-answers carry nothing durable.
+answers carry nothing durable. A question about going that names no place ("When are you going?")
+leaves it to the conversation before, where the trip was named ("... to Japan"): `destination`
+finds it and `with_destination` puts it back into the answer.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
+from mnemoflow.memory.temporal import MONTHS, WEEKDAYS
 from mnemoflow.memory.verbs import (
     AUXILIARIES,
     PAST_FORMS,
+    SAME_IN_PAST,
     is_adverb,
     is_past,
     looks_like_base_verb,
@@ -94,6 +99,12 @@ _LOWER_FIRST = re.compile(
 _PREP_START = re.compile(r"^(in|on|at|to|with|for|from|by|next|last|this|tomorrow|today|tonight|yesterday|since|"
                          r"until|around|about|before|after|during|near)\b", re.I)
 _NUMBER_WORD = r"\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
+_GOING = re.compile(r"\b(?:go|goes|going|went|come|comes|coming|came|travel(?:s|ing|ling|ed|led)?|fly|flies|"
+                    r"flying|flew|head(?:s|ing|ed)?)\b(?!\s+to\s+[a-z])", re.I)  # not "going to start"
+_DESTINATION = re.compile(r"\b(?:go(?:es|ing)?|went|com(?:e|es|ing)|came|travel\w*|fl(?:y|ies|ying|ew)|head\w*|trip|"
+                          r"flight|moving|move|visit(?:ing)?)\b[^.?!;]*?\bto\s+(?P<place>[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*)")
+_HAS_PLACE = re.compile(r"\b(?:to|into|in|at|from)\s+(?!(?i:" + "|".join(MONTHS + WEEKDAYS) + r")\b)[A-Z]|"
+                        r"\b(?:home|abroad|there|here|back|overseas)\b")  # "in April" is when, not where
 _GERUND = re.compile(r"^[A-Za-z]+ing\b")
 
 
@@ -256,7 +267,8 @@ def is_clause(text: str) -> bool:
     if _CLAUSE.match(text):
         return True
     words = re.findall(r"[A-Za-z']+", text.split(",")[0].lower())  # "a beagle, very food motivated": an aside
-    return any((w in PAST_FORMS or (w.endswith("ed") and len(w) > 4)) and words[i - 1] not in _ATTRIBUTIVE
+    return any(((w in PAST_FORMS or (w.endswith("ed") and len(w) > 4)) and words[i - 1] not in _ATTRIBUTIVE)
+               or (w in SAME_IN_PAST and words[i + 1:i + 2] in (["me"], ["us"], ["him"], ["them"]))  # "put me on"
                for i, w in enumerate(words) if i >= 2)
 
 
@@ -370,6 +382,8 @@ def _elliptic(q: Question, answer: str) -> FollowUp | None:
         slot = text if re.match(r"^(for|since|until|till)\b", text) else "for " + text
     elif wh in {"with whom", "with who", "who with"}:
         slot = text if text.lower().startswith("with ") else "with " + text
+    elif q.noun and re.fullmatch(r"nights|days|weeks|months|hours|years", q.noun, re.I) and _NUMBER.match(text):
+        slot = text if text.lower().startswith("for ") else "for " + text  # "How many nights?" / "Two nights"
     elif q.noun:
         slot = f"({q.noun}: {text})"
     else:
@@ -436,3 +450,24 @@ def _wh(q: Question, text: str) -> FollowUp | None:
     elif wh not in {"how often", "how far"}:
         return None
     return FollowUp((ask(base), said(" " + text)), "wh")
+
+
+def destination(texts: Iterable[str], people: Iterable[str] = ()) -> str | None:
+    """Where the conversation said someone is going, newest first: "Japan" in "When are you going to
+    Japan?" or "I'm planning a trip to Japan". None when no trip names a place (a person is not one)."""
+    names = set(people)
+    for text in texts:
+        places = [m["place"] for m in _DESTINATION.finditer(text) if m["place"] not in names]
+        if places:
+            return places[-1]
+    return None
+
+
+def is_going_without_place(text: str) -> bool:
+    """Whether `text` says someone goes or comes without saying where: "Ben is coming with me"."""
+    return bool(_GOING.search(text)) and not _HAS_PLACE.search(text)
+
+
+def with_destination(statement: str, place: str) -> str:
+    """`place` put after the verb of going: "Ben is coming with Alex" -> "Ben is coming to Japan with Alex"."""
+    return _GOING.sub(lambda m: f"{m.group()} to {place}", statement, count=1)

@@ -5,8 +5,10 @@ merely present. Each sentence of a turn is judged on its own: small talk, thanks
 and advice are not stored; statements about people, plans, preferences, rules and procedures are,
 rewritten to stand alone: the speaker's "I" becomes their name and "you" the person addressed
 (coref), relative dates become absolute ones (temporal), and a short answer is read together with
-the question it answers (followup). Names, numbers and rare terms pass through verbatim: only
-pronouns, the verb after them and date phrases are ever rewritten.
+the question it answers (followup). A bare value said in place of an earlier one ("make that 10",
+"the email says 11:15") is the earlier statement with the new value. Names, numbers and rare terms pass
+through verbatim: only pronouns, the verb after them, date phrases and a corrected value are ever
+rewritten.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from datetime import datetime, timedelta
 
 from mnemoflow.memory.candidates import Candidate, GenerationContext, TurnView
 from mnemoflow.memory.coref import (
+    NOT_NAMES,
     Mention,
     Rewrite,
     find_mentions,
@@ -25,19 +28,27 @@ from mnemoflow.memory.coref import (
     rewrite_persons,
 )
 from mnemoflow.memory.direct import classify_kind
-from mnemoflow.memory.followup import FollowUp, is_clause, is_polar, merge
+from mnemoflow.memory.followup import (
+    FollowUp,
+    destination,
+    is_clause,
+    is_going_without_place,
+    is_polar,
+    merge,
+    with_destination,
+)
 from mnemoflow.memory.names import find_entities
 from mnemoflow.memory.sentences import split_clauses, split_sentences, strip_padding
 from mnemoflow.memory.smalltalk import is_advice, is_feeling, is_small_talk
-from mnemoflow.memory.temporal import Resolution, resolve_dates
-from mnemoflow.memory.verbs import PAST_FORMS
+from mnemoflow.memory.temporal import MONTHS, Resolution, resolve_dates
+from mnemoflow.memory.verbs import PAST_FORMS, is_adverb, is_past
 from mnemoflow.models import MemoryKind
 from mnemoflow.scoring import fast_score
 
 _ASSISTANT_NAMES = frozenset({"assistant", "ai", "bot", "agent", "system", "chatbot"})
 _REMEMBER = re.compile(
     r"^(?:please\s+)?(?:(?:remember|(?:a |one )?(?:quick |side )?note|keep in mind|don't forget|do not forget|"
-    r"make a note|for the record|"
+    r"make a note|for the records?|"
     r"just so you know|fyi|for your information|note to self)(?:\s+that)?[,:]?\s+)", re.I)
 _TO_DO = re.compile(r"^(?:please\s+)?(?:remember to|don't forget to|do not forget to|remind me to)\s+", re.I)
 _RULE_START = re.compile(
@@ -96,6 +107,43 @@ _PREFERENCE_START = re.compile(r"^(?:really |totally |absolutely )?(?:love|like|
 _DETERMINERS = frozenset({"a", "an", "the", "my", "your", "our", "his", "her", "their", "its", "this", "that", "some",
                           "many", "few", "all", "these", "those"})
 _STATE_WORDS = frozenset({"based", "located", "married", "engaged", "used", "supposed", "excited", "interested"})
+# A value said on its own: "$135,000", "11:15", "10 mg", "8", "20%", "9am".
+_AMOUNT = re.compile(r"(?<![\w$\u20ac\u00a3:.,/-])(?P<amount>[$\u20ac\u00a3]\s?\d[\d,]*(?:\.\d+)?k?|"
+                     r"\d{1,2}:\d\d(?:\s?[ap]m)?|\d{1,2}\s?[ap]m|\d[\d,]*(?:\.\d+)?%?)(?![\w:/-]|[.,]\d)"
+                     r"(?:\s+(?P<unit>[a-z]+)\b)?", re.I)
+_NOT_UNITS = frozenset({"a", "an", "the", "and", "or", "for", "of", "on", "at", "in", "to", "with", "by", "from",
+                        "per", "each", "is", "are", "was", "were", "now", "then", "though", "instead", "actually",
+                        "base", "too", "so", "but", "if", "when", "before", "after", "until", "this", "that"})
+# "make that 10", "it's 10 mg", "no, it's 11:15 actually": a value that replaces the one said before.
+_SET_VALUE = re.compile(r"^(?:make (?:that|it)|it'?s|it is|that'?s|that is|it should be|should be|it was)\s+"
+                        r"(?:actually\s+|now\s+|more like\s+)?(?P<value>.+?)(?:\s+(?:now|actually|instead))?$", re.I)
+# "The confirmation email says 11:15": another source for the same thing, with its own value.
+_REPORT = re.compile(r"\b(?:says|said|shows|showed|lists|listed|states|stated|reads)\s+(?:that\s+)?", re.I)
+# "Me.", "That's me.": an answer that only names the speaker; what follows says what they do.
+_SELF_ANSWER = re.compile(r"^\W*(?:me|us|myself|i do|i am|i will|that's me|that would be me)\W*$", re.I)
+# "She starts in the fall": a sentence that only adds when or where, leaning on what was just answered.
+_ONLY_WHEN_OR_WHERE = re.compile(r"^(?:i|we|he|she|they)(?:'s|'re|'m|'ll| is| are| am| will)?\s+(?:\w+ly\s+)?[a-z]+\s+"
+                                 r"(?:in|on|at|next|this|from|by|until|around|early|late|tomorrow|today|tonight)\b",
+                                 re.I)
+# "Can you find a ryokan in Hakone?": a request that says what the speaker needs.
+_ASK_TO_FIND = re.compile(r"^(?:can|could|would|will) you\s+(?:please\s+)?(?:find|get|book|arrange|order|recommend|"
+                          r"suggest)\s+(?:me\s+|us\s+)?(?=(?:a|an|some)\s)", re.I)
+# "my two children, Ella and Sam": who the speaker's people are, said in passing.
+_KIN_NAMED = re.compile(r"\bmy\s+(?P<kin>(?:(?:two|three|four|\d|twin|older|younger|little|big|baby)\s+)?"
+                        r"(?:kids|children|sons|daughters|sisters|brothers|twins|son|daughter|sister|brother|wife|"
+                        r"husband|partner|fianc\u00e9e?|fiancee?))(?:,\s*|\s+)"
+                        r"(?P<names>[A-Z][a-z]+(?:(?:,\s*|,?\s+and\s+)[A-Z][a-z]+)*)\b(?!')")
+# "Double espresso, every morning": a habit.
+_ROUTINE = re.compile(r"\b(?:every|each)\s+(?:morning|evening|night|day|weekday|week|month)\b|\b(?:daily|weekly)\b",
+                      re.I)
+# "Any good climbing gyms near me?": what the speaker is looking for.
+_LOOKING_FOR = re.compile(r"^(?:and |so )?(?:any|are there any|do you know any|know any)\s+"
+                          r"(?P<what>(?:good |nice |decent )?[a-z][\w -]*?)\s+"
+                          r"(?P<where>near me|nearby|close by|around here|near (?:my|our) \w+)\?$", re.I)
+# "No, billing still runs on the old cluster": what is said instead.
+_NO_LEAD = re.compile(r"^(?:no|nope|nah)\s*[,!.]\s+(?=\w)", re.I)
+_MONTH_BEFORE = re.compile(r"\b(?:" + "|".join(MONTHS) + r")\.?\s*$", re.I)
+_FIRST_OR_SECOND = re.compile(r"\b(?:i|i'm|i've|i'll|i'd|me|my|mine|we|we're|we've|us|our|you|you're|your)\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -144,26 +192,32 @@ class RuleEngine:
         texts = [turn.text, *(t.text for t in context.window)]
         info = _Turn(context, speaker, addressee, known,
                      frozenset(w for text in texts for w in _MID_SENTENCE_NAME.findall(text)) | set(known))
-        sentences = [c for s in split_sentences(turn.text) for c in split_clauses(s, is_clause)]
+        units = [(c, n) for n, s in enumerate(split_sentences(turn.text)) for c in split_clauses(s, is_clause)]
+        sentences = [c for c, _ in units]
         steps = [s for s in sentences if _STEP.match(s)]
         if len(steps) >= 2:
             return [self._candidate(self._procedure_list(info, sentences, steps), info)]
         antecedents = _recent_mentions(context, speaker)
         drafts: list[_Draft] = []
+        i = 0
         if sentences and context.previous is not None:
             answer = sentences[0]
             answered = self._follow_up(info, answer, antecedents)
             if answered is not None:
-                sentences = sentences[1:]
-                # "Yes, my talk on DuckDB got accepted!": what follows a bare yes is the same memory
-                if len(answered) == 1 and answered[0].reasons == ("follow-up:yes",) and _BARE_YES.match(answer) \
-                        and sentences:
-                    detail, antecedents = self._statement(info, sentences[0], antecedents)
-                    if detail.store:
-                        answered, sentences = [_joined(answered[0], detail)], sentences[1:]
+                i = 1
+                if len(answered) == 1 and len(sentences) > 1 and _may_go_on(answered[0], answer, sentences[1]):
+                    detail, antecedents = self._statement(info, sentences[1], antecedents, sentences[:1])
+                    if detail.store and _goes_on(answered[0], detail):
+                        answered, i = [_joined(answered[0], detail)], 2
                 drafts += answered
-        for sentence in sentences:
-            draft, antecedents = self._statement(info, sentence, antecedents)
+        while i < len(units):
+            draft, antecedents = self._statement(info, sentences[i], antecedents, sentences[:i])
+            i += 1
+            if "correction" in draft.reasons and i < len(units) and units[i][1] == units[i - 1][1]:
+                # "make that 10, I forgot my cousins": the rest of the sentence says why
+                reason, after = self._statement(info, sentences[i], antecedents, sentences[:i])
+                if reason.store:
+                    draft, antecedents, i = _joined(draft, reason), after, i + 1
             drafts.append(draft)
         candidates, seen = [], set()
         for draft in drafts:
@@ -175,14 +229,18 @@ class RuleEngine:
             candidates.append(candidate)
         return candidates
 
-    def _statement(self, info: _Turn, sentence: str,
-                   antecedents: tuple[Mention, ...]) -> tuple[_Draft, tuple[Mention, ...]]:
-        """One sentence of the turn as a draft; the people it mentions go on to the next sentence."""
+    def _statement(self, info: _Turn, sentence: str, antecedents: tuple[Mention, ...],
+                   before: Sequence[str] = ()) -> tuple[_Draft, tuple[Mention, ...]]:
+        """One sentence of the turn as a draft; the people it mentions go on to the next sentence.
+        `before` are the turn's sentences before it, where a corrected value was first said."""
         turn_ids = (info.context.turn.turn_id,)
         body = strip_padding(sentence, info.known).strip()
         def skip(why: str) -> tuple[_Draft, tuple[Mention, ...]]:
             # a question can name what the next sentence's "it" is ("... my dentist appointment? It's ...")
             named = find_mentions(body, info.speaker, info.addressee) if why == "question" else ()
+            if why in {"question", "request"} and (told := _told_in_asking(body)):
+                said = rewrite_persons(told, info.speaker, info.addressee).text
+                return _Draft(said, sentence, told, 0.7, ("told in a question",), turn_ids), named or antecedents
             return _Draft(body, sentence, body, 0.9, (f"skip:{why}",), turn_ids, store=False), named or antecedents
         if body.endswith("?") and (_TAG_STATEMENT.search(body) or _SAID_AS_QUESTION.match(body)):
             body = _TAG_STATEMENT.sub("", body).rstrip("?")  # "Pepper sees Dr. Chen now, no?" asserts it
@@ -194,6 +252,10 @@ class RuleEngine:
             return skip("small talk")
         body = body.rstrip(".!;:,- ").strip()
         reasons: list[str] = []
+        if corrected := _corrected(info, body, before):
+            body, turn_ids = corrected
+            reasons.append("correction")
+        body = _NO_LEAD.sub("", body)
         if to_do := _TO_DO.match(body):
             doer = "I" if info.addressee in (None, "the assistant") or body.lower().startswith("remind me") else "you"
             body = f"{doer} need to {body[to_do.end():]}"
@@ -278,6 +340,12 @@ class RuleEngine:
             if topic is None:
                 return None
             content, turn_ids = topic.content.rstrip(".!") + content, topic.turn_ids + turn_ids
+        place = None
+        if is_going_without_place(question):  # "When are you going?": where to was said before
+            place = destination([info.context.turn.text, *(t.text for t in reversed(info.context.window))],
+                                info.known)
+        if place and follow.mode != "no" and is_going_without_place(content):  # not "not going to Japan alone"
+            content = with_destination(content, place)
         if re.match(r"^the\s+[a-z]", content, re.I) and not _names_someone(info, content, asker):
             content = f"{possessive(info.speaker)} {content[4:]}"  # "How often are the sessions?" asked of Paolo
         drafts = []
@@ -289,11 +357,14 @@ class RuleEngine:
                                  turn_ids))
         if follow.leftover and follow.mode != "clause":
             leftover, _ = self._statement(info, follow.leftover, antecedents)
+            if place and leftover.store and is_going_without_place(leftover.content):
+                leftover = replace(leftover, content=with_destination(leftover.content, place))  # "Ben is coming"
             drafts.append(leftover)
         return drafts
 
     def _topic(self, info: _Turn, previous: TurnView) -> _Draft | None:
-        """For an elliptic question ("When?"): the answerer's last statement before it."""
+        """For an elliptic question ("When?"): the answerer's last statement before it. A request to find
+        something is what they want: "how many nights?" after "can you find a ryokan in Hakone?"."""
         window = info.context.window
         speaker = info.context.turn.speaker
         before = [t for t in window if t.turn_id != previous.turn_id and t.speaker == speaker]
@@ -304,9 +375,12 @@ class RuleEngine:
         antecedents: tuple[Mention, ...] = ()
         found = None
         for sentence in split_sentences(source.text):
-            draft, antecedents = self._statement(other, sentence, antecedents)
-            if draft.store:
-                found = draft
+            for clause in split_clauses(sentence, is_clause):
+                if asked := _ASK_TO_FIND.match(clause):
+                    clause = "I need " + clause[asked.end():].rstrip("?")
+                draft, antecedents = self._statement(other, clause, antecedents)
+                if draft.store:
+                    found = draft
         return replace(found, turn_ids=(source.turn_id,)) if found else None
 
     def _procedure_list(self, info: _Turn, sentences: Sequence[str], steps: Sequence[str]) -> _Draft:
@@ -339,18 +413,157 @@ class RuleEngine:
         )
 
 
+@dataclass(frozen=True)
+class _Value:
+    """A value in a sentence: where its amount is, and what it measures."""
+
+    start: int
+    end: int  # the end of the amount; a unit after it stays as said
+    amount: str
+    kind: str  # "money", "time", "percent", the unit ("mg", "night"), or "" for a bare number
+
+
+def _values(text: str) -> list[_Value]:
+    """The values in `text`, not counting years or days of a month ("September 5")."""
+    found = []
+    for m in _AMOUNT.finditer(text):
+        amount, unit = m["amount"], (m["unit"] or "").lower()
+        unit = "" if unit in _NOT_UNITS or unit.capitalize() in MONTHS else unit
+        if amount[0] in "$\u20ac\u00a3":
+            kind = "money"
+        elif ":" in amount or amount.lower().endswith(("am", "pm")):
+            kind = "time"
+        elif amount.endswith("%"):
+            kind = "percent"
+        elif (re.fullmatch(r"(?:19|20)\d\d", amount) and not unit) or _MONTH_BEFORE.search(text[:m.start()]):
+            continue
+        else:
+            kind = unit.removesuffix("s")
+        found.append(_Value(m.start("amount"), m.end("amount"), amount, kind))
+    return found
+
+
+def _same_kind(new: _Value, old: _Value) -> bool:
+    """A bare number can stand for any count ("make that 10" after "we're 8"); anything else must match."""
+    if new.kind == "":
+        return old.kind not in {"money", "time", "percent"}
+    return new.kind == old.kind
+
+
+def _corrected(info: _Turn, body: str, before: Sequence[str]) -> tuple[str, tuple[str, ...]] | None:
+    """A value said in place of one said just before, as the earlier statement with the new value, and the
+    turns it comes from: "make that 10" after "We're 8 for Sunday lunch" is "We're 10 for Sunday lunch";
+    "The email says 11:15" after "The app says my flight leaves at 10:40" is "The email says my flight
+    leaves at 11:15". None when the value stands alone or no earlier statement has exactly one like it."""
+    source = ""
+    if said := _SET_VALUE.match(body):
+        value_text = said["value"]
+    else:
+        reports = list(_REPORT.finditer(body))
+        if not reports:
+            return None
+        source, value_text = body[:reports[-1].end()].strip(), body[reports[-1].end():]
+    values = _values(value_text)
+    if len(values) != 1 or not (whole := _AMOUNT.fullmatch(value_text.strip())):
+        return None
+    new = values[0]
+    if whole["unit"] and new.kind == "" and whole["unit"].lower() not in _NOT_UNITS:
+        return None  # "it's 5 September" is a date, not a count
+    turn = info.context.turn
+    earlier = [(clause, turn) for clause in reversed(before)]
+    for previous in reversed(info.context.window):
+        if not _is_assistant(previous):
+            clauses = [c for sentence in split_sentences(previous.text) for c in split_clauses(sentence, is_clause)]
+            earlier += [(clause, previous) for clause in reversed(clauses)]
+    for clause, said_in in earlier:
+        clause = strip_padding(clause, info.known).rstrip(".!;:,- ")
+        if clause.endswith("?") or (said_in.speaker != turn.speaker and _FIRST_OR_SECOND.search(clause)):
+            continue
+        like = [v for v in _values(clause) if _same_kind(new, v)]
+        if len(like) != 1:
+            continue
+        old = like[0]
+        text = clause[:old.start] + new.amount + clause[old.end:]
+        if source:  # the new source says what the old one said, with its own value
+            verbs = [m for m in _REPORT.finditer(text) if m.end() <= old.start]
+            text = f"{source} {text[verbs[-1].end():] if verbs else _lower_first(text)}"
+        return text, tuple(dict.fromkeys((said_in.turn_id, turn.turn_id)))
+    return None
+
+
+def _may_go_on(answered: _Draft, answer: str, following: str) -> bool:
+    """Whether the sentence after a short answer may be the same memory: after a bare yes or a bare "me"
+    ("Me. We're moving the orders service to Postgres"), or when it only adds when or where the answer's
+    subject does it ("Riverside Elementary. She starts in the fall.")."""
+    if answered.reasons == ("follow-up:yes",):
+        return bool(_BARE_YES.match(answer))
+    if answered.reasons != ("follow-up:wh",):
+        return False
+    return bool(_SELF_ANSWER.match(answer)) or (
+        len(answer.split()) <= 4 and not is_clause(answer) and bool(_ONLY_WHEN_OR_WHERE.match(following)))
+
+
+def _goes_on(answered: _Draft, detail: _Draft) -> bool:
+    """After a bare yes anything goes on; otherwise the sentence must be about the answer's subject."""
+    return answered.reasons == ("follow-up:yes",) or _lead_name(answered.content) == _lead_name(detail.content) != ""
+
+
+def _lead_name(content: str) -> str:
+    """The name a memory opens with as its subject ("Lily" in "Lily starts ..."), or ""."""
+    m = re.match(r"^([A-Z][\w.-]*(?: [A-Z][\w.-]*)*) (?=[a-z])", content)
+    return m.group(1) if m and not m.group(1).endswith("'s") else ""
+
+
 def _reshaped(info: _Turn, body: str, content: str, rewrite: Rewrite, has_detail: bool) -> tuple[str, bool]:
     """The content in the shape a memory takes, and whether it is about a person."""
     personal = rewrite.first_person or rewrite.plural_first_person or rewrite.second_person or rewrite.third_person
-    if not personal and not _has_verb(body) and has_detail and _answers_or_tells(info):
-        content = f"{info.speaker}: {_lower_first(_POLAR_LEAD.sub('', body))}"
+    if not personal and not _has_verb(body) and (has_detail or _ROUTINE.search(body)) and _answers_or_tells(info):
+        fragment = _lower_first(_POLAR_LEAD.sub("", body))
+        # "Dentist on Thursday at 10", "Double espresso, every morning": something the speaker has
+        has = _starts_with_a_noun(info, fragment) and not is_small_talk(fragment.split(",")[0])
+        content = f"{info.speaker} has {fragment}" if has else f"{info.speaker}: {fragment}"
         personal = True  # "$500 a month into an S&P 500 index fund" answering "How will you invest it?"
     user = (info.context.turn.role or "") == "user"
     if not personal and has_detail and user and re.match(r"^(?:the|our|this)\s+\w+", body, re.I):
-        content = f"{possessive(info.speaker)} {content.split(' ', 1)[1]}"  # a user's "the review" is theirs
+        owner = _owner_said_before(info, body) or info.speaker  # a user's "the review" is theirs
+        content = f"{possessive(owner)} {content.split(' ', 1)[1]}"
     name = re.escape(info.speaker)  # "I'm Priya, a product manager" said by Priya
     content = re.sub(rf"^({name})(?: is|'s name is) {name}(?:,\s*|\s+and\s+|$)", r"\1 is ", content).strip()
     return content, personal
+
+
+def _told_in_asking(question: str) -> str | None:
+    """What a question or request tells about the speaker, in their words: "Ideas for a rainy day with my
+    two children, Ella and Sam?" -> "my two children are Ella and Sam"; "Any good climbing gyms near me?"
+    -> "I'm looking for good climbing gyms near me"."""
+    if kin := _KIN_NAMED.search(question):
+        return f"my {kin['kin']} {'are' if ' and ' in kin['names'] else 'is'} {kin['names']}"
+    if looking := _LOOKING_FOR.match(question):
+        return f"I'm looking for {looking['what']} {looking['where']}"
+    return None
+
+
+def _starts_with_a_noun(info: _Turn, fragment: str) -> bool:
+    """Whether a verbless fragment opens with a common noun ("dentist on ...", "lessons with Marco"), not
+    a name, an amount, an article or an adverb ("$500 a month into ...", "mostly jazz")."""
+    first = fragment.split()[0] if fragment.split() else ""
+    return (first.isalpha() and first.islower() and first not in NOT_NAMES and first not in _DETERMINERS
+            and not is_adverb(first) and first.capitalize() not in info.seen)
+
+
+def _owner_said_before(info: _Turn, body: str) -> str | None:
+    """Whose "the school newsletter" is when someone's school came up just before ("Oscar's first day of
+    school"): that person; None when no one's was named, or more than one person's."""
+    nouns = [w for w in body.split()[1:3] if w.isalpha() and w.islower() and len(w) > 3 and not is_past(w)
+             and w not in PAST_FORMS and not w.endswith("s")]
+    texts = [info.context.turn.text, *(t.text for t in reversed(info.context.window))]
+    for noun in nouns:
+        owners = {m.group(1) for text in texts for m in re.finditer(
+            rf"\b([A-Z][a-z]+)'s\s+(?:[a-z]+\s+){{0,3}}?{noun}\b", text)}
+        owners -= {info.speaker, *(w.capitalize() for w in NOT_NAMES)}
+        if owners:
+            return owners.pop() if len(owners) == 1 else None
+    return None
 
 
 def _not_worth_keeping(info: _Turn, body: str, content: str, personal: bool, has_detail: bool) -> str | None:
@@ -454,12 +667,22 @@ def _with_subject(body: str) -> tuple[str, bool]:
     if (first in PAST_FORMS and first not in {"been", "done"}) or (first.endswith("ed") and len(first) > 4):
         return "I " + low, True
     gerund = _GERUND_START.match(low)
+    if gerund and not gerund["adverb"] and _names_the_subject(low.split()):
+        return body, False  # "Billing moved to the new cluster": the -ing word is what the sentence is about
     named = re.search(r"\d|\s[A-Z]", body)  # "Creating gaming content for YouTube": something definite is done
     if gerund and not _FINITE.search(body) and (first in _PLAN_GERUNDS or gerund["adverb"] or named):
         return "I'm " + low, True  # "Currently reading Project Hail Mary": the adverb says it is going on
     if _PREFERENCE_START.match(body):
         return "I " + low, True
     return body, False
+
+
+def _names_the_subject(words: Sequence[str]) -> bool:
+    """Whether an -ing word opening a sentence is its subject: a verb follows it ("Billing moved",
+    "billing still runs"), where a plan would go on with its object ("Moving boxes all day")."""
+    after = words[1] if len(words) > 1 else ""
+    then = words[2] if len(words) > 2 else ""
+    return is_past(after) or (is_adverb(after) and (is_past(then) or then.endswith("s")))
 
 
 def _person_confidence(rewrite: Rewrite, confidence: float) -> tuple[float, tuple[str, ...]]:
@@ -536,9 +759,11 @@ def _has_verb(text: str) -> bool:
 
 
 def _dated_event(info: _Turn, body: str) -> bool:
-    """"The design review moved to Friday at 11": a definite thing with a date of its own is worth keeping
-    though no one is named; "The weather is nice today" is not (today is not a date anyone will ask about)."""
-    if not re.match(r"^the\s+\w+", body, re.I) or is_small_talk(body):
+    """"The design review moved to Friday at 11", "Billing moved to the new cluster in 2022": a definite
+    thing with a date of its own is worth keeping though no one is named; "The weather is nice today" is
+    not (today is not a date anyone will ask about)."""
+    gerund = re.match(r"^(?!\w*thing\b)\w+ing\b", body, re.I) and _names_the_subject(body.lower().split())
+    if not (re.match(r"^the\s+\w+", body, re.I) or gerund) or is_small_talk(body):
         return False
     times = resolve_dates(body, info.context.now).times
     return any(t.phrase.lower() not in {"today", "tonight"} for t in times)

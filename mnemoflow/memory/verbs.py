@@ -34,7 +34,7 @@ _IRREGULAR: dict[str, tuple[str, str]] = {
     "wear": ("wore", "worn"), "win": ("won", "won"), "write": ("wrote", "written"),
 }
 # Present and past look alike ("I quit my job"): narration is usually past, so they stay as written.
-_SAME_IN_PAST = frozenset({"bet", "cost", "cut", "hit", "hurt", "let", "put", "quit", "read", "set", "shut", "spread"})
+SAME_IN_PAST = frozenset({"bet", "cost", "cut", "hit", "hurt", "let", "put", "quit", "read", "set", "shut", "spread"})
 PAST_FORMS = frozenset({p for p, _ in _IRREGULAR.values()} | {pp for _, pp in _IRREGULAR.values()}) - {"come", "run"}
 
 # After a first- or second-person subject these change as well ("I am" -> "Alex is").
@@ -93,7 +93,7 @@ def past(verb: str) -> str:
     """The simple past of a base verb: go -> went, plan -> planned, move -> moved."""
     if verb in _IRREGULAR:
         return _IRREGULAR[verb][0]
-    if verb in _SAME_IN_PAST:
+    if verb in SAME_IN_PAST:
         return verb
     if verb.endswith("e"):
         return verb + "d"
@@ -113,13 +113,13 @@ def is_past(word: str) -> bool:
 def looks_like_base_verb(word: str) -> bool:
     """True for a word that can be a present-tense verb right after "I"/"you"/"we"."""
     low = word.lower()
-    if not low.isalpha() or low in NOT_VERBS or low in _UNCHANGED or low in _SAME_IN_PAST:
+    if not low.isalpha() or low in NOT_VERBS or low in _UNCHANGED or low in SAME_IN_PAST:
         return False
     if low in PAST_FORMS:
         return False
     if low.endswith("ed") and low not in _ED_BASES:
         return False
-    if any(low.endswith(v) for v in _SAME_IN_PAST):  # "misread", "reset", "upset": past as often as not
+    if any(low.endswith(v) for v in SAME_IN_PAST):  # "misread", "reset", "upset": past as often as not
         return False
     return not (low.endswith("ing") and low not in _ING_BASES)
 

@@ -49,3 +49,8 @@ def test_it_names_a_thing_only_before_something_concrete() -> None:
     assert rewrite_persons("It's next Tuesday at 2:30pm", "Maria", None, thing).text == (
         "Maria's dentist appointment is next Tuesday at 2:30pm")
     assert rewrite_persons("It was so gratifying", "Maria", None, thing).text == "It was so gratifying"
+
+
+def test_a_thing_named_before_a_verb_and_its_object_ends_at_the_verb() -> None:
+    assert find_mentions("The doctor put me on 20 mg of lisinopril.", "Noah", None) == (
+        Mention("The doctor", "n", strong=True),)

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from mnemoflow.memory.followup import merge, parse_question
+from mnemoflow.memory.followup import (
+    destination,
+    is_clause,
+    is_going_without_place,
+    merge,
+    parse_question,
+    with_destination,
+)
 
 
 @pytest.mark.parametrize(("question", "wh", "aux", "subject", "rest"), [
@@ -47,3 +54,38 @@ def test_a_clause_after_yes_or_no_is_a_statement_of_its_own() -> None:
 ])
 def test_answers_that_fill_nothing_are_not_merged(question: str, answer: str) -> None:
     assert merge(question, answer) is None
+
+
+def test_a_verb_that_looks_the_same_in_the_past_makes_a_clause() -> None:
+    assert is_clause("The doctor put me on 20 mg of lisinopril.")
+    assert not is_clause("A doctor's note for the put option")
+
+
+def test_how_many_nights_is_for_how_long() -> None:
+    follow = merge("How many nights?", "Two nights.")
+    assert follow is not None and follow.mode == "topic"
+    assert [s.text for s in follow.segments] == [" for two nights"]
+    people = merge("How many people?", "Four.")
+    assert people is not None and [s.text for s in people.segments] == [" (people: four)"]
+
+
+def test_where_someone_is_going_comes_from_what_was_said_before() -> None:
+    assert destination(["No, Ben is coming with me.", "When are you going to Japan?"], ["Ben"]) == "Japan"
+    assert destination(["I'm planning a trip to Japan with Maya."]) == "Japan"
+    assert destination(["I'm going to Maya's for dinner."], ["Maya"]) is None  # a person is not a place
+    assert destination(["I'm going to start running."]) is None
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Ben is coming with Alex", "Ben is coming to Japan with Alex"),
+    ("Alex is going next April", "Alex is going to Japan next April"),
+])
+def test_going_without_a_place_takes_it(text: str, expected: str) -> None:
+    assert is_going_without_place(text)
+    assert with_destination(text, "Japan") == expected
+
+
+@pytest.mark.parametrize("text", ["Alex will go to Kyoto", "Alex is going home", "Alex is going to start Monday",
+                                  "Alex lives in Berlin", "Alex is going in Osaka first"])
+def test_going_somewhere_already_or_not_going_at_all(text: str) -> None:
+    assert not is_going_without_place(text)

@@ -267,3 +267,116 @@ def test_any_turn_gives_well_formed_candidates(question: str, answer: str, role:
         if candidate.event_start_at is not None and candidate.event_end_at is not None:
             assert candidate.event_start_at < candidate.event_end_at
         assert candidate.source_turn_ids and candidate.observed_at is not None
+
+
+def test_a_value_said_in_place_of_an_earlier_one_corrects_that_statement() -> None:
+    dose = [("Noah", "The doctor put me on 20 mg of lisinopril.", "user"), ("assistant", "Once a day?", "assistant"),
+            ("Noah", "Oh, correction, it's 10 mg, I misread the label.", "user")]
+    corrected = stored(dose, NOW)[-1]
+    assert corrected.content == "The doctor put Noah on 10 mg of lisinopril; Noah misread the label"
+    assert corrected.source_turn_ids == ("t1", "t3") and "correction" in corrected.reasons
+    guests = [("Rosa", "We're 8 for dinner, can you scale the recipe?", "user"), ("assistant", "Sure.", "assistant"),
+              ("Rosa", "Sorry, make that 10.", "user")]
+    assert contents(stored(guests, NOW))[-1] == "Rosa is 10 for dinner"
+
+
+def test_another_source_giving_a_bare_value_says_the_same_thing_with_its_own() -> None:
+    lines = [("Ahmed", "The airline app says my flight leaves at 10:40."),
+             ("Ahmed", "The confirmation email says 11:15 though.")]
+    assert contents(stored(lines, NOW)) == ["The airline app says Ahmed's flight leaves at 10:40",
+                                            "The confirmation email says Ahmed's flight leaves at 11:15"]
+
+
+@pytest.mark.parametrize(("before", "after"), [
+    ("My flight leaves at 10:40.", "It's $40."),  # a price is not a time
+    ("We're 8 adults and 3 kids.", "Make that 10."),  # which of the two?
+    ("I'm 8 minutes away.", "Make that 10 mg."),  # other units
+])
+def test_a_value_that_replaces_nothing_said_corrects_nothing(before: str, after: str) -> None:
+    lines = [("Rosa", before), ("Sam", "Cool."), ("Rosa", after)]
+    assert all("correction" not in c.reasons for c in stored(lines, NOW))
+
+
+def test_what_follows_a_bare_me_is_the_same_memory() -> None:
+    lines = [("Helen", "Who is driving the database migration?"),
+             ("Ravi", "Me. We're moving the orders service to Postgres 16.")]
+    assert contents(stored(lines, NOW)) == [
+        "Ravi is driving the database migration; Ravi is moving the orders service to Postgres 16"]
+
+
+def test_a_sentence_adding_only_when_goes_on_with_the_short_answer() -> None:
+    lines = [("June", "Which school did Lily end up choosing?"),
+             ("Dana", "Riverside Elementary. She starts in the fall.")]
+    assert contents(stored(lines, datetime(2022, 3, 15))) == [
+        "Lily ended up choosing Riverside Elementary school; Lily starts in fall 2022"]
+    own = [("Tom", "How long have you been learning Spanish?"),
+           ("Vic", "About two years. I take classes at the Instituto Cervantes.")]
+    assert contents(stored(own, NOW)) == ["Vic has been learning Spanish for about two years",
+                                          "Vic takes classes at the Instituto Cervantes"]  # a fact of its own
+
+
+def test_going_without_a_place_takes_the_place_said_before() -> None:
+    lines = [("Maya", "When are you going to Japan?"), ("Alex", "Next April."), ("Maya", "Are you going alone?"),
+             ("Alex", "No, Ben is coming with me.")]
+    assert contents(stored(lines, NOW)) == ["Alex is going to Japan in April 2025",
+                                            "Alex is not going alone",  # a denial keeps its own words
+                                            "Ben is coming to Japan with Alex"]
+    trip = [("Alex", "I'm planning a trip to Japan."), ("Sam", "When are you going?"), ("Alex", "Next April.")]
+    assert contents(stored(trip, NOW))[-1] == "Alex is going to Japan in April 2025"
+    assert contents(stored(trip[1:], NOW)) == ["Alex is going in April 2025"]  # nowhere was said
+
+
+def test_the_thing_of_someone_named_just_before_is_theirs() -> None:
+    lines = [("Marek", "The teacher's email says Oscar's first day of school is September 3.", "user"),
+             ("Marek", "But the school newsletter says Year 2 starts on September 5.", "user")]
+    assert contents(stored(lines, datetime(2024, 8, 26)))[-1] == (
+        "Oscar's school newsletter says Year 2 starts on September 5, 2024")
+    assert contents(stored(lines[1:], datetime(2024, 8, 26))) == [
+        "Marek's school newsletter says Year 2 starts on September 5, 2024"]  # no one else's school came up
+
+
+@pytest.mark.parametrize(("said", "expected"), [
+    ("Ideas for a rainy day with my two children, Ella and Sam?", ["Ruth's two children are Ella and Sam"]),
+    ("Can you book a table for me and my wife Anna?", ["Ruth's wife is Anna"]),
+    ("Any good climbing gyms near me?", ["Ruth is looking for good climbing gyms near Ruth"]),
+    ("Any plans tonight?", []),
+    ("Can you find a ryokan in Hakone?", []),
+])
+def test_what_a_question_tells_about_the_speaker_is_kept(said: str, expected: list[str]) -> None:
+    assert contents(say("Ruth", said, role="user")) == expected
+
+
+def test_a_detail_asked_about_a_request_makes_it_what_the_speaker_needs() -> None:
+    lines = [("Chris", "I'm going to Japan in October, can you find a ryokan in Hakone?", "user"),
+             ("assistant", "Sure, how many nights?", "assistant"), ("Chris", "Two nights.", "user")]
+    [trip, ryokan] = stored(lines, NOW)
+    assert trip.content == "Chris is going to Japan in October 2024"
+    assert ryokan.content == "Chris needs a ryokan in Hakone for two nights"
+    assert ryokan.source_turn_ids == ("t1", "t2", "t3")
+
+
+@pytest.mark.parametrize(("lines", "expected"), [
+    ([("Mei", "Dentist on Thursday at 10, please block my calendar.", "user")], "Mei has dentist on May 9, 2024 at 10"),
+    ([("Lia", "Double espresso, every morning.", "user")], "Lia has double espresso, every morning"),
+    ([("assistant", "How will you invest it?", "assistant"), ("Kei", "$500 a month into an index fund.", "user")],
+     "Kei: $500 a month into an index fund"),  # an amount is not something one has
+])
+def test_a_verbless_note_from_the_user_is_something_they_have(lines: list, expected: str) -> None:
+    assert contents(stored(lines, NOW)) == [expected]
+
+
+def test_an_ing_word_before_a_verb_is_what_the_sentence_is_about() -> None:
+    lines = [("Kofi", "Billing moved to the new cluster back in 2022."),
+             ("Ana", "No, billing still runs on the old cluster, I deployed it there last week.")]
+    assert contents(stored(lines, datetime(2023, 3, 14))) == [
+        "Billing moved to the new cluster back in 2022",
+        "Billing still runs on the old cluster, Ana deployed it there in the week of March 6, 2023"]
+    assert contents(say("Alex", "Currently reading Project Hail Mary.")) == [
+        "Alex is currently reading Project Hail Mary"]
+
+
+def test_two_facts_in_one_sentence_are_two_memories() -> None:
+    assert contents(say("Lena", "I live in Hamburg and I work at Zalando.")) == ["Lena lives in Hamburg",
+                                                                                 "Lena works at Zalando"]
+    assert contents(say("Lena", "For the records: my blood type is O negative.", role="user")) == [
+        "Lena's blood type is O negative"]

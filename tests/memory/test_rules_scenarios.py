@@ -188,7 +188,7 @@ SCENARIOS = (
         ("Wes", "I use Neovim with the LazyVim config, and I switched from VS Code in 2022.", "user"),
         ("assistant", "Nice setup!", "assistant"),
         ("Wes", "My laptop runs Ubuntu 24.04.", "user"),
-    ), (("Wes uses Neovim", "LazyVim", "VS Code in 2022"), ("Wes's laptop runs Ubuntu 24.04",))),
+    ), (("Wes uses Neovim", "LazyVim"), ("Wes switched from VS Code in 2022",), ("Wes's laptop runs Ubuntu 24.04",))),
     Scenario("thanks only", (
         ("Xena", "Thanks so much for the help yesterday!"),
         ("Yuri", "No problem at all, happy to help."),
@@ -202,7 +202,7 @@ SCENARIOS = (
     Scenario("speaker called user", (
         ("user", "I'm vegan and I live in Portland.", "user"),
         ("assistant", "Great, I'll suggest vegan spots in Portland.", "assistant"),
-    ), (("User is vegan", "Portland"),)),
+    ), (("User is vegan",), ("User lives in Portland",))),
 )
 
 # Written after the engine's first version as a check on phrasing it was not tuned on; first measured at
