@@ -141,6 +141,9 @@ _LOOKING_FOR = re.compile(r"^(?:and |so )?(?:any|are there any|do you know any|k
                           r"(?P<what>(?:good |nice |decent )?[a-z][\w -]*?)\s+"
                           r"(?P<where>near me|nearby|close by|around here|near (?:my|our) \w+)\?$", re.I)
 # "No, billing still runs on the old cluster": what is said instead.
+# "... when you book the sync with Berlin": what the assistant is to do with a fact, not part of it.
+_FOR_THE_ASSISTANT = re.compile(r",?\s+(?:when|whenever|while|if|before|once)\s+you\s+(?!were\b|are\b|said\b)\w+\b.*$",
+                                re.I)
 _NO_LEAD = re.compile(r"^(?:no|nope|nah)\s*[,!.]\s+(?=\w)", re.I)
 _MONTH_BEFORE = re.compile(r"\b(?:" + "|".join(MONTHS) + r")\.?\s*$", re.I)
 _FIRST_OR_SECOND = re.compile(r"\b(?:i|i'm|i've|i'll|i'd|me|my|mine|we|we're|we've|us|our|you|you're|your)\b", re.I)
@@ -278,13 +281,16 @@ class RuleEngine:
             reasons.append("procedure")
         elif (find := _FIND.match(body)) and _has_detail(info, body):
             body = "I need " + body[find.end():]  # "Find a cat sitter for the week of October 9"
-        elif _REQUEST.match(body) or re.match(r"^please\s+\w+", body, re.I):
-            return skip("request")
+        elif _REQUEST.match(body) or re.match(r"^please\s+\w+", body, re.I) or (
+                re.search(r"\bplease$", body, re.I) and not _has_verb(body)):
+            return skip("request")  # "examples in Python please": what is wanted, not a fact
         elif is_advice(body):
             return skip("advice")
         elif (wish := _WOULD_BE_NICE.match(body)) and not _PRONOUN_START.match(wish["what"]):
             body = f"I would like {_lower_first(wish['what'])}"  # "Somewhere with fado would be lovely"
         else:
+            if info.addressee in (None, "the assistant") and not _LISTENER_START.match(body):
+                body = _FOR_THE_ASSISTANT.sub("", body)  # "I'm on Pacific time when you book the sync"
             body, added = _with_subject(body)
             if added:
                 confidence -= 0.1

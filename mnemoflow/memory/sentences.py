@@ -24,19 +24,28 @@ _DISCOURSE = re.compile(
     r"omg|btw|by the way|actually|honestly|anyway|anyways|also|plus|and|but|oh well|fun fact|guess what|great|"
     r"cool|nice|awesome|sure|totally|true|indeed|seriously|fyi|just so you know|for the records?|you know what|"
     r"to be honest|tbh|oh man|man|dude|ugh|phew|yay|hooray|wait|whoa|woah|yikes|gosh|geez|jeez|aha|heads up|"
-    r"(?:big|good|great|bad|exciting|some) news|(?:quick |small |little )?update|correction|sorry|reminder|"
-    r"it's official|plan of record|(?:some )?background|quick one|ps|p\.s\.)"
+    r"(?:big|good|great|bad|exciting|some) news|(?:quick |small |little )?update|correction|sorry|"
+    r"(?:quick |friendly |small )?reminder(?:\s+that)?|"
+    r"it's official|plan of record|as usual|as always|(?:some )?background|quick one|ps|p\.s\.)"
     r"(?![\w'])[,!.:;\s-]*)+",
     re.I,
 )
+# "For the party planning, just so you know: ...": a short topic said before a discourse marker.
+_LEAD_IN = re.compile(r"^(?:for|about|re|regarding|as for|speaking of)\s+[^,:;.!?]{1,40}?,\s*"
+                      r"(?=(?:just so you know|fyi|heads up|for the records?|by the way|btw)\b)", re.I)
 _TRAILING_FILLER = re.compile(r"[,;]?\s+(?:though|ha|haha+|lol|lmao|ugh|tbh)\s*([.!?]*)$", re.I)
+# A request to the listener after a statement: "..., keep dairy out of the plan", "..., remind my husband",
+# "..., so examples in Python please". "remember/don't forget (that)" brings in a statement of its own.
+_ASK = (r"(?:please\s+)?(?:keep|remind|book|schedule|send|tell|add|use|note|leave|skip|pick|plan)\b|"
+        r"(?:remember|don't forget|do not forget|keep in mind)(?:\s+that)?\s+(?!to\b)|[^,;]*\bplease[.!]*$")
+_REMINDER = re.compile(r"^(?:remember|don't forget|do not forget|keep in mind)(?:\s+that)?\s+(?!to\b)")
 _CLAUSE_BREAK = re.compile(r";\s+|,\s+(?:and\s+|but\s+|so\s+)?(?=(?:(?:as usual|also|now|then|actually),?\s+)?"
-                           r"(?:I|I'm|I've|I'll|I'd|we|we're|we've|my|our|can you|could you|please)\b)|"
+                           r"(?:I|I'm|I've|I'll|I'd|we|we're|we've|my|our|can you|could you|please)\b|" + _ASK + r")|"
                            r"(?<=\w)\s+and\s+(?=(?:I|I'm|I've|I'll|I'd|we|we're|we've|we'll|my|our)\s)")
 # A tail clause that points back into the sentence before it ("..., I deployed it there last week").
 _REFERS_BACK = re.compile(r"\b(?:it|there|them)\b", re.I)
 _POLAR_START = re.compile(r"^(?:yes|yeah|yep|no|nope|nah|not anymore|not really|sorry)\b[\s,.!]*", re.I)
-_REQUEST_START = re.compile(r"^(?:can you|could you|please)\b", re.I)
+_REQUEST_START = re.compile(r"^(?i:can you|could you|please)\b|^(?:" + _ASK + ")")
 _SUBORDINATE_START = re.compile(r"^(?:even if|if|when|whenever|since|because|although|though|while|after|before|as|"
                                 r"once|unless|until)\b", re.I)
 _GREETED_NAME = re.compile(r"^(?i:hey|hi|hello|dear|hiya|thanks|thank you)\s+[A-Z][a-z]+\s*[,!:.]\s*")
@@ -75,7 +84,10 @@ def split_clauses(sentence: str, is_clause: Callable[[str], bool]) -> list[str]:
     something named ("I live in Hamburg and I work at Zalando"). Two statements on one topic stay one
     memory ("I don't eat meat, I'm vegetarian"), as does a clause whose "it"/"there" points back into the
     one before ("billing runs on the old cluster, I deployed it there"); a sentence opening with
-    "if"/"since"/"when" stays whole."""
+    "if"/"since"/"when" stays whole. A request to the listener after a statement is its own unit ("I'm
+    vegan, keep that in mind"), as is "remember (that) ..." after one; a verbless fragment before
+    "remember" only says when the reminder matters ("Catering again next week, remember I eat vegan")
+    and is left out."""
     if _SUBORDINATE_START.match(sentence):
         return [sentence]
     units = [sentence]
@@ -84,7 +96,9 @@ def split_clauses(sentence: str, is_clause: Callable[[str], bool]) -> list[str]:
         if not (head and tail):
             continue
         contrast = ";" in m.group() or "but" in m.group()
-        if contrast or _REQUEST_START.match(tail):
+        if _REMINDER.match(tail) and not is_clause(head) and not re.search(r"\d", head):
+            units[0:1] = [tail]  # "Catering again next week, remember I eat vegan": the fragment is the occasion
+        elif contrast or _REQUEST_START.match(tail):
             units[0:1] = [head, tail]
         elif _REFERS_BACK.search(tail) and len(_POLAR_START.sub("", head).split()) >= 4:
             continue  # the tail needs the head to be understood
@@ -104,7 +118,7 @@ def strip_padding(sentence: str, names: Iterable[str] = ()) -> str:
     vocatives = _vocatives(tuple(names))
     text = sentence.strip()
     while True:
-        stripped = _DISCOURSE.sub("", _GREETED_NAME.sub("", text))
+        stripped = _DISCOURSE.sub("", _LEAD_IN.sub("", _GREETED_NAME.sub("", text)))
         if vocatives:
             stripped = vocatives[0].sub("", stripped)
         if stripped == text or not re.search(r"\w", stripped):

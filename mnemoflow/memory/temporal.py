@@ -38,7 +38,8 @@ _NUM = r"\d{1,3}|a couple of|a couple|couple of|an?|one|two|three|four|five|six|
 _PREP = r"(?:\b(?P<prep>on|in|by|until|till|from|since|before|after|during|for|at|over|through)\s+)?"
 _PART = r"(?:\s+(?P<part>morning|afternoon|evening|night)\b)?"
 _KEEP_PREPS = {"by", "until", "till", "from", "since", "before", "after", "during", "for", "over", "through"}
-_RECURRING = re.compile(r"\b(birthdays?|anniversary|every|each|annual(ly)?|yearly|weekly|daily)\b", re.I)
+# A yearly date, or a birth date said without its year (the conversation's year is not it).
+_RECURRING = re.compile(r"\b(birthdays?|born|anniversary|every|each|annual(ly)?|yearly|weekly|daily)\b", re.I)
 _SEASON_START = {"spring": 3, "summer": 6, "fall": 9, "autumn": 9, "winter": 12}
 
 _FUTURE = re.compile(r"\b(will|'ll|would|going to|gonna|plan(s|ning)?|next|tomorrow|upcoming|soon|hope to|want to|"

@@ -380,3 +380,26 @@ def test_two_facts_in_one_sentence_are_two_memories() -> None:
                                                                                  "Lena works at Zalando"]
     assert contents(say("Lena", "For the records: my blood type is O negative.", role="user")) == [
         "Lena's blood type is O negative"]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("For the party planning, just so you know: I was born on March 12.", ["Aisha was born on March 12"]),
+    ("My birthday is on March 12, remind my husband a week before.", ["Aisha's birthday is on March 12"]),
+    ("I'm lactose intolerant, keep dairy out of the plan.", ["Aisha is lactose intolerant"]),
+    ("Python is my main language, so examples in Python please.", ["Python is Aisha's main language"]),
+    ("Reminder that I'm in the Pacific time zone when you book the sync with Berlin.",
+     ["Aisha is in the Pacific time zone"]),
+    ("I'm catering again next week, remember I eat vegan.", ["Aisha is catering again in the week of May 13, 2024",
+                                                         "Aisha eats vegan"]),
+    ("Catering again next week, remember I eat vegan.", ["Aisha eats vegan"]),
+])
+def test_requests_to_the_assistant_and_padding_stay_out_of_the_fact(text: str, expected: list[str]) -> None:
+    assert contents(say("Aisha", text, role="user")) == expected
+
+
+def test_a_request_tail_with_a_rule_word_is_still_a_rule_and_when_you_in_a_rule_stays() -> None:
+    assert contents(say("Aisha", "Always use metric units when you write recipes.", role="user")) \
+        == ["Aisha's rule: always use metric units when you write recipes"]
+    # said to another person, "when you ..." is theirs and stays
+    assert contents(say("Aisha", "I'm home when you come over.", ("Ben", "Are you around?"))) \
+        == ["Aisha is home when Ben comes over"]

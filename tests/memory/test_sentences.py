@@ -52,3 +52,34 @@ def test_a_clause_pointing_back_stays_with_the_one_before() -> None:
     said = "No, billing still runs on the old cluster, I deployed it there last week."
     assert split_clauses(said, is_clause) == [said]
     assert split_clauses("Not anymore, I sold it last year.", is_clause) == ["Not anymore", "I sold it last year."]
+
+
+def test_a_topic_before_a_discourse_marker_and_a_reminder_that_are_padding() -> None:
+    assert strip_padding("For the party planning, just so you know: Aisha was born on March 12.") \
+        == "Aisha was born on March 12."
+    assert strip_padding("Reminder that I'm in the Pacific time zone") == "I'm in the Pacific time zone"
+    assert strip_padding("As usual Bruno wants a window seat") == "Bruno wants a window seat"
+    assert strip_padding("For dinner, I want pasta") == "For dinner, I want pasta"  # no marker: content
+
+
+@pytest.mark.parametrize(("sentence", "clauses"), [
+    ("I'm catering again next week, remember I eat vegan", ["I'm catering again next week", "remember I eat vegan"]),
+    ("Catering again next week, remember I eat vegan", ["remember I eat vegan"]),  # the fragment is the occasion
+    ("Dinner on May 3, remember I eat vegan", ["Dinner on May 3", "remember I eat vegan"]),  # a dated one stays
+    ("I'm vegan, keep that in mind for catering", ["I'm vegan", "keep that in mind for catering"]),
+    ("Python's my main language, so examples in Python please", ["Python's my main language",
+                                                                 "examples in Python please"]),
+    ("My birthday is on March 12, remind my husband a week before", ["My birthday is on March 12",
+                                                                     "remind my husband a week before"]),
+])
+def test_a_request_or_a_reminder_after_a_statement_is_its_own_clause(sentence: str, clauses: list[str]) -> None:
+    assert split_clauses(sentence, is_clause) == clauses
+
+
+@pytest.mark.parametrize("sentence", [
+    "I'm flying Friday, remember to book the hotel",  # a to-do, not a statement of its own
+    "If it rains, keep the windows closed",
+    "I keep bees in the garden",
+])
+def test_no_request_tail_no_split(sentence: str) -> None:
+    assert split_clauses(sentence, is_clause) == [sentence]

@@ -104,3 +104,10 @@ def test_a_weekday_naming_a_kind_of_thing_is_not_a_date() -> None:
     for text in ("I joined the club for the long Sunday runs", "I skip my Monday classes"):
         assert resolve_dates(text, sunday).times == ()
     assert resolve_dates("Our Sunday lunch is at noon", sunday).text == "Our April 21, 2024 lunch is at noon"
+
+
+def test_a_birth_date_without_a_year_gets_no_year() -> None:
+    resolved = resolve_dates("Aisha was born on March 12", WED)
+    assert (resolved.text, resolved.times) == ("Aisha was born on March 12", ())
+    assert resolve_dates("Aisha was born on March 12, 1990", WED).start == datetime(1990, 3, 12)
+    assert resolve_dates("the party is on March 12", WED).times  # not a birth date: it is dated
