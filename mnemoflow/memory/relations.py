@@ -565,9 +565,13 @@ def _duplicate(cand: Claim, old: Claim, kind: str, old_kind: str, nid: str, sim:
     shared_names = {n for n in cand.names if n != cand.subject and _has(n, old.names)}
     # a rewording may change the verb ("eats vegan" / "is vegan"), never add a thing ("cats and dogs")
     uncovered = cand_stems - covered - ({cand.verb_stem} if cand.verb_stem else set())
-    if sim is not None and sim >= 0.8 and kind == old_kind and cand_values == old_values and not uncovered and \
+    # a preference restated as a fact ("mostly writes Python" / "Python is Leah's main language") is one
+    same_kind = kind == old_kind or {kind, old_kind} == {"fact", "preference"}
+    if sim is not None and sim >= 0.8 and same_kind and cand_values == old_values and not uncovered and \
             (coverage >= 0.5 or shared_names):
         conf = min(0.9, 0.8 + (sim - 0.8))
+        if shared_names and not uncovered:
+            conf = min(0.92, 0.85 + (sim - 0.8) / 2)  # another name besides the subject, nothing added
         return Decision("duplicate", nid, round(conf, 3),
                         f"paraphrase: vector {sim:.2f} with the same names and values (word coverage {coverage:.2f})")
     return None

@@ -443,6 +443,14 @@ def test_a_count_for_a_dated_event_is_one_slot() -> None:
     assert decision.relation == "UPDATES" and action(decision) == "apply", decision
 
 
+def test_a_preference_restated_as_a_habit_is_a_duplicate_applied() -> None:
+    decision = judge("Leah mostly writes Python", n("m1", "Python is Leah's main language", "preference", sim=0.84))
+    assert decision.relation == "duplicate" and action(decision) == "apply", decision
+    # a rule is no restatement of the fact behind it
+    rule = judge("Leah mostly writes Python", n("m1", "Python is Leah's main language", "rule", sim=0.84))
+    assert rule.relation != "duplicate", rule
+
+
 # ---------------------------------------------------------------------------------------------
 # derive
 
