@@ -7,20 +7,8 @@ near miss that must derive nothing.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from mnemoflow.memory.inference import Derived, derive
-
-
-@dataclass(frozen=True)
-class M:
-    memory_id: str
-    content: str
-
-
-def only(derived: list[Derived]) -> Derived:
-    assert len(derived) == 1, derived
-    return derived[0]
+from tests.memory.test_relations import M, only
 
 
 def run(*contents: str) -> list[Derived]:
