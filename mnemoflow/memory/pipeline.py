@@ -8,13 +8,16 @@ the memories written earlier in this run that the indexes have not folded in yet
 relationship step decides in code what it does: a new memory, a reinforced duplicate, an update
 that supersedes, an extension or a conflict, applied at confidence >= 0.85, queued for review
 from 0.5. Lifecycle time is the store's; event time comes from the candidate.
+
+A pass reads and writes through one `MemoryWrites`: every decision sees the writes before it at
+once, and the pass lands in one transaction and one commit; a pass that fails leaves nothing.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 import numpy as np
@@ -26,7 +29,7 @@ from mnemoflow.memory.relations import Decision, Neighbour, action, classify, de
 from mnemoflow.models import LinkDraft, MemoryDraft, MemoryItem, RelationDraft
 from mnemoflow.scoring import fast_score
 from mnemoflow.storage import Scope, Store
-from mnemoflow.storage.store import memory_content_hash
+from mnemoflow.storage.store import MemoryWrites, memory_content_hash
 from mnemoflow.timeutil import utcnow
 
 WINDOW_TURNS = 6  # recent turns an engine may read for an elliptic question's topic
@@ -82,8 +85,17 @@ class MemoryGenerator:
             *, only: set[str] | None = None) -> GenerationReport:
         """Turns of one conversation, oldest first; `sources` maps a turn id to the chunk or document
         ids its memories are EXTRACTED_FROM. With `only`, just those turns are read (the others
-        are context: the question a new answer answers)."""
-        sources = sources or {}
+        are context: the question a new answer answers). The run is one pass of writes: when it
+        fails, nothing of it is stored and the generator is as it was before it."""
+        before = self._checkpoint()
+        try:
+            return self._run(turns, sources or {}, only)
+        except BaseException:
+            self.written, self._from_turn, self.report = before
+            raise
+
+    def _run(self, turns: Sequence[TurnView], sources: dict[str, tuple[str, ...]],
+             only: set[str] | None) -> GenerationReport:
         self._turns = {t.turn_id: t for t in turns}
         self._speakers = tuple(dict.fromkeys(  # the people of the conversation: names typed as persons
             t.speaker for t in turns if (t.role or "").lower() != "assistant" and t.speaker.lower() != "assistant"))
@@ -95,16 +107,24 @@ class MemoryGenerator:
             context = self._context(turns, position)
             planned += [(position, context, c) for c in self.engine.generate(context) if c.should_store]
         # every candidate of the conversation embedded in one model call, then decided in order
-        self._vectors({_key(c): c.content for _, _, c in planned})
-        for position, context, candidate in planned:
-            self.report.candidates += 1
-            cited = tuple(dict.fromkeys(s for t in candidate.source_turn_ids for s in sources.get(t, ())))
-            self._decide_and_write(candidate, cited, context.now, context.turn.turn_id,
-                                   self._asked_about(turns, position))
-        self._derive()
+        vectors = self._vectors({_key(c): c.content for _, _, c in planned})
+        with self.store.memory_writes(self.scope, actor=self.actor) as writes:
+            writes.search_ahead(list(vectors.values()), NEIGHBOURS_PER_SIGNAL)
+            for position, context, candidate in planned:
+                self.report.candidates += 1
+                cited = tuple(dict.fromkeys(s for t in candidate.source_turn_ids for s in sources.get(t, ())))
+                self._decide_and_write(writes, candidate, cited, context.now, context.turn.turn_id,
+                                       self._asked_about(turns, position))
+            self._derive(writes)
         return self.report
 
-    def _derive(self) -> None:
+    def _checkpoint(self) -> tuple[dict[str, _Known], dict[str, list[str]], GenerationReport]:
+        """What a run changes in the generator, copied so that a failed run can be undone."""
+        return ({mid: replace(k) for mid, k in self.written.items()},
+                {turn: list(ids) for turn, ids in self._from_turn.items()},
+                replace(self.report, linked=dict(self.report.linked)))
+
+    def _derive(self, writes: MemoryWrites) -> None:
         """Inferences over this run's current memories, each DERIVES from what supports it."""
         current = [_Ref(mid, k.memory.content) for mid, k in self.written.items() if k.memory.is_latest]
         for inferred in derive(current):
@@ -115,9 +135,8 @@ class MemoryGenerator:
                           for support in inferred.supporting_ids)
             draft = MemoryDraft(content=inferred.content, kind=inferred.kind, salience=fast_score(inferred.content),
                                 confidence=inferred.confidence, metadata={"derived_by": inferred.rule})
-            memory, created = self.store.write_memory(self.scope, draft, actor=self.actor,
-                                                      links=links if verdict == "apply" else (),
-                                                      review=links if verdict == "review" else ())
+            memory, created = writes.add(draft, links=links if verdict == "apply" else (),
+                                         review=links if verdict == "review" else ())
             if created:
                 self.report.created += 1
                 self.report.count_link("DERIVES")
@@ -128,12 +147,13 @@ class MemoryGenerator:
         return turn_context(turns, position, tuple(known))
 
     # ------------------------------------------------------------------ neighbours and decision
-    def _neighbours(self, candidate: Candidate, asked_about: frozenset[str] = frozenset()) -> list[Neighbour]:
-        bm25 = self.store.bm25_search(self.scope, "memories", candidate.content, NEIGHBOURS_PER_SIGNAL)
+    def _neighbours(self, writes: MemoryWrites, candidate: Candidate,
+                    asked_about: frozenset[str] = frozenset()) -> list[Neighbour]:
+        bm25 = writes.bm25_search(candidate.content, NEIGHBOURS_PER_SIGNAL)
         vector = self._vectors({_key(candidate): candidate.content})[_key(candidate)]
-        dense = self.store.vector_search(self.scope, "memories", vector, NEIGHBOURS_PER_SIGNAL)
+        dense = writes.vector_search(vector, NEIGHBOURS_PER_SIGNAL)
         ranks = {hit.id: rank for rank, hit in enumerate(bm25, start=1)}
-        stored = self.store.fetch_memories(self.scope, list(dict.fromkeys([h.id for h in bm25] + [h.id for h in dense])))
+        stored = writes.fetch_memories(list(dict.fromkeys([h.id for h in bm25] + [h.id for h in dense])))
         known = {mid: _Known(m) for mid, m in stored.items() if m.is_latest}
         known.update({mid: self.written[mid] for mid in self._closest_written(vector, asked_about)})
         vectors = self._vectors({mid: k.memory.content for mid, k in known.items()})
@@ -184,25 +204,25 @@ class MemoryGenerator:
         return frozenset(mid for mid in self._from_turn.get(said.turn_id, ())
                          if mid in self.written and self.written[mid].memory.is_latest)
 
-    def _decide_and_write(self, candidate: Candidate, cited: tuple[str, ...], now: datetime, turn_id: str,
-                          asked_about: frozenset[str]) -> None:
-        neighbours = self._neighbours(candidate, asked_about)
+    def _decide_and_write(self, writes: MemoryWrites, candidate: Candidate, cited: tuple[str, ...], now: datetime,
+                          turn_id: str, asked_about: frozenset[str]) -> None:
+        neighbours = self._neighbours(writes, candidate, asked_about)
         decision = classify(candidate.content, candidate.kind, candidate.entities, neighbours, now=now,
                             speaker=self._turns[turn_id].speaker if turn_id in self._turns else None)
         verdict = action(decision)
         if decision.relation == "duplicate" and verdict == "apply" and decision.target_id:
-            self.store.reinforce_memory(self.scope, decision.target_id, cited, actor=self.actor)
+            writes.reinforce(decision.target_id, cited)
             self.report.reinforced += 1
             self._from_turn.setdefault(turn_id, []).append(decision.target_id)
             return
         link = _link(decision)
         links = (link,) if link and verdict == "apply" else ()
         review = (link,) if link and verdict == "review" else ()
-        memory, created = self.store.write_memory(self.scope, _draft(candidate, cited, self._turns, turn_id, self._speakers),
-                                                  actor=self.actor, links=links, review=review)
+        memory, created = writes.add(_draft(candidate, cited, self._turns, turn_id, self._speakers),
+                                     links=links, review=review)
         self._from_turn.setdefault(turn_id, []).append(memory.id)
         if not created:  # the same content already held (an exact repeat the hash caught)
-            self.store.reinforce_memory(self.scope, memory.id, cited, actor=self.actor)
+            writes.reinforce(memory.id, cited)
             self.report.reinforced += 1
             return
         self.report.created += 1

@@ -26,11 +26,14 @@ class Job:
     attempts: int
 
 
-def enqueue(con: duckdb.DuckDBPyConnection, jobs: list[Job], now: datetime) -> None:
+def enqueue(con: duckdb.DuckDBPyConnection, jobs: list[Job], now: datetime | list[datetime]) -> None:
+    """Queue `jobs` at `now`, or each at its own time (jobs are claimed oldest first)."""
+    times = now if isinstance(now, list) else [now] * len(jobs)
     batch.insert(
         con, "outbox",
         ["job_key", "tenant_id", "user_id", "kind", "payload", "attempts", "status", "created_at", "updated_at"],
-        [[j.job_key, j.tenant_id, j.user_id, j.kind, json.dumps(j.payload), 0, "pending", now, now] for j in jobs],
+        [[j.job_key, j.tenant_id, j.user_id, j.kind, json.dumps(j.payload), 0, "pending", t, t]
+         for j, t in zip(jobs, times)],
         on_conflict_ignore=True,
     )
 
