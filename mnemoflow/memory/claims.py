@@ -24,6 +24,8 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from mnemoflow.memory import temporal, verbs
+
 # ---------------------------------------------------------------------------------------------
 # word lists
 
@@ -49,13 +51,11 @@ every each morning evening night usual main favourite favorite currently
 """.split())
 # Units of time: "a month" is not what a statement is about.
 TIME_UNITS = frozenset({"second", "minute", "hour", "day", "week", "month", "year", "weekend", "time"})
-MONTHS = {m: i + 1 for i, m in enumerate(
-    "january february march april may june july august september october november december".split())}
-MONTH_ABBREV = {"jan": 1, "feb": 2, "mar": 3, "apr": 4, "jun": 6, "jul": 7, "aug": 8, "sep": 9,
-                "sept": 9, "oct": 10, "nov": 11, "dec": 12}
+MONTHS = {m.lower(): i + 1 for i, m in enumerate(temporal.MONTHS)}
+MONTH_ABBREV = temporal.MONTH_ABBREVIATIONS
 SEASONS = {"spring": (3, 4, 5), "summer": (6, 7, 8), "fall": (9, 10, 11), "autumn": (9, 10, 11),
            "winter": (12, 1, 2)}
-WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
+WEEKDAYS = frozenset(temporal.WEEKDAYS)
 ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
             "eighth": 8, "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12, "last": -1}
 NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
@@ -70,8 +70,7 @@ there here what which who how why no not yes please according
 TITLES = frozenset({"dr", "mr", "mrs", "ms", "prof", "professor", "aunt", "uncle", "grandma", "grandpa",
                     "grandmother", "grandfather", "saint", "st", "sir", "dame"})
 NAME_CONNECTORS = frozenset({"du", "de", "da", "del", "van", "von", "der", "la", "le", "of", "&"})
-AUXILIARIES = frozenset("""
-is am are was were be been has have had does do did will would can could should shall may might must
+AUXILIARIES = verbs.AUXILIARIES | frozenset("""
 isn't aren't wasn't weren't hasn't haven't hadn't doesn't don't didn't won't wouldn't can't couldn't
 shouldn't
 """.split())

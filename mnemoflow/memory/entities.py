@@ -149,7 +149,6 @@ some any every each one two three python javascript
 
 # ------------------------------------------------------------------------------------ helpers
 
-_APOS = "'’"
 
 
 def _clean(name: str) -> str:
@@ -430,6 +429,12 @@ _PRONOUNS = frozenset({"it", "them", "this", "that", "these", "those", "him", "h
                        "something", "everything", "anything", "nothing", "it all", "all"})
 
 
+# a verb of _VERBS after the subject, with adverbs between; group v<i> names which one matched
+_VERB_AFTER_SUBJECT = re.compile(
+    r"\s+(?:(?:" + _ADVERBS + r")\s+)*(?:" + "|".join(f"(?P<v{i}>{p})" for i, (p, _, _) in enumerate(_VERBS))
+    + r")\s+", re.I)
+
+
 def relation_triples(content: str, entities: Sequence[EntityRef]) -> list[Triple]:
     """(subject id, predicate, object id or literal, confidence) the content states.
 
@@ -449,13 +454,11 @@ def relation_triples(content: str, entities: Sequence[EntityRef]) -> list[Triple
         return _dedupe(triples)
     alternation = "|".join(re.escape(s) for s in sorted(surfaces, key=len, reverse=True))
     entity_at = re.compile(rf"(?:the\s+)?(?P<e>{alternation})(?![\w'’-])", re.I)
-    verbs = "|".join(f"(?P<v{i}>{p})" for i, (p, _, _) in enumerate(_VERBS))
-    verb = re.compile(rf"\s+(?:(?:{_ADVERBS})\s+)*(?:{verbs})\s+", re.I)
     for m in re.finditer(rf"(?<![\w'’-])(?:{alternation})(?![\w'’-])", content, re.I):
         subject = surfaces[_key(m.group())]
         rest = content[m.end():]
         while True:
-            vm = verb.match(rest)
+            vm = _VERB_AFTER_SUBJECT.match(rest)
             if vm is None:
                 break
             index = next(int(k[1:]) for k, v in vm.groupdict().items() if v is not None)
@@ -562,7 +565,6 @@ _TOPIC_RES = {key: re.compile(rf"\b(?:{words})\b", re.I) for key, words in _TOPI
 _PREFERENCE = re.compile(r"\b(?:prefers?|preferred|likes|liked|loves|loved|enjoys?|enjoyed|hates?|hated|"
                          r"dislikes?|disliked|favou?rites?|can'?t stand|fan of|would rather|rather than|"
                          r"allergic to)\b", re.I)
-CATEGORY_KEYS: tuple[str, ...] = ("preference", *_TOPICS)
 
 
 def categories_of(content: str, kind: str) -> list[str]:

@@ -47,7 +47,8 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Protocol
 
-from mnemoflow.memory.claims import NUMBER_WORDS, DateValue, parse_claim
+from mnemoflow.memory.claims import NUMBER_WORDS, DateValue, Value, parse_claim
+from mnemoflow.memory.temporal import MONTHS
 
 
 class MemoryLike(Protocol):
@@ -67,7 +68,6 @@ class Derived:
 
 _NAME = r"(?:[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?)(?: [A-Z][a-z]+)?"
 _MONEY = r"[$€£]\d[\d,]*(?:\.\d+)?"
-_MONTH_NAMES = [calendar.month_name[i] for i in range(13)]
 
 
 # A conversational lead-in a memory may keep ("Just remember Fatima is vegan"): it adds nothing to
@@ -225,8 +225,17 @@ def _reporting_line(items: Sequence[tuple[str, str]]) -> list[Derived]:
 # dates
 
 
+def _date_values(text: str) -> list[Value]:
+    return [v for v in parse_claim(text).all_values if v.type == "date"]
+
+
 def _full_dates(text: str) -> list[DateValue]:
-    return [v.key for v in parse_claim(text).all_values if v.type == "date"]  # type: ignore[misc]
+    return [v.key for v in _date_values(text)]  # type: ignore[misc]
+
+
+def _days(text: str) -> list[date]:
+    """The calendar days the text names in full (year, month and day)."""
+    return [d for d in (_as_date(v) for v in _full_dates(text)) if d]
 
 
 def _as_date(value: DateValue) -> date | None:
@@ -239,11 +248,11 @@ def _as_date(value: DateValue) -> date | None:
 
 
 def _month_text(d: date) -> str:
-    return f"{_MONTH_NAMES[d.month]} {d.year}"
+    return f"{MONTHS[d.month - 1]} {d.year}"
 
 
 def _day_text(d: date) -> str:
-    return f"{_MONTH_NAMES[d.month]} {d.day}, {d.year}"
+    return f"{MONTHS[d.month - 1]} {d.day}, {d.year}"
 
 
 def _add(start: date, n: int, unit: str) -> date:
@@ -276,7 +285,7 @@ def _recovery(items: Sequence[tuple[str, str]]) -> list[Derived]:
     for mid, text in items:
         m = _EVENT.match(text)
         if m:
-            dates = [d for d in (_as_date(v) for v in _full_dates(text)) if d]
+            dates = _days(text)
             if len(dates) == 1:
                 events.append((m.group("o"), m.group("event"), dates[0], mid))
     out = []
@@ -442,7 +451,7 @@ def _expiry(items: Sequence[tuple[str, str]]) -> list[Derived]:
         m = _DOCUMENT.match(text)
         if not m:
             continue
-        expiry = [d for d in (_as_date(v) for v in _full_dates(text)) if d]
+        expiry = _days(text)
         if len(expiry) != 1:
             continue
         owner, doc = m.group("o"), m.group("doc")
@@ -484,7 +493,7 @@ def _end_of_life(items: Sequence[tuple[str, str]]) -> list[Derived]:
     for mid, text in items:
         m = _EOL.match(text)
         if m:
-            dates = [v for v in parse_claim(text).all_values if v.type == "date"]
+            dates = _date_values(text)
             if len(dates) == 1:
                 eols.append((m.group("name").lower(), m.group("ver"), m.group("name"), dates[0].text, mid))
     out = []

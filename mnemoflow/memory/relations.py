@@ -165,8 +165,9 @@ def classify(
     cand_entities = _entity_keys(candidate_entities)
     verdicts: list[tuple[tuple, Decision]] = []
     notes: list[str] = []
+    ruled_out = _negated_values(cand)  # the candidate's own: read once, not per neighbour
     for position, neighbour in enumerate(neighbours):
-        decision = _judge(cand, candidate_kind, cand_entities, neighbour, now, notes, speaker)
+        decision = _judge(cand, candidate_kind, cand_entities, neighbour, now, notes, speaker, ruled_out)
         if neighbour.asked_about and (decision is None or decision.confidence < REVIEW_AT):
             decision = Decision("EXTENDS", neighbour.memory_id, FOLLOW_UP_CONFIDENCE,
                                 "follow-up: answers the question asked about it")
@@ -190,7 +191,7 @@ def classify(
 
 
 def _judge(cand: Claim, kind: str, cand_entities: frozenset[str], neighbour: Neighbour, now: datetime,
-           notes: list[str], speaker: str | None = None) -> Decision | None:
+           notes: list[str], speaker: str | None = None, ruled_out: Sequence[Value] = ()) -> Decision | None:
     nid = neighbour.memory_id
     if neighbour.same_hash:
         return Decision("duplicate", nid, 1.0, "hash: same content hash")
@@ -219,7 +220,8 @@ def _judge(cand: Claim, kind: str, cand_entities: frozenset[str], neighbour: Nei
         return decision  # a rule ("never suggest peanuts") does not replace the fact behind it
 
     # 3. a value of the same slot differs
-    diffs = _disagreements(cand, old, same_voice=sources not in ("different", "speakers"), now=now)
+    diffs = _disagreements(cand, old, same_voice=sources not in ("different", "speakers"), now=now,
+                           ruled_out=ruled_out)
     blocked = False
     if diffs:
         what = "; ".join(f"{d.old.text} -> {d.new.text}" for d in diffs[:3])
@@ -372,14 +374,14 @@ def _covers_predicate(cand: Claim, old: Claim, diffs: list[_Diff]) -> bool:
     return all(_has(a, cand.predicate_anchors) for a in rest)
 
 
-def _disagreements(cand: Claim, old: Claim, *, same_voice: bool = True, now: datetime | None = None) -> list[_Diff]:
+def _disagreements(cand: Claim, old: Claim, *, same_voice: bool = True, now: datetime | None = None,
+                   ruled_out: Sequence[Value] = ()) -> list[_Diff]:
     """Values of `old` that `cand` replaces in the same slot. A name fills the same slot only after the
     same preposition when one voice speaks ("at Shopify" -> "at Stripe"); two sources are compared
     on the topic alone ("dinner is at Osteria Lupo" / "booked Bar Centrale for dinner")."""
     out: list[_Diff] = []
     shared = _shared(cand.anchors_with_source, old.anchors_with_source)
     single_valued = old.copula or bool(overlap(set(old.main_stems), FUNCTIONAL))
-    ruled_out = _negated_values(cand)
     # "dinner on November 10" said by both: a shared value is a shared topic too
     topic = len(shared) + sum(1 for v in old.all_values if v.type not in ("name", "version")
                               and any(w.type == v.type and w.compatible(v) for w in cand.all_values))

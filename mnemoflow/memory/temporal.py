@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from datetime import date, datetime, timedelta
 
 from mnemoflow.memory.verbs import PAST_FORMS
@@ -25,10 +26,9 @@ from mnemoflow.memory.verbs import PAST_FORMS
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
           "October", "November", "December")
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_MONTH_NUMBER = {m.lower(): i + 1 for i, m in enumerate(MONTHS)} | {
-    "jan": 1, "feb": 2, "mar": 3, "apr": 4, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9, "oct": 10,
-    "nov": 11, "dec": 12,
-}
+MONTH_ABBREVIATIONS = {"jan": 1, "feb": 2, "mar": 3, "apr": 4, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9,
+                       "oct": 10, "nov": 11, "dec": 12}
+_MONTH_NUMBER = {m.lower(): i + 1 for i, m in enumerate(MONTHS)} | MONTH_ABBREVIATIONS
 _FULL_MONTH = "|".join(m.lower() for m in MONTHS)
 _ANY_MONTH = _FULL_MONTH + "|sept|sep|jan|feb|mar|apr|jun|jul|aug|oct|nov|dec"
 _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
@@ -436,8 +436,10 @@ def _phrase(m: re.Match[str]) -> str:
     return m.group()[m.end("prep") - m.start():].strip() if m["prep"] else m.group()
 
 
+@lru_cache(maxsize=4096)
 def resolve_dates(text: str, now: datetime) -> Resolution:
-    """Rewrite relative dates in `text` as absolute ones, against `now`; collect their event times."""
+    """Rewrite relative dates in `text` as absolute ones, against `now`; collect their event times.
+    Pure and cached: the rule engine resolves the same sentence several times on its way to a memory."""
     if not _ANY_DATE_WORD.search(text):
         return Resolution(text)  # most sentences name no date: skip the patterns
     today = now.date()
