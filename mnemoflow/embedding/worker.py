@@ -70,16 +70,20 @@ def _embed_group(
     report.skipped += len(moot)
     if not inputs:
         return
-    cached = store.cached_vectors([i.content_hash for i in inputs])
-    missing: dict[str, str] = {}
-    for item in inputs:
-        if item.content_hash not in cached:
-            missing.setdefault(item.content_hash, item.text)
-    if missing:
-        fresh = embedder.embed(list(missing.values()))
-        store.cache_vectors(list(missing), fresh)
-        cached.update(zip(missing, fresh))
+    cached, fresh = vectors_by_hash(store, embedder, {i.content_hash: i.text for i in inputs})
     vectors = np.stack([cached[i.content_hash] for i in inputs])
     store.store_embeddings(scope, target, inputs, vectors)  # type: ignore[arg-type]
-    report.embedded += len(missing)
-    report.reused += len(inputs) - len(missing)
+    report.embedded += fresh
+    report.reused += len(inputs) - fresh
+
+
+def vectors_by_hash(store: Store, embedder: Embedder, texts: dict[str, str]) -> tuple[dict[str, np.ndarray], int]:
+    """Vectors for texts keyed by content hash: from the store's vector cache, the missing ones embedded
+    in one model call and cached. Also returns how many were embedded."""
+    cached = store.cached_vectors(list(texts))
+    missing = {h: text for h, text in texts.items() if h not in cached}
+    if missing:
+        fresh = np.asarray(embedder.embed(list(missing.values())), dtype=np.float32)
+        store.cache_vectors(list(missing), fresh)
+        cached.update(zip(missing, fresh))
+    return cached, len(missing)

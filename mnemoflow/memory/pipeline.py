@@ -19,10 +19,13 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from itertools import islice
 
 import numpy as np
 
 from mnemoflow.embedding import Embedder
+from mnemoflow.embedding.base import normalize
+from mnemoflow.embedding.worker import vectors_by_hash
 from mnemoflow.memory.candidates import Candidate, GenerationContext, GenerationEngine, TurnView
 from mnemoflow.memory.entities import categories_of, relation_triples, typed_entities
 from mnemoflow.memory.relations import Decision, Neighbour, action, classify, derive
@@ -143,21 +146,22 @@ class MemoryGenerator:
 
     # ------------------------------------------------------------------ context
     def _context(self, turns: Sequence[TurnView], position: int) -> GenerationContext:
-        known = [k.memory.content for k in list(self.written.values())[-KNOWN_MEMORIES:]]
+        known = [k.memory.content for k in islice(reversed(self.written.values()), KNOWN_MEMORIES)][::-1]
         return turn_context(turns, position, tuple(known))
 
     # ------------------------------------------------------------------ neighbours and decision
     def _neighbours(self, writes: MemoryWrites, candidate: Candidate,
                     asked_about: frozenset[str] = frozenset()) -> list[Neighbour]:
         bm25 = writes.bm25_search(candidate.content, NEIGHBOURS_PER_SIGNAL)
-        vector = self._vectors({_key(candidate): candidate.content})[_key(candidate)]
+        key = _key(candidate)
+        vector = self._vectors({key: candidate.content})[key]
         dense = writes.vector_search(vector, NEIGHBOURS_PER_SIGNAL)
         ranks = {hit.id: rank for rank, hit in enumerate(bm25, start=1)}
         stored = writes.fetch_memories(list(dict.fromkeys([h.id for h in bm25] + [h.id for h in dense])))
         known = {mid: _Known(m) for mid, m in stored.items() if m.is_latest}
         known.update({mid: self.written[mid] for mid in self._closest_written(vector, asked_about)})
         vectors = self._vectors({mid: k.memory.content for mid, k in known.items()})
-        same = memory_content_hash(candidate.content)
+        same = key.removeprefix("candidate:")
         return [Neighbour(memory_id=mid, content=k.memory.content, kind=k.memory.kind, entities=k.entities,
                           observed_at=k.memory.observed_at, event_start_at=k.memory.event_start_at,
                           vector_similarity=float(np.dot(vector, vectors[mid])), bm25_rank=ranks.get(mid),
@@ -182,15 +186,8 @@ class MemoryGenerator:
         missing = [mid for mid in texts if mid not in self._cache]
         if missing:
             hashes = {mid: memory_content_hash(texts[mid]) for mid in missing}
-            known = self.store.cached_vectors(list(set(hashes.values())))
-            fresh = {h: texts[mid] for mid, h in hashes.items() if h not in known}
-            if fresh:
-                vectors = np.asarray(self.embedder.embed(list(fresh.values())), dtype=np.float32)
-                self.store.cache_vectors(list(fresh), vectors)
-                known.update(zip(fresh, vectors))
-            for mid in missing:
-                vector = known[hashes[mid]]
-                self._cache[mid] = vector / max(float(np.linalg.norm(vector)), 1e-12)
+            known, _ = vectors_by_hash(self.store, self.embedder, {h: texts[mid] for mid, h in hashes.items()})
+            self._cache.update(zip(missing, normalize(np.stack([known[hashes[mid]] for mid in missing]))))
         return {mid: self._cache[mid] for mid in texts}
 
     def _asked_about(self, turns: Sequence[TurnView], position: int) -> frozenset[str]:
@@ -208,7 +205,7 @@ class MemoryGenerator:
                           turn_id: str, asked_about: frozenset[str]) -> None:
         neighbours = self._neighbours(writes, candidate, asked_about)
         decision = classify(candidate.content, candidate.kind, candidate.entities, neighbours, now=now,
-                            speaker=self._turns[turn_id].speaker if turn_id in self._turns else None)
+                            speaker=self._turns[turn_id].speaker)
         verdict = action(decision)
         if decision.relation == "duplicate" and verdict == "apply" and decision.target_id:
             writes.reinforce(decision.target_id, cited)

@@ -48,6 +48,8 @@ def drain_generation(
             by_scope[Scope(job.tenant_id, job.user_id)].append(job)
         done: set[str] = set()
         for scope, group in by_scope.items():
+            if any(job.attempts > 1 for job in group):  # a try that died mid-pass left its index rows behind
+                store.drop_unflushed_memories(scope)
             generator = MemoryGenerator(store, embedder, engine, scope, actor="generate")
             for job in sorted(group, key=_session_order):
                 try:
@@ -70,8 +72,6 @@ def drain_generation(
 
 
 def _generate_session(store: Store, generator: MemoryGenerator, scope: Scope, job: Job) -> None:
-    if job.attempts > 1:  # a try that died mid-pass left its memories' index rows behind
-        store.drop_unflushed_memories(scope)
     turns = [TurnView(turn_id=t.turn_id, session_id=t.session_id, speaker=t.speaker, text=t.text, ts=t.ts,
                       role=t.role) for t in store.session_turns(scope, job.payload["document_id"])]
     sources = {turn: tuple(chunks) for turn, chunks in store.turn_chunk_ids(scope, job.payload["session_id"]).items()}

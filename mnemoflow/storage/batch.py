@@ -29,14 +29,20 @@ def registered(con: duckdb.DuckDBPyConnection, columns: Sequence[str], rows: Seq
 
 def insert(
     con: duckdb.DuckDBPyConnection, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]],
-    *, on_conflict_ignore: bool = False,
-) -> None:
+    *, on_conflict_ignore: bool = False, returning: str | None = None,
+) -> list[Any]:
+    """INSERT the rows; with `returning`, that column of the rows actually inserted (a row skipped
+    by `on_conflict_ignore` is not among them)."""
     if not rows:
-        return
+        return []
     cols = ", ".join(columns)
     conflict = " ON CONFLICT DO NOTHING" if on_conflict_ignore else ""
     with registered(con, columns, rows) as batch:
-        con.execute(f"INSERT INTO {table} ({cols}) SELECT {cols} FROM {batch}{conflict}")
+        if returning is None:
+            con.execute(f"INSERT INTO {table} ({cols}) SELECT {cols} FROM {batch}{conflict}")
+            return []
+        return [r[0] for r in con.execute(
+            f"INSERT INTO {table} ({cols}) SELECT {cols} FROM {batch}{conflict} RETURNING {returning}").fetchall()]
 
 
 def update(

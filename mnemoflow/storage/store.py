@@ -211,6 +211,15 @@ class Store:
             f"AND ({a}expires_at IS NULL OR {a}expires_at > ?)"
         )
 
+    @classmethod
+    def _lifecycle_sql(cls, alias: str = "", *, history: bool = False) -> tuple[str, list[Any]]:
+        """The memory lifecycle gate as " AND ..." and its parameters: active memories only, or with
+        `history` past versions and expired ones too; deleted ones never."""
+        if history:
+            return f" AND {alias + '.' if alias else ''}deleted_at IS NULL", []
+        now = utcnow()
+        return f" AND {cls._active_memory_sql(alias)}", [now, now]
+
     # ------------------------------------------------------------------ landing (dlt)
     def dlt_destination(self) -> Any:
         """A dlt duckdb destination writing raw landing tables into this store's file.
@@ -573,13 +582,10 @@ class Store:
             unique.setdefault(_link_id(tenant, src, dst, kind), [tenant, src, dst, kind, *rest, commit])
         if not unique:
             return
-        batch.insert(con, "memory_links", ["link_id", "tenant_id", "src", "dst", "type", "confidence", "decided_by",
-                                           "reason", "created_at", "commit_id"],
-                     [[link_id, *row] for link_id, row in unique.items()], on_conflict_ignore=True)
-        with batch.id_set(con, list(unique)) as ids:
-            pending.record("memory_links", "insert", [r[0] for r in con.execute(
-                f"SELECT link_id FROM memory_links WHERE tenant_id = ? AND commit_id = ? AND link_id IN {ids}",
-                [tenant, commit]).fetchall()])
+        pending.record("memory_links", "insert", batch.insert(
+            con, "memory_links", ["link_id", "tenant_id", "src", "dst", "type", "confidence", "decided_by", "reason",
+                                  "created_at", "commit_id"],
+            [[link_id, *row] for link_id, row in unique.items()], on_conflict_ignore=True, returning="link_id"))
 
     def _write_graph(
         self, con: duckdb.DuckDBPyConnection, scope: Scope, new: list[_NewMemory], pending: PendingCommit,
@@ -681,13 +687,11 @@ class Store:
         pending.record("memories", "update", list(superseded))
         versions = [[tenant, _link_id(tenant, src, link.target_id, "supersedes"), src, "supersedes", link.target_id,
                      src, link.confidence, at, commit] for src, link, at in updates]
-        if versions:
-            batch.insert(con, "relations", ["tenant_id", "relation_id", "subject", "predicate", "object", "memory_id",
-                                            "confidence", "created_at", "commit_id"], versions, on_conflict_ignore=True)
-            with batch.id_set(con, [r[1] for r in versions]) as ids:  # the commit lists the rows naming it
-                pending.record("relations", "insert", [r[0] for r in con.execute(
-                    f"SELECT relation_id FROM relations WHERE tenant_id = ? AND commit_id = ? AND relation_id IN {ids}",
-                    [tenant, commit]).fetchall()])
+        if versions:  # the commit lists the rows it wrote, not those already held
+            pending.record("relations", "insert", batch.insert(
+                con, "relations", ["tenant_id", "relation_id", "subject", "predicate", "object", "memory_id",
+                                   "confidence", "created_at", "commit_id"], versions, on_conflict_ignore=True,
+                returning="relation_id"))
         self._retire_relations(con, scope, superseded, pending)
 
     def review_items(self, scope: Scope, *, status: str = "open", limit: int = 100) -> list[ReviewItem]:
@@ -930,12 +934,8 @@ class Store:
         if not memory_ids:
             return {}
         where, params = self._scope_sql(scope)
-        if include_history:
-            where += " AND deleted_at IS NULL"
-        else:
-            now = utcnow()
-            where += f" AND {self._active_memory_sql()}"
-            params = [*params, now, now]
+        gate, gate_params = self._lifecycle_sql(history=include_history)
+        where, params = where + gate, [*params, *gate_params]
         with self._read() as con, batch.id_set(con, memory_ids) as ids:
             rows = con.execute(
                 f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE {where} AND memory_id IN {ids}", params,
@@ -1055,12 +1055,10 @@ class Store:
         """Relations with `entity_id` as subject or object, stated by memories the scope can see, oldest
         first; by default only current ones (not superseded, from an active, latest memory)."""
         where, params = self._scope_sql(scope, "m")
-        if include_superseded:
-            where += " AND m.deleted_at IS NULL"
-        else:
-            now = utcnow()
-            where += f" AND r.superseded_at IS NULL AND {self._active_memory_sql('m')}"
-            params = [*params, now, now]
+        gate, gate_params = self._lifecycle_sql("m", history=include_superseded)
+        where, params = where + gate, [*params, *gate_params]
+        if not include_superseded:
+            where += " AND r.superseded_at IS NULL"
         with self._read() as con:
             rows = con.execute(
                 f"""
@@ -1242,12 +1240,8 @@ class Store:
             return [_search_hit(target, h) for h in found]
         fts_spec = fts.CHUNKS_FTS if target == "chunks" else fts.MEMORIES_FTS
         where, params = self._scope_sql(scope)
-        if target == "chunks" or include_history:
-            where += " AND deleted_at IS NULL"
-        else:
-            now = utcnow()
-            where += f" AND {self._active_memory_sql()}"
-            params = [*params, now, now]
+        gate, gate_params = self._lifecycle_sql(history=target == "chunks" or include_history)
+        where, params = where + gate, [*params, *gate_params]
         with self._lock:
             fts.ensure_current(self._con, fts_spec, utcnow())
             return [SearchHit(target, i, score, None) for i, score in fts.search(
