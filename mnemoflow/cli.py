@@ -94,6 +94,12 @@ def run_ingest(service: MemoryService, scope: Scope, paths: list[Path], wait: bo
     return outcome
 
 
+def print_generation(report: GenerationDrainReport | None) -> None:
+    """What memory generation did, in one line, when it ran on any session."""
+    if report and report.sessions:
+        out.print(generation_line(report))
+
+
 def generation_line(report: GenerationDrainReport) -> str:
     """What memory generation did, in one line."""
     parts = [f"{report.created} new", f"{report.reinforced} reinforced"]
@@ -109,8 +115,8 @@ def print_ingest(outcome: IngestOutcome) -> None:
     r = outcome.report
     out.print(f"ingested: {r.documents_changed} documents changed, {r.turns_added} turns, "
               f"{r.chunks_added} chunks added, {r.chunks_removed} removed")
-    if outcome.drain and outcome.drain.generation and outcome.drain.generation.sessions:
-        out.print(generation_line(outcome.drain.generation))
+    if outcome.drain:
+        print_generation(outcome.drain.generation)
     if outcome.drain and outcome.drain.unavailable:
         out.print(f"embedder unavailable ({outcome.drain.unavailable}); "
                   f"{outcome.pending_embeddings} rows wait for `mnemoflow worker`")
@@ -242,7 +248,7 @@ def recall(
         raise ArgumentError("the query is empty")
     with _service(home) as service:
         result = service.recall(_scope(service, tenant, user), query, k=k, token_budget=budget, config=preset,
-                                filters=RecallFilters(include_history=True) if history else None)
+                                filters=RecallFilters(include_history=history))
     if as_json:
         sys.stdout.write(json.dumps(result.public(), ensure_ascii=False) + "\n")
     else:
@@ -279,8 +285,7 @@ def worker(home: Home = None) -> None:
         with _progress() as progress:
             task = progress.add_task("embedding", total=service.store.outbox_counts().get("pending"))
             report = service.drain(lambda n: progress.advance(task, n))
-        if report.generation and report.generation.sessions:
-            out.print(generation_line(report.generation))
+        print_generation(report.generation)
         out.print(f"embedded {report.embedded}, reused {report.reused} cached vectors, "
                   f"skipped {report.skipped} stale jobs, {report.failed} failed")
         if report.unavailable:
@@ -399,7 +404,9 @@ def review_list(
     """Relationship decisions the pipeline was unsure of, with both memories, to accept or reject."""
     from rich.table import Table
 
-    if status not in ("open", "accepted", "rejected", "all"):
+    from mnemoflow.models import REVIEW_STATUSES
+
+    if status not in (*REVIEW_STATUSES, "all"):
         raise ArgumentError(f"--status must be open, accepted, rejected or all; got {status!r}")
     with _service(home) as service:
         items = service.review_items(_scope(service, tenant, user), status=status, limit=limit)

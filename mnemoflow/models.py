@@ -66,11 +66,10 @@ class IngestErrorRecord:
 
 
 EntityType = Literal["person", "organization", "place", "library", "tool", "project", "concept"]
-ENTITY_TYPES: tuple[str, ...] = ("person", "organization", "place", "library", "tool", "project", "concept")
+ENTITY_TYPES: tuple[str, ...] = get_args(EntityType)
 Predicate = Literal["mentions", "works_on", "uses", "prefers", "supersedes", "superseded_by", "conflicts_with",
                     "cites", "runs_on", "belongs_to", "located_at"]
-PREDICATES: tuple[str, ...] = ("mentions", "works_on", "uses", "prefers", "supersedes", "superseded_by",
-                               "conflicts_with", "cites", "runs_on", "belongs_to", "located_at")
+PREDICATES: tuple[str, ...] = get_args(Predicate)
 THIS_MEMORY = "@memory"  # a relation's subject or object that is the memory being written (its id is not known yet)
 
 
@@ -209,6 +208,12 @@ class MemoryItem(BaseModel):
     embedding_status: str
     metadata: dict[str, Any] = Field(default_factory=dict)
     score: float | None = None
+
+    def active_at(self, now: datetime) -> bool:
+        """Recall's default gate for a memory in hand (the store's SQL gate): not deleted, the latest
+        version, and neither past its validity nor expired at `now`."""
+        return (self.deleted_at is None and self.is_latest and (self.valid_to is None or self.valid_to > now)
+                and (self.expires_at is None or self.expires_at > now))
 
 
 class Citation(BaseModel):

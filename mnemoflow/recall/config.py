@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 Signal = Literal["vector", "bm25"]
 Target = Literal["memories", "chunks"]
 GraphLink = Literal["EXTENDS", "DERIVES", "UPDATES", "RELATES_TO"]
+DEFAULT_GRAPH_LINKS: tuple[GraphLink, ...] = ("EXTENDS", "DERIVES", "UPDATES")
 
 
 class RecallConfig(BaseModel):
@@ -63,7 +64,7 @@ class RecallConfig(BaseModel):
     graph_depth: int = Field(1, ge=1, description="Hops expansion may go from a seed.")
     graph_max_items: int = Field(8, ge=0, description="At most this many memories expansion adds.")
     graph_links: tuple[GraphLink, ...] = Field(
-        ("EXTENDS", "DERIVES", "UPDATES"),
+        DEFAULT_GRAPH_LINKS,
         description="Link types followed: EXTENDS and DERIVES both ways, UPDATES only towards the newer version.",
     )
     graph_entities: bool = Field(

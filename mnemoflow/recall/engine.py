@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -89,20 +89,20 @@ def citations_of(source: ChunkHit | MemoryItem) -> list[Citation]:
     if isinstance(source, MemoryItem):
         turns = source.metadata.get("source_turns") or []
         if turns:  # generated from a conversation: cite the turns it was read from
-            return [Citation(memory_id=source.id, session_id=t["session_id"], turn_id=t["turn_id"],
-                             speaker=t.get("speaker"), ts=datetime.fromisoformat(t["ts"]) if t.get("ts") else None,
-                             locator={"session_id": t["session_id"], "turn_id": t["turn_id"]}) for t in turns]
+            return [_turn_citation(t["session_id"], t, memory_id=source.id) for t in turns]
         return [Citation(memory_id=source.id, ts=source.observed_at, locator=source.metadata.get("source", {}))]
     turns = source.locator.get("turns")
     if not turns:
         return [Citation(document_id=source.document_id, uri=source.uri, title=source.title, locator=source.locator)]
-    return [
-        Citation(document_id=source.document_id, uri=source.uri, title=source.title,
-                 locator={"session_id": source.locator.get("session_id"), "turn_id": t["turn_id"]},
-                 session_id=source.locator.get("session_id"), turn_id=t["turn_id"],
-                 ts=datetime.fromisoformat(t["ts"]) if t.get("ts") else None, speaker=t.get("speaker"))
-        for t in turns
-    ]
+    return [_turn_citation(source.locator.get("session_id"), t, document_id=source.document_id, uri=source.uri,
+                           title=source.title) for t in turns]
+
+
+def _turn_citation(session_id: str | None, turn: dict[str, Any], **source: Any) -> Citation:
+    """One conversation turn, cited by a memory read from it or by the chunk holding it."""
+    return Citation(session_id=session_id, turn_id=turn["turn_id"], speaker=turn.get("speaker"),
+                    ts=datetime.fromisoformat(turn["ts"]) if turn.get("ts") else None,
+                    locator={"session_id": session_id, "turn_id": turn["turn_id"]}, **source)
 
 
 def _chunk_candidate(hit: ChunkHit, fused: Fused, score: float, config: RecallConfig, named: set[str]) -> Candidate:
@@ -265,11 +265,7 @@ def _expand(
 def _history_notes(store: Store, scope: Scope, memories: dict[str, MemoryItem]) -> dict[str, str]:
     """Why each memory that is no longer current is not: superseded by which, or since when."""
     now = utcnow()
-    past = {
-        i: m for i, m in memories.items()
-        if not m.is_latest or (m.valid_to is not None and m.valid_to <= now)
-        or (m.expires_at is not None and m.expires_at <= now)
-    }
+    past = {i: m for i, m in memories.items() if not m.active_at(now)}  # deleted ones never reach recall
     if not past:
         return {}
     newer: dict[str, str] = {}

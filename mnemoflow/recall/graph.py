@@ -14,9 +14,9 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 from mnemoflow.models import MemoryItem
+from mnemoflow.recall.config import DEFAULT_GRAPH_LINKS
 from mnemoflow.storage import Scope, Store
 
-DEFAULT_LINKS: tuple[str, ...] = ("EXTENDS", "DERIVES", "UPDATES")
 EXTRACTED_FROM = "EXTRACTED_FROM"
 ENTITY_PREFIX = "entity:"
 
@@ -47,7 +47,7 @@ def expand(
     *,
     depth: int = 1,
     max_items: int = 8,
-    link_types: Sequence[str] = DEFAULT_LINKS,
+    link_types: Sequence[str] = DEFAULT_GRAPH_LINKS,
     entities: bool = True,
     chunk_seeds: Sequence[str] = (),
     exclude: Collection[str] = (),
@@ -61,7 +61,7 @@ def expand(
     """
     if max_items <= 0 or depth <= 0 or not (seeds or chunk_seeds):
         return []
-    types = tuple(dict.fromkeys(t for t in link_types if t != EXTRACTED_FROM))
+    types = tuple(dict.fromkeys(link_types))
     seen = {*seeds, *exclude}
     found: list[Expansion] = []
     frontier = list(dict.fromkeys(seeds))

@@ -1607,7 +1607,7 @@ class MemoryWrites:
         stored = self._store.fetch_memories(self._scope, [m for m in memory_ids if m not in self._new])
         found = {mid: m for mid, m in stored.items() if mid not in self._superseded}
         wanted = set(memory_ids)
-        found.update((mid, n.memory) for mid, n in self._new.items() if mid in wanted and _active(n.memory, now))
+        found.update((mid, n.memory) for mid, n in self._new.items() if mid in wanted and n.memory.active_at(now))
         return found
 
     def bm25_search(self, query: str, k: int) -> list[SearchHit]:
@@ -1643,7 +1643,7 @@ class MemoryWrites:
     def _held(self, content_hash: str, now: datetime) -> MemoryItem | None:
         """The user's active memory with this content, added here or stored (one at most: writes dedupe)."""
         for n in self._new.values():
-            if n.content_hash == content_hash and _active(n.memory, now):
+            if n.content_hash == content_hash and n.memory.active_at(now):
                 return n.memory
         owner, params = self._store._owner_sql(self._scope)
         with self._store._read() as con:
@@ -1661,12 +1661,6 @@ class MemoryWrites:
             return {r[0] for r in con.execute(
                 f"SELECT memory_id FROM memories WHERE {owner} AND deleted_at IS NULL AND memory_id IN {ids}",
                 params).fetchall()}
-
-
-def _active(memory: MemoryItem, now: datetime) -> bool:
-    """`Store._active_memory_sql` for a memory in hand."""
-    return (memory.deleted_at is None and memory.is_latest and (memory.valid_to is None or memory.valid_to > now)
-            and (memory.expires_at is None or memory.expires_at > now))
 
 
 def _message(ops: list[_NewMemory | _Reinforced]) -> str:
