@@ -35,7 +35,7 @@ def percentile(values: list[float], p: float) -> float:
     return ordered[max(0, min(len(ordered) - 1, round(p / 100 * len(ordered) + 0.5) - 1))]
 
 
-def _locomo_rows(locomo: Path) -> list[dict]:
+def locomo_rows(locomo: Path) -> list[dict]:
     return [json.loads(line) for line in (locomo / "conversations.jsonl").read_text().splitlines() if line.strip()]
 
 
@@ -46,7 +46,7 @@ def _speakers(rows: list[dict]) -> set[str]:
 def synthetic_turns(n_turns: int, *, seed: int = 7, locomo: Path = LOCOMO, per_session: int = 20) -> list[dict]:
     """Transcript turns recombined from LoCoMo sentences, with new speakers: realistic length and vocabulary,
     every turn distinct. Deterministic for a seed."""
-    rows = _locomo_rows(locomo)
+    rows = locomo_rows(locomo)
     old_names = _speakers(rows)
     name_pattern = re.compile(r"\b(" + "|".join(sorted(old_names)) + r")\b")
     sentences = [s.strip() for r in rows for s in re.split(r"(?<=[.!?])\s+", r["text"]) if len(s.split()) >= 3]
@@ -68,7 +68,7 @@ def synthetic_turns(n_turns: int, *, seed: int = 7, locomo: Path = LOCOMO, per_s
 def synthetic_queries(n: int, *, seed: int = 11, locomo: Path = LOCOMO) -> list[str]:
     """LoCoMo questions with their names swapped for the synthetic corpus's speakers."""
     questions = [json.loads(line)["question"] for line in (locomo / "questions.jsonl").read_text().splitlines()]
-    old_names = _speakers(_locomo_rows(locomo))
+    old_names = _speakers(locomo_rows(locomo))
     pattern = re.compile(r"\b(" + "|".join(sorted(old_names)) + r")\b")
     rng = random.Random(seed)
     chosen = rng.sample(questions, n)

@@ -22,7 +22,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from common import LOCOMO, RESULTS, peak_rss_mb, percentile, write_jsonl
+from common import LOCOMO, RESULTS, locomo_rows, peak_rss_mb, percentile, write_jsonl
 
 from mnemoflow.config import load_settings
 from mnemoflow.eval.locomo import to_transcript
@@ -39,7 +39,7 @@ TENANT = "bench"
 
 
 def conversations(n: int) -> dict[str, list[dict]]:
-    rows = [json.loads(line) for line in (LOCOMO / "conversations.jsonl").read_text().splitlines() if line.strip()]
+    rows = locomo_rows(LOCOMO)
     by_id: dict[str, list[dict]] = defaultdict(list)
     for row in rows:
         by_id[row["conversation_id"]].append(row)

@@ -6,21 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from mnemoflow.cli import main
 from mnemoflow.config import load_settings
 from mnemoflow.memory.direct import draft_memory
 from mnemoflow.models import LinkDraft
 from mnemoflow.service import MemoryService
 from mnemoflow.storage import Scope
+from tests.test_cli import run
 
 SCOPE = Scope("acme", "lena")
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exit_info:
-        main(list(args))
-    captured = capsys.readouterr()
-    return exit_info.value.code, captured.out, captured.err
 
 
 @pytest.fixture

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import duckdb
 import pytest
-import uvicorn
 from fastapi import FastAPI, Header, HTTPException
 
 from mnemoflow.cli import main
@@ -19,7 +16,7 @@ from mnemoflow.connectors.rest_api import RestApiError, RestApiUnavailableError
 from mnemoflow.errors import ConfigError
 from mnemoflow.service import MemoryService
 from mnemoflow.storage import Scope
-from tests.loopback import free_port
+from tests.loopback import LoopbackServer, free_port
 
 TOKEN = "s3cret-token"
 SCOPE = Scope("acme", "alex")
@@ -78,17 +75,10 @@ class HelpdeskApi:
 @pytest.fixture(scope="module")
 def server() -> Iterator[tuple[str, HelpdeskApi]]:
     api = HelpdeskApi()
-    port = free_port()
-    uv = uvicorn.Server(uvicorn.Config(api.app, host="127.0.0.1", port=port, log_level="warning", lifespan="off"))
-    thread = threading.Thread(target=uv.run, name="helpdesk-api", daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not uv.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "the test API did not start"
-        time.sleep(0.02)
-    yield f"http://127.0.0.1:{port}/", api
-    uv.should_exit = True
-    thread.join(timeout=10)
+    served = LoopbackServer(free_port(), api.app)
+    served.start()
+    yield f"http://127.0.0.1:{served.port}/", api
+    served.stop()
 
 
 @pytest.fixture

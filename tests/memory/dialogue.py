@@ -7,24 +7,19 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from mnemoflow.memory.candidates import Candidate, GenerationContext, TurnView
+from mnemoflow.memory.pipeline import turn_context
 from mnemoflow.memory.rules import RuleEngine
 
 Line = tuple[str, str] | tuple[str, str, str]  # (speaker, text) or (speaker, text, role)
 
 
-def contexts(lines: Sequence[Line], start: datetime, window: int = 6) -> list[GenerationContext]:
+def contexts(lines: Sequence[Line], start: datetime) -> list[GenerationContext]:
     turns = [
         TurnView(turn_id=f"t{i + 1}", session_id="s1", speaker=line[0], text=line[1],
                  ts=start + timedelta(minutes=i), role=line[2] if len(line) > 2 else None)
         for i, line in enumerate(lines)
     ]
-    out = []
-    for i, turn in enumerate(turns):
-        previous = next((t for t in reversed(turns[:i]) if t.speaker != turn.speaker), None)
-        assert turn.ts is not None
-        recent = tuple(turns[max(0, i - window):i])
-        out.append(GenerationContext(turn=turn, now=turn.ts, previous=previous, window=recent))
-    return out
+    return [turn_context(turns, i) for i in range(len(turns))]
 
 
 def stored(lines: Sequence[Line], start: datetime, engine: RuleEngine | None = None) -> list[Candidate]:

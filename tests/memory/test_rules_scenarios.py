@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 
 from mnemoflow.eval.scenarios import ProducedMemory, load_scenarios, match_memories
-from mnemoflow.memory.candidates import GenerationContext, TurnView
+from mnemoflow.memory.candidates import TurnView
+from mnemoflow.memory.pipeline import turn_context
 from mnemoflow.memory.rules import RuleEngine
 from tests.memory.dialogue import Line, stored
 
@@ -579,10 +580,8 @@ def test_precision_and_recall_on_the_repository_scenario_suite() -> None:
         produced: list[ProducedMemory] = []
         for conversation in scenario.conversations:
             turns = [TurnView(t.turn_id, t.session_id, t.speaker, t.text, t.at, t.role) for t in conversation.turns]
-            for i, turn in enumerate(turns):
-                previous = next((t for t in reversed(turns[:i]) if t.speaker != turn.speaker), None)
-                context = GenerationContext(turn, turn.ts or datetime.min, previous, tuple(turns[max(0, i - 6):i]))
-                for c in engine.generate(context):
+            for i in range(len(turns)):
+                for c in engine.generate(turn_context(turns, i)):
                     if c.should_store:
                         produced.append(ProducedMemory(f"p{len(produced)}", *conversation.scope, c.content, c.kind,
                                                        True, c.source_turn_ids, c.event_start_at))

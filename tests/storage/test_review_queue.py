@@ -12,6 +12,7 @@ from mnemoflow.memory.direct import draft_memory
 from mnemoflow.models import LinkDraft, MemoryItem, ReviewItem
 from mnemoflow.service import MemoryService
 from mnemoflow.storage import Scope
+from tests.storage.test_memory_links import _links
 
 SCOPE = Scope("acme", "lena")
 SAME_TENANT = Scope("acme", "omar")
@@ -25,11 +26,6 @@ def _queued(service: MemoryService, scope: Scope = SCOPE) -> tuple[MemoryItem, M
         review=(LinkDraft("UPDATES", old.id, 0.7, "time changed, no change marker"),))
     [item] = service.review_items(scope)
     return old, new, item
-
-
-def _links(service: MemoryService) -> set[tuple[str, str, str, str]]:
-    return set(service.store._con.execute(
-        "SELECT src, dst, type, decided_by FROM memory_links WHERE type <> 'EXTRACTED_FROM'").fetchall())
 
 
 def _commits(service: MemoryService, tenant: str = "acme") -> list[tuple[str, str]]:
