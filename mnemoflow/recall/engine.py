@@ -6,6 +6,10 @@ returned, so an index that lags behind can lose a hit but never return one it sh
 
 Memories are then reranked (salience, recency) and the top ones seed a bounded graph
 expansion (links and shared entities, `recall.graph`); chunks keep their fused order.
+
+Past versions are searched too: a query worded like what was true before ("Where does Lena
+live?" against "Lena lives in Hamburg") finds the old memory, and its current version ("Lena
+moved to Munich") takes that hit's place unless `include_history` asks for the history itself.
 """
 
 from __future__ import annotations
@@ -130,7 +134,7 @@ def _memory_candidate(memory: MemoryItem, ranked: _Ranked, history: str | None) 
     when = (memory.event_start_at or memory.observed_at or memory.created_at).date().isoformat()
     scores = _signal_scores(ranked.fused) if ranked.fused is not None else {}
     scores.update({name: round(value, 6) for name, value in ranked.factors.items()})
-    why = _why(ranked.fused) if ranked.fused is not None else ranked.why
+    why = ranked.why or _why(ranked.fused)  # type: ignore[arg-type]
     stamp = when
     if history is not None:
         scores["history"] = 1.0
@@ -142,21 +146,21 @@ def _memory_candidate(memory: MemoryItem, ranked: _Ranked, history: str | None) 
 
 def _search(
     store: Store, embedder: Embedder | None, scope: Scope, query: str, config: RecallConfig, targets: list[str],
-    history: bool = False,
 ) -> tuple[dict[str, list[SearchHit]], list[str]]:
     """Each signal's hits over all targets as one list, best first (cosine similarities from one
-    model compare across targets, and so do BM25 scores); plus warnings for signals skipped."""
+    model compare across targets, and so do BM25 scores); plus warnings for signals skipped.
+    Memories are searched with their past versions (never deleted ones): `_hydrate` decides."""
     warnings: list[str] = []
     found: dict[str, list[SearchHit]] = {}
     # BM25 runs beside the query embedding and the vector search: both wait in native code
     # (LanceDB, torch) with the GIL released, so on two cores this hides most of the BM25 time.
-    bm25 = [_pool().submit(store.bm25_search, scope, t, query, config.depth, include_history=history)
+    bm25 = [_pool().submit(store.bm25_search, scope, t, query, config.depth, include_history=True)
             for t in targets] if "bm25" in config.signals else []
     if embedder is not None and "vector" in config.signals:
         try:
             vector = embedder.embed_query(query)
             found["vector"] = [h for t in targets
-                               for h in store.vector_search(scope, t, vector, config.depth, include_history=history)]
+                               for h in store.vector_search(scope, t, vector, config.depth, include_history=True)]
         except EmbeddingUnavailableError as exc:
             warnings.append(f"vector search skipped: {exc}")
     if bm25:
@@ -168,14 +172,19 @@ def _search(
 
 def _hydrate(
     store: Store, scope: Scope, fused: list[Fused], shown: dict[str, ChunkHit], history: bool = False,
-) -> tuple[dict[str, ChunkHit], dict[str, MemoryItem]]:
-    """Read fused candidates back through DuckDB's scope and lifecycle gate."""
+) -> tuple[dict[str, ChunkHit], dict[str, MemoryItem], dict[str, MemoryItem]]:
+    """Read fused candidates back through DuckDB's scope and lifecycle gate. Without `history`, a
+    superseded memory is replaced by its current version: the third dict maps one to the other."""
     chunk_ids = [f.key[1] for f in fused if f.key[0] == "chunks"]
     chunks = {i: shown[i] for i in store.live_chunk_ids(scope, [i for i in chunk_ids if i in shown])}
     chunks.update(store.fetch_chunks(scope, [i for i in chunk_ids if i not in shown]))
-    memories = store.fetch_memories(scope, [f.key[1] for f in fused if f.key[0] == "memories"],
-                                    include_history=history)
-    return chunks, memories
+    memories = store.fetch_memories(scope, [f.key[1] for f in fused if f.key[0] == "memories"], include_history=True)
+    if history:
+        return chunks, memories, {}
+    now = utcnow()
+    past = {i for i, m in memories.items() if not m.active_at(now)}
+    current = store.current_versions(scope, [i for i in past if not memories[i].is_latest])
+    return chunks, {i: m for i, m in memories.items() if i not in past}, current
 
 
 def _observed(memory: MemoryItem) -> datetime:
@@ -197,10 +206,11 @@ def _memory_factors(memory: MemoryItem, newest: datetime | None, config: RecallC
 
 def _rerank(
     query: str, fused: list[Fused], chunks: dict[str, ChunkHit], memories: dict[str, MemoryItem],
-    config: RecallConfig, newest: datetime | None,
+    current: dict[str, MemoryItem], config: RecallConfig, newest: datetime | None,
 ) -> tuple[list[_Ranked], set[str]]:
     """Final order: the fused score, lowered for turns by people other than those the query names,
-    and scaled for memories by their salience and recency factors."""
+    and scaled for memories by their salience and recency factors. A hit on a superseded memory
+    ranks its current version (`current`) there; each memory keeps its best place."""
     named: set[str] = set()
     if config.speaker_factor < 1:
         named = speakers_named(query, set().union(*(_turn_speakers(h) for h in chunks.values())))
@@ -213,8 +223,17 @@ def _rerank(
         elif target == "memories" and item_id in memories:
             factors = _memory_factors(memories[item_id], newest, config)
             ranked.append(_Ranked(f.score * math.prod(factors.values()), f.key, f, factors))
+        elif target == "memories" and item_id in current:
+            latest = current[item_id]
+            memories[latest.id] = latest
+            factors = _memory_factors(latest, newest, config)
+            ranked.append(_Ranked(f.score * math.prod(factors.values()), ("memories", latest.id), f, factors,
+                                  f"current version of {item_id}, which the query {_why(f)} (UPDATES)"))
     ranked.sort(key=lambda r: (-r.score, r.key[1]))
-    return ranked, named
+    best: dict[tuple[str, str], _Ranked] = {}
+    for r in ranked:
+        best.setdefault(r.key, r)
+    return list(best.values()), named
 
 
 def _graph_why(e: Expansion) -> str:
@@ -301,13 +320,13 @@ def recall(
     history = filters.include_history
     kinds = set(filters.kinds or ("memory", "chunk"))
     targets = [t for t in config.targets if ("memory" if t == "memories" else "chunk") in kinds]
-    found, warnings = _search(store, embedder, scope, query, config, targets, history)
+    found, warnings = _search(store, embedder, scope, query, config, targets)
     fused = rrf({signal: [((h.target, h.id), h.score) for h in hits] for signal, hits in found.items()},
                 config.signals, config.rrf_k)
     shown = {h.id: h.chunk for hits in found.values() for h in hits if h.chunk is not None}
-    chunks, memories = _hydrate(store, scope, fused, shown, history)
-    newest = max((_observed(m) for m in memories.values()), default=None)
-    ranked, named = _rerank(query, fused, chunks, memories, config, newest)
+    chunks, memories, current = _hydrate(store, scope, fused, shown, history)
+    newest = max((_observed(m) for m in [*memories.values(), *current.values()]), default=None)
+    ranked, named = _rerank(query, fused, chunks, memories, current, config, newest)
     expanded = _expand(store, scope, ranked, memories, config, newest, history)
     if expanded:
         ranked = sorted([*ranked, *expanded], key=lambda r: (-r.score, r.key[1]))

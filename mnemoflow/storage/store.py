@@ -942,6 +942,34 @@ class Store:
             ).fetchall()
         return {r[0]: _memory_item(r) for r in rows}
 
+    def current_versions(self, scope: Scope, memory_ids: list[str]) -> dict[str, MemoryItem]:
+        """For each of `memory_ids` that a newer version supersedes: the active memory at the head of
+        its UPDATES chain (the nearest one when the chain forks), inside the scope. Lets recall answer
+        with what is true now when the query matches the wording of what was true before."""
+        if not memory_ids:
+            return {}
+        where, params = self._scope_sql(scope, "m")
+        gate, gate_params = self._lifecycle_sql("m")
+        with self._read() as con, batch.id_set(con, memory_ids) as ids:
+            rows = con.execute(
+                f"""
+                WITH RECURSIVE chain(origin, memory_id, hops) AS (
+                    SELECT id, id, 0 FROM {ids}
+                    UNION ALL
+                    SELECT c.origin, l.src, c.hops + 1 FROM chain c
+                    JOIN memory_links l ON l.dst = c.memory_id AND l.type = 'UPDATES' AND l.tenant_id = ?
+                    WHERE c.hops < 16
+                )
+                SELECT c.origin, {', '.join('m.' + col.strip() for col in _MEMORY_COLUMNS.split(','))}
+                FROM chain c JOIN memories m ON m.memory_id = c.memory_id
+                WHERE c.hops > 0 AND {where}{gate}
+                ORDER BY c.origin, c.hops, m.memory_id
+                """, [scope.tenant_id, *params, *gate_params]).fetchall()
+        found: dict[str, MemoryItem] = {}
+        for origin, *memory in rows:
+            found.setdefault(origin, _memory_item(tuple(memory)))
+        return found
+
     def delete_memory(self, scope: Scope, memory_id: str, *, actor: str) -> bool:
         """Soft-delete one of the user's own memories; False when there is none in scope."""
         now = utcnow()

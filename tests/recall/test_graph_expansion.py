@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 from pathlib import Path
 
@@ -150,6 +151,29 @@ def test_a_superseded_memory_only_comes_back_with_history_and_is_marked(
     assert [(e.memory_id, e.outgoing) for e in back] == [(old.id, True)]
 
 
+def test_a_hit_on_a_past_version_brings_the_current_one_in_its_place(service: MemoryService) -> None:
+    first = _write(service, SCOPE, "Pepper's vet is Dr. Alvarez")
+    second = _write(service, SCOPE, "Pepper now sees Dr. Chen", LinkDraft("UPDATES", first.id, 0.95, "new vet"))
+    third = _write(service, SCOPE, "Pepper switched to the Okafor clinic", LinkDraft("UPDATES", second.id, 0.95, "again"))
+    _write(service, OTHER_USER, "Pepper's vet is Dr. Alvarez")
+    service.drain()
+    # only the first version says "vet": the head of its UPDATES chain answers, in its place
+    result = service.recall(SCOPE, "vet", token_budget=4000, config=LEXICAL)
+    assert [i.id for i in result.items] == [third.id]
+    assert result.items[0].why.startswith(f"current version of {first.id}, which the query matched by bm25 #1")
+    assert result.items[0].citations[0].memory_id == third.id
+    # matched itself too: it keeps its best place, once
+    assert _ids(service, "vet Okafor clinic", LEXICAL).count(third.id) == 1
+    # history shows the past itself, marked, and puts nothing in its place
+    history = {i.id: i for i in service.recall(SCOPE, "vet", token_budget=4000, config=LEXICAL,
+                                                filters=HISTORY).items}
+    assert history[first.id].scores["history"] == 1.0 and third.id not in history
+    # the chain never leaves the scope
+    assert {i: m.id for i, m in service.store.current_versions(SCOPE, [first.id]).items()} == {first.id: third.id}
+    assert service.store.current_versions(OTHER_USER, [first.id, second.id]) == {}
+    assert service.store.current_versions(SCOPE, [third.id]) == {}
+
+
 def test_deleted_memories_never_come_back_expired_ones_only_with_history(service: MemoryService) -> None:
     gone = _write(service, SCOPE, "Maya's locker code is 4417")
     service.store.delete_memory(SCOPE, gone.id, actor="test")
@@ -181,12 +205,12 @@ def test_rerank_prefers_the_more_salient_then_the_more_recent(service: MemorySer
     for better, worse in ((loud, quiet), (fresh, stale)):
         # the worse one first in fused order, scores equal: only the rerank factors can decide
         fused = [Fused(("memories", worse.id), 0.1), Fused(("memories", better.id), 0.1)]
-        ranked, _ = _rerank("q", fused, {}, {i: memories[i] for i in (better.id, worse.id)}, config, now)
+        ranked, _ = _rerank("q", fused, {}, {i: memories[i] for i in (better.id, worse.id)}, {}, config, now)
         assert [r.key[1] for r in ranked] == [better.id, worse.id]
         assert ranked[0].score > ranked[1].score
     plain = config.model_copy(update={"salience_weight": 0.0, "recency_weight": 0.0})
     fused = [Fused(("memories", quiet.id), 0.1), Fused(("memories", loud.id), 0.1)]
-    ranked, _ = _rerank("q", fused, {}, memories, plain, now)
+    ranked, _ = _rerank("q", fused, {}, memories, {}, plain, now)
     assert [r.score for r in ranked] == [0.1, 0.1]  # weights 0: the fused score itself
 
 
@@ -257,7 +281,8 @@ def test_cli_recall_history_flag(capsys: pytest.CaptureFixture[str], tmp_path: P
             main(["recall", "Hamburg", "--home", str(home), "--user", "maya", "--json", *extra])
         assert exit_info.value.code == 0
         outputs.append(capsys.readouterr().out)
-    assert old.id not in outputs[0] and old.id in outputs[1] and "superseded by" in outputs[1]
+    current, history = ([i["id"] for i in json.loads(out)["items"]] for out in outputs)
+    assert old.id not in current and old.id in history and "superseded by" in outputs[1]
 
 
 def test_a_memory_sharing_an_entity_with_a_top_memory_joins(service: MemoryService) -> None:
