@@ -927,7 +927,14 @@ def _appositive(subject_tokens: list[Token]) -> bool:
     return bool(re.search(r"Pw+N+$", seq.replace("NN", "N")))
 
 
+CLEARED = frozenset({"fine", "ok", "okay", "safe"})  # "X is fine": X is ruled out, not asserted
+
+
 def _name_negated(tokens: list[Token], index: int) -> bool:
+    """Under a negator, or cleared by what follows it: "Penicillin is fine, it's sulfa I react to"."""
+    after = [t.lower for t in tokens[index:index + 6] if t.role != "name"][:2]
+    if len(after) == 2 and after[0] in ("is", "'s", "are") and after[1] in CLEARED:
+        return True
     in_scope = False
     for i, t in enumerate(tokens[:index]):
         if t.kind == "punct" and t.text in ",;:.":

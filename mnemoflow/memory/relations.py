@@ -79,6 +79,7 @@ from typing import Literal
 
 from mnemoflow.memory.claims import (
     ANTONYMS,
+    CLEARED,
     FUNCTIONAL,
     PERSON_NOUNS,
     QUALIFIERS,
@@ -347,8 +348,10 @@ def _negation_decision(cand: Claim, old: Claim, nid: str, sources: str, older: b
     same_statement = bool(old_core) and all(_has(a, cand_all) for a in old_core)
     if negated_here:
         shared_predicate = {x for x in cand.positive if _has(x, old.positive) and x not in subject}
-        replacement = {x for x in (cand.main_stems | cand.main_names) - cand.negated
-                       if not _has(x, old.anchors) and x not in subject}
+        cleared = {stem(w) for w in CLEARED}
+        stated = (cand.main_stems | cand.main_names) - cand.negated - cleared
+        # "Penicillin is fine, it's sulfa drugs I react to": the replacement follows the main clause
+        replacement = {x for x in (stated or cand.positive - cleared) if not _has(x, old.anchors) and x not in subject}
         if shared_predicate and replacement and not older:
             return Decision("UPDATES", nid, 0.92,
                             f"correction: negates {', '.join(clash)} and states {', '.join(sorted(replacement))}")

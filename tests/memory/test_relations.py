@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from mnemoflow.eval.scenarios import Scenario, load_scenarios, memory_matches
+from mnemoflow.memory.claims import parse_claim
 from mnemoflow.memory.relations import (
     Decision,
     Derived,
@@ -100,6 +101,16 @@ def test_vector_backed_paraphrase_needs_the_same_names() -> None:
     other = judge("Ravi mostly codes in Rust", n("m1", "Ravi's main language is Go", "preference", sim=0.86),
                   kind="preference")
     assert other.relation != "duplicate"
+
+
+def test_a_thing_said_to_be_fine_is_not_asserted() -> None:
+    assert judge("Codeine is fine for Noor", n("m1", "Noor is allergic to codeine", sim=0.8)).relation != "duplicate"
+    assert "codeine" in parse_claim("Codeine is fine, it's latex Noor reacts to").negated
+    assert "codeine" in parse_claim("Noor takes Codeine and it is fine").positive
+    old = n("m1", "Noor has drug allergies: Codeine", entities=("Noor", "Codeine"))
+    decision = classify("Codeine is fine, it's latex drugs Noor reacts to", "fact", ("Codeine", "Noor"), [old], now=NOW)
+    assert (decision.relation, decision.target_id) == ("UPDATES", "m1"), decision
+    assert decision.reason == "correction: negates codeine and states latex, react"
 
 
 def test_negated_paraphrase_is_not_a_duplicate() -> None:
