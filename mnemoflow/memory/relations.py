@@ -331,7 +331,9 @@ def _sources(cand: Claim, old: Claim) -> str:
 
 
 def _negation(cand: Claim, old: Claim, nid: str, sources: str, older: bool) -> tuple[Decision | None, bool]:
-    negated_here = {x for x in cand.negated if _has(x, old.positive) and not _has(x, cand.positive)}
+    # "Milk doesn't agree with Chloe" negates something about Chloe, not what "Chloe is ..." says
+    negated_here = {x for x in cand.negated if _has(x, old.positive) and not _has(x, cand.positive)
+                    and x != old.subject}
     negated_there = {x for x in old.negated if _has(x, cand.positive) and not _has(x, cand.negated)}
     if not negated_here and not negated_there:
         return None, False
@@ -558,7 +560,7 @@ def _duplicate(cand: Claim, old: Claim, kind: str, old_kind: str, nid: str, sim:
         return None
     cand_stems = {s for s in cand.stems if s not in _QUALIFIER_STEMS}
     old_stems = {s for s in old.stems if s not in _QUALIFIER_STEMS}
-    covered = overlap(cand_stems, old_stems)
+    covered = overlap(cand_stems, old_stems) | _completed_compound(cand, old_stems)
     coverage = len(covered) / len(cand_stems) if cand_stems else 1.0
     if coverage == 1.0 and (cand_stems or cand.names):
         mutual = cand_values == old_values and all(_has(s, cand_stems) for s in old_stems) and \
@@ -580,6 +582,17 @@ def _duplicate(cand: Claim, old: Claim, kind: str, old_kind: str, nid: str, sim:
         return Decision("duplicate", nid, round(conf, 3),
                         f"paraphrase: vector {sim:.2f} with the same names and values (word coverage {coverage:.2f})")
     return None
+
+
+def _completed_compound(cand: Claim, old_stems: set[str]) -> set[str]:
+    """The last word of the candidate's main clause when it only completes a compound whose first
+    word the neighbour said alone: "prefers window" / "wants a window seat", "on Pacific time" /
+    "in the Pacific time zone". A word before one the neighbour said ("green tea") adds detail."""
+    words = re.findall(r"[a-z]+", cand.main.lower())
+    if len(words) < 2 or stem(words[-2]) not in old_stems:
+        return set()
+    last = stem(words[-1])
+    return {last} if last not in old_stems else set()
 
 
 def _extends(cand: Claim, old: Claim, kind: str, old_kind: str, nid: str, sim: float | None,

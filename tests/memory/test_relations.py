@@ -80,12 +80,25 @@ def test_same_hash_is_a_duplicate_with_full_confidence() -> None:
     ("Noor usually works from the Leeds office", "Noor works from the Leeds office"),
     ("Ivo always takes the 7:15 train", "Ivo takes the 7:15 train"),
     ("The weekly retro is at 16:00 on Thursdays", "The retro is at 16:00 on Thursdays"),
+    # a word said alone is later said in full: the compound names the same thing
+    ("Bruno prefers window for the Madrid flight", "Bruno wants a window seat"),
+    ("Marcus is on Pacific time", "Marcus is in the Pacific time zone"),
 ])
 def test_paraphrase_with_the_same_names_and_numbers_is_a_duplicate(old: str, new: str) -> None:
     decision = judge(new, n("m1", old))
     assert decision.relation == "duplicate", decision
     assert decision.target_id == "m1"
     assert action(decision) == "apply"
+
+
+def test_a_word_before_what_was_said_adds_detail_not_a_compound() -> None:
+    assert judge("Ines drinks green tea", n("m1", "Ines drinks tea", sim=0.9)).relation == "EXTENDS"
+    assert judge("Ines drinks tea with honey", n("m1", "Ines drinks tea", sim=0.9)).relation == "EXTENDS"
+
+
+def test_a_negated_mention_of_the_neighbours_subject_does_not_negate_it() -> None:
+    decision = judge("Milk doesn't agree with Chloe, lactose intolerance", n("m1", "Chloe is lactose intolerant"))
+    assert decision.relation not in ("CONFLICTS_WITH", "UPDATES"), decision
 
 
 def test_high_vector_similarity_alone_is_not_a_duplicate() -> None:
