@@ -69,6 +69,7 @@ class _Known:
 
     memory: MemoryItem
     entities: tuple[str, ...] = ()
+    extends: str | None = None  # the memory this one applied EXTENDS to, if any
 
 
 class MemoryGenerator:
@@ -192,14 +193,18 @@ class MemoryGenerator:
 
     def _asked_about(self, turns: Sequence[TurnView], position: int) -> frozenset[str]:
         """Memories a question right before this turn asked about: the speaker said something, the
-        other asked ("Which day?"), the speaker answers. Their answer details what they said."""
+        other asked ("Which day?"), the speaker answers. Their answer details what they said, or
+        what that detailed."""
         if position < 2:
             return frozenset()
         said, question, turn = turns[position - 2], turns[position - 1], turns[position]
         if question.speaker == turn.speaker or said.speaker != turn.speaker or not asks_for_detail(question.text):
             return frozenset()
-        return frozenset(mid for mid in self._from_turn.get(said.turn_id, ())
-                         if mid in self.written and self.written[mid].memory.is_latest)
+        asked = {mid for mid in self._from_turn.get(said.turn_id, ()) if mid in self.written}
+        # what they said may be a detail of a topic ("Ben is coming with me" of the trip), and the question
+        # about the topic ("Where will you go?"): both are asked about, and classify picks by the vectors
+        asked |= {self.written[mid].extends for mid in asked} - {None}  # type: ignore[arg-type]
+        return frozenset(mid for mid in asked if mid in self.written and self.written[mid].memory.is_latest)
 
     def _decide_and_write(self, writes: MemoryWrites, candidate: Candidate, cited: tuple[str, ...], now: datetime,
                           turn_id: str, asked_about: frozenset[str]) -> None:
@@ -229,7 +234,8 @@ class MemoryGenerator:
             if applied.type == "UPDATES" and applied.target_id in self.written:
                 old = self.written[applied.target_id]
                 old.memory = old.memory.model_copy(update={"is_latest": False})
-        self.written[memory.id] = _Known(memory, candidate.entities)
+        extended = next((applied.target_id for applied in links if applied.type == "EXTENDS"), None)
+        self.written[memory.id] = _Known(memory, candidate.entities, extended)
         self._cache[memory.id] = self._cache[_key(candidate)]  # the candidate's text is the memory's
 
 
@@ -244,7 +250,7 @@ def turn_context(turns: Sequence[TurnView], position: int, known: tuple[str, ...
 
 
 _DETAIL_QUESTION_RE = re.compile(r"^(?:when|which|where|how(?! are| is it going| have you been)|do you have|did you|"
-                                 r"is it|are they|will it|can you tell)\b", re.I)
+                                 r"is it|are they|will it|can you tell|(?:is|was) (?:that|this)|are (?:those|these))\b", re.I)
 _NEW_TOPIC_RE = re.compile(r"^(?:and\s+)?(?:any|anything|what(?:'s| is)? (?:next|else)|what are you)\b", re.I)
 
 

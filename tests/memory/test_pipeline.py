@@ -45,3 +45,18 @@ def test_a_repeated_statement_reinforces_and_an_update_supersedes(service: Memor
     assert sorted(service.store.memory_source_turns(scope)[hamburg[0].id]) == ["t1", "t2"]
     ids = [item.id for item in service.recall(scope, "Where does Lena live?").items]
     assert hamburg[0].id not in ids and any(m.id in ids for m in munich)
+
+
+def test_an_answer_to_a_question_after_a_detail_can_extend_what_it_details(service: MemoryService) -> None:
+    """Trip, then "Tomas is coming with me", then "Where will you go?": the places detail the trip."""
+    scope = Scope("acme", "ines")
+    said = [("t1", "Rui", "When are you going to Portugal?"), ("t2", "Ines", "Next May."),
+            ("t3", "Rui", "Nice! Are you going alone?"), ("t4", "Ines", "No, Tomas is coming with me."),
+            ("t5", "Rui", "Where will you go?"), ("t6", "Ines", "Lisbon for sure, and a few days in Porto.")]
+    service.post_events(scope, [{"session_id": "s", "turn_id": t, "speaker": who, "role": "user",
+                                 "ts": f"2024-11-02T10:0{i}:00Z", "text": text} for i, (t, who, text) in enumerate(said)])
+    memories = {m.id: m.content for m in service.store.list_memories(scope)}
+    trip = next(i for i, c in memories.items() if "Portugal" in c and "Tomas" not in c)
+    places = next(i for i, c in memories.items() if "Lisbon" in c)
+    links = {(src, dst) for src, dst, _ in service.store.linked_memories(scope, [places], ("EXTENDS",))}
+    assert links == {(places, trip)}, memories
