@@ -126,8 +126,9 @@ def find_mentions(text: str, speaker: str, addressee: str | None) -> tuple[Menti
             if relation in _FEMALE | _MALE | _NEUTRAL:
                 gender = "f" if relation in _FEMALE else "m" if relation in _MALE else None
                 name = _name_at(words, j + 1)
-                found.append(Mention(name or f"{possessive(owner)} {relation}", gender, strong=True))
-                skip_to = j + (1 if name else 0)
+                named = None if name else _named_by_copula(words, j + 1)
+                found.append(Mention(name or named or f"{possessive(owner)} {relation}", gender, strong=True))
+                skip_to = j + (1 if name else 2 if named else 0)
             elif (thing := _noun_phrase(words, i + 1, text)):
                 found.append(Mention(f"{possessive(owner)} {thing}", "n", strong=True))
             continue
@@ -188,6 +189,17 @@ def _name_at(words: Sequence[re.Match[str]], i: int) -> str | None:
     if not base[:1].isupper() or base.lower() in NOT_NAMES or (base.isupper() and len(base) > 1):
         return None
     return base
+
+
+def _named_by_copula(words: Sequence[re.Match[str]], i: int) -> str | None:
+    """"(my new manager) is Tim": the relation is named by the copula, so a later "he" is Tim, not
+    "Grace's manager". Only a bare name ending the phrase counts ("is Tim's brother" names another)."""
+    if i + 1 >= len(words) or words[i].group().lower() not in {"is", "was"}:
+        return None
+    word = words[i + 1].group()
+    if word.endswith("'s") or (i + 2 < len(words) and _name_at(words, i + 2)):
+        return None
+    return _name_at(words, i + 1)
 
 
 def _followed_by_verb(words: Sequence[re.Match[str]], i: int) -> bool:

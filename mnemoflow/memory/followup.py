@@ -187,6 +187,38 @@ def parse_question(sentence: str) -> Question | None:
     return None
 
 
+# "Did the surgeon say how long recovery takes?": a yes/no question about what someone said or knows
+# asks, in effect, its embedded wh-question ("how long does recovery take"); a bare answer answers that.
+_EMBEDDED = re.compile(
+    r"^(?:did|does|do|has|have|had)\s+(?:(?:the|your|my|his|her|their)\s+)?[\w']+\s+"
+    r"(?:say|said|mention|mentioned|tell you|told you|know|explain|explained)\s+"
+    r"(?P<wh>how long|how much|how many|what time|when|where)\s+(?P<clause>.+?)\??$", re.I)
+
+
+def _embedded_question(sentence: str) -> Question | None:
+    """The embedded wh-question of "Did X say how long Y takes?", in statement order already: the
+    subject is the words before its verb (an auxiliary or a third-person/past form); a bare noun
+    subject gets "the" ("recovery" -> "the recovery"), so the caller can give it an owner."""
+    m = _EMBEDDED.match(sentence.strip().rstrip("?!. "))
+    if not m:
+        return None
+    words = m.group("clause").split()
+    for i, word in enumerate(words[:4]):
+        low = word.lower()
+        if i and (low in AUXILIARIES or is_past(low) or (low.endswith("s") and not low.endswith("ss"))):
+            subject = " ".join(words[:i])
+            if subject.lower() in _DETERMINERS:
+                continue  # "the results": the verb comes later
+            if subject.lower() in _PRONOUNS or subject.split()[0].lower() in _DETERMINERS:
+                pass
+            elif subject.islower():
+                subject = "the " + subject
+            else:
+                return None
+            return Question(m.group("wh").lower(), None, None, subject, " ".join(words[i:]))
+    return None
+
+
 def _predicate_start(word: str) -> bool:
     """Whether a word after "is <subject>" starts its predicate ("going", "still", "in") or the subject goes on."""
     low = word.lower()
@@ -280,7 +312,7 @@ def merge(question: str, answer: str) -> FollowUp | None:
         topic = about.group(1).strip()
         said = re.sub(r"\b(them|it|those|these|that one)\b", topic, answer, count=1, flags=re.I)
         return FollowUp((), "about", said) if said != answer else None
-    q = parse_question(question)
+    q = _embedded_question(question) or parse_question(question)
     if q is None or not answer or _UNSURE.match(answer):
         return None
     if q.wh in {"when", "what time"} and q.subject in {"that", "this"} and q.rest.lower() in _EVENT_VERBS:
@@ -422,8 +454,10 @@ def _wh(q: Question, text: str) -> FollowUp | None:
         if ending in _ENDING_PREPS and text.lower().startswith(ending + " "):
             text = text[len(ending) + 1:]
     elif wh == "how long":
-        if not re.match(r"^(for|since|until|till)\b", text):
-            text = "for " + text  # "about two years" -> "for about two years"
+        # "about two years" -> "for about two years"; not after "takes"/"lasts", which take the span bare
+        if not re.match(r"^(for|since|until|till)\b", text) and not re.search(r"\b(take|takes|took|last|lasts|lasted)$",
+                                                                             base):
+            text = "for " + text
     elif wh in {"how many", "how much"}:
         if q.noun and _NUMBER.match(text) and q.noun.lower() not in text.lower():
             head, _, tail = text.partition(",")

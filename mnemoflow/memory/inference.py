@@ -11,7 +11,9 @@ Families:
 - reporting line: "Grace's manager is Tim" + "Tim reports to Rosa" (or "Grace's manager reports to
   Rosa") -> "Rosa is Grace's skip-level manager"
 - recovery: "Marta's knee surgery is on February 10, 2025" + "Marta's recovery from knee surgery
-  takes about six weeks" -> "... recovered from the knee surgery around late March 2025"
+  takes about six weeks" -> "... recovered from the knee surgery around late March 2025"; a recovery
+  that names no event ("Marta's recovery takes about six weeks") is from the owner's one dated
+  medical procedure (surgery, operation, ...), and from nothing when there are several
 - budget: "Nadia's budget for the Iceland trip is €3,000" (or "The total budget for Nadia's Iceland
   trip is ...") + "Nadia spent €1,200 on flights for the Iceland trip" (or "Flights were €1,200 for
   Nadia": a travel cost goes to the owner's only trip budget) -> "Nadia has €1,800 left in the
@@ -28,7 +30,7 @@ Families:
   cannot eat it (a small allergen -> food table)
 - diet: "Fatima is vegan" + "The main course is a chicken curry" -> Fatima cannot eat it (a diet ->
   excluded food classes table); + "Fatima is coming to the team dinner" -> "The team dinner needs
-  vegan options for Fatima"
+  vegan options for Fatima" (a memory of who organises that meal supports it too)
 - work permit: "Kenji is a Japanese citizen" + "Kenji accepted a job in Vancouver" -> "Kenji will
   likely need a Canadian work permit ..." (a small country table: citizens' adjective and major
   cities; not within a free-movement area, nor once a permit, visa or residence is mentioned)
@@ -275,9 +277,13 @@ def _number(text: str) -> int | None:
 
 _EVENT = re.compile(rf"^(?P<o>{_NAME})'s (?P<event>[a-z][a-z -]*?) (?:is|was)(?: scheduled| planned)? (?:on|for) ")
 _RECOVERY = re.compile(
-    rf"^(?P<o>{_NAME})'s recovery from (?:(?:her|his|their|the) )?(?P<event>[a-z][a-z -]*?) "
+    rf"^(?P<o>{_NAME})'s recovery(?: from (?:(?:her|his|their|the) )?(?P<event>[a-z][a-z -]*?))? "
     r"(?:takes|will take|should take|lasts) (?P<approx>(?:about|around|roughly|approximately) )?"
     r"(?P<n>\d+|[a-z]+) (?P<unit>days?|weeks?|months?)\b")
+
+
+# a small stated list of medical procedures a recovery follows
+_PROCEDURE = re.compile(r"\b(?:surgery|operation|procedure|transplant|replacement|implant|extraction|c-section)$")
 
 
 def _recovery(items: Sequence[tuple[str, str]]) -> list[Derived]:
@@ -294,8 +300,11 @@ def _recovery(items: Sequence[tuple[str, str]]) -> list[Derived]:
         n = _number(m.group("n")) if m else None
         if not m or n is None:
             continue
+        # "Marta's recovery takes six weeks" names no event: it is from the owner's one dated procedure
+        procedures = [e for e in events if e[0] == m.group("o") and _PROCEDURE.search(e[1])]
         for owner, event, start, eid in events:
-            if owner != m.group("o") or event != m.group("event"):
+            if owner != m.group("o") or (event != m.group("event") if m.group("event") else
+                                         len(procedures) != 1 or procedures[0][3] != eid):
                 continue
             end = _add(start, n, m.group("unit"))
             if m.group("approx"):
@@ -544,11 +553,13 @@ _ALLERGIC = (
     re.compile(rf"^(?P<o>{_NAME}) is allergic to (?P<what>[a-z ]+?){_ASIDE}"),
     re.compile(rf"^(?P<o>{_NAME}) has an? (?P<what>[a-z ]+?) allergy{_ASIDE}"),
 )
+# ", apparently": where the speaker heard it; it does not change what is served
+_HEARSAY = r",? (?:apparently|I think|I hear|I heard|they say|it seems)"
 _SERVED_AS = r"(?:is going to be|are going to be|will be|is|are)"
 _DISH = (
     re.compile(rf"^(?P<thing>.+?) {_SERVED_AS} (?:an? )?(?P<food>[a-z]+) "
                r"(?P<noun>cake|pie|tart|dessert|dish|sauce|soup|salad|bread|cookies|biscuits|curry|pasta|pudding|"
-               r"cookie|stew|burger|burgers|sandwiches|sandwich|pizza|roast)$"),
+               r"cookie|stew|burger|burgers|sandwiches|sandwich|pizza|roast)(?P<hedge>" + _HEARSAY + ")?$"),
     re.compile(r"^(?P<thing>.+?) (?:contains|is made with|is made from|has) (?P<food>[a-z]+)$"),
 )
 
@@ -564,7 +575,7 @@ def _dishes(items: Sequence[tuple[str, str]]) -> list[tuple[str, str, str, str]]
                 thing = thing if thing[:1].isupper() and not thing.startswith("The ") else thing[:1].lower() + thing[1:]
                 detail = ""
                 if m.groupdict().get("noun"):
-                    said = m.group(0)[len(m.group("thing")) + 1:]
+                    said = m.group(0)[len(m.group("thing")) + 1:m.start("hedge") if m.group("hedge") else None]
                     detail = " (" + re.sub(rf"^{_SERVED_AS} ", "", said) + ")"
                 out.append((mid, thing, m.group("food"), detail))
                 break
@@ -611,11 +622,20 @@ _ATTENDS = re.compile(
     rf"^(?P<o>{_NAME}) (?:is coming to|is attending|is joining|will attend|will join|is going to|will come to) "
     rf"(?P<event>(?:the|a|an|our) (?:[\w,-]+ )*?{_MEAL_WORDS}\b.*)$")
 
+# "Liam is organizing the team dinner on November 8": the plan of a meal, which a guest's diet bears on
+_HOSTS = re.compile(
+    rf"^(?P<o>{_NAME}) (?:is organi[sz]ing|is hosting|is planning|is throwing|organi[sz]es|hosts|will host) "
+    rf"(?P<event>(?:the|a|an|our) (?:[\w,-]+ )*?{_MEAL_WORDS}\b.*)$")
+
 
 def _diet(items: Sequence[tuple[str, str]]) -> list[Derived]:
     """A diet excludes food classes: a dish of an excluded class is out for that person, and a meal
-    the person attends needs options for the diet."""
+    the person attends needs options for the diet (the host's plan of that meal supports it too)."""
     diets = [(m.group("o"), m.group("diet"), mid) for mid, text in items if (m := _DIET.match(text))]
+    hosts: dict[str, list[str]] = {}  # the memories saying who hosts a meal: the plan the options are for
+    for mid, text in items:
+        if host := _HOSTS.match(text):
+            hosts.setdefault(_the(host.group("event")), []).append(mid)
     out = []
     for mid, thing, food, detail in _dishes(items):
         for owner, diet, did in diets:
@@ -633,8 +653,14 @@ def _diet(items: Sequence[tuple[str, str]]) -> list[Derived]:
             if owner != m.group("o") or _states(items, f"{diet} options", owner):
                 continue
             out.append(Derived(f"{event[:1].upper() + event[1:]} needs {diet} options for {owner}", "fact", 0.85,
-                               (did, mid), "diet", f"{owner} is {diet} and is coming to {event}"))
+                               (did, mid, *hosts.get(_the(event), ())), "diet",
+                               f"{owner} is {diet} and is coming to {event}"))
     return out
+
+
+def _the(event: str) -> str:
+    """A meal as a key: "a team dinner" and "our team dinner" are the same as "the team dinner"."""
+    return re.sub(r"^(?:a|an|our) ", "the ", event.lower())
 
 
 # ---------------------------------------------------------------------------------------------

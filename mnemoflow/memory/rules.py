@@ -76,6 +76,16 @@ _BARE_YES = re.compile(r"^\W*(?:yes|yeah|yep|yup|sure|of course|definitely|absol
                        re.I)
 _TAG_STATEMENT = re.compile(r",\s*(?:no|right|isn't it|didn't (?:you|i|we)|don't you think|wasn't it|aren't they)\?$",
                             re.I)
+# ", who's in?" after a statement invites people to it; the statement before it still stands.
+_INVITATION_TAIL = re.compile(r",\s*(?:who's in|who is in|who's coming|who wants to (?:come|join)|anyone (?:in|keen|"
+                              r"interested|up for it|want to (?:come|join))|any takers|you in|are you in)\?$", re.I)
+_ASKING = re.compile(r"^(?:who|what|when|where|why|how|which|do|does|did|is|are|was|were|can|could|would|will|"
+                     r"should|shall|have|has)\b", re.I)
+# what an invitation's statement organises: "I'm organizing the team dinner on November 8"
+_ORGANISED = re.compile(r"\b(?:organi[sz]ing|hosting|planning|throwing|having) (?P<event>(?:the|a|an|our|my) [^,?;]+)$",
+                        re.I)
+_ACCEPTS = re.compile(r"^(?:count me in|i'm in|i am in|sign me up|i'll (?:be there|come)|i'm (?:coming|down))\W*$",
+                      re.I)
 _SAID_AS_QUESTION = re.compile(r"^(?:I|we)\s+(?:just\s+|already\s+)?[a-z]+ed\b")  # "I booked Bar Centrale for Friday?"
 _SUBORDINATE_ONLY = re.compile(r"^(?:even if|if|when|whenever|since|because|although|though|while|after|before|"
                                r"unless|until|as soon as)\s+(?:I|we|you|he|she|they|it|my|our|the|this|that)\b[^,]*$",
@@ -146,6 +156,9 @@ _FOR_THE_ASSISTANT = re.compile(r",?\s+(?:when|whenever|while|if|before|once)\s+
                                 re.I)
 _NO_LEAD = re.compile(r"^(?:no|nope|nah)\s*[,!.]\s+(?=\w)", re.I)
 _MONTH_BEFORE = re.compile(r"\b(?:" + "|".join(MONTHS) + r")\.?\s*$", re.I)
+# "Marco's wedding cake is ...": a capitalised word owning the subject noun, a verb after it, is a name even at
+# the start of a sentence (a common noun would take "the"; "Work's been crazy" is "is", not a possessive).
+_POSSESSOR_SUBJECT = re.compile(r"^[A-Z][a-z]+'s (?:[a-z]+ ){1,3}(?:is|are|was|were|will|has|had)\b")
 _FIRST_OR_SECOND = re.compile(r"\b(?:i|i'm|i've|i'll|i'd|me|my|mine|we|we're|we've|us|our|you|you're|your)\b", re.I)
 
 
@@ -247,6 +260,8 @@ class RuleEngine:
             return _Draft(body, sentence, body, 0.9, (f"skip:{why}",), turn_ids, store=False), named or antecedents
         if body.endswith("?") and (_TAG_STATEMENT.search(body) or _SAID_AS_QUESTION.match(body)):
             body = _TAG_STATEMENT.sub("", body).rstrip("?")  # "Pepper sees Dr. Chen now, no?" asserts it
+        elif body.endswith("?") and (invite := _INVITATION_TAIL.search(body)) and not _ASKING.match(body):
+            body = body[:invite.start()]  # "I'm organizing the team dinner on November 8, who's in?" states the plan
         elif body.endswith("?") and (role := _AS_A.match(body)):
             body = f"I'm {role.group(1)}"  # "As a vegetarian, what can I grill?" says who is asking
         if body.endswith("?"):
@@ -319,6 +334,8 @@ class RuleEngine:
         window = info.context.window
         if window and window[-1].turn_id != previous.turn_id:
             return None  # the question was answered already, by this speaker's turn in between
+        if (accepted := _accepted(info, previous, questions[-1], answer)) is not None:
+            return [accepted]
         if not is_polar(answer) and is_small_talk(strip_padding(answer, info.known).rstrip(".!?,; ")):
             return None  # "Thanks, Melanie!" answers nothing; the next sentences stand on their own
         asker = "the assistant" if _is_assistant(previous) else display_name(previous.speaker)
@@ -495,6 +512,20 @@ def _corrected(info: _Turn, body: str, before: Sequence[str]) -> tuple[str, tupl
             text = f"{source} {text[verbs[-1].end():] if verbs else _lower_first(text)}"
         return text, tuple(dict.fromkeys((said_in.turn_id, turn.turn_id)))
     return None
+
+
+def _accepted(info: _Turn, previous: TurnView, invitation: str, answer: str) -> _Draft | None:
+    """"Count me in!" answering "I'm organizing the team dinner on November 8, who's in?": the answerer is
+    coming to what the inviter organises (a guest of a meal is what its diet and seating rules need)."""
+    tail = _INVITATION_TAIL.search(invitation)
+    plan = _ORGANISED.search(invitation[:tail.start()]) if tail else None
+    if plan is None or not _ACCEPTS.match(answer.strip()) or _ASKING.match(invitation):
+        return None
+    event = re.sub(r"^(?:a|an|our) ", "the ", plan["event"].strip())
+    event = re.sub(r"^my ", possessive(display_name(previous.speaker)) + " ", event)
+    content = f"{info.speaker} is coming to {event}"
+    return _Draft(content, f"{invitation} {answer}", content, 0.75, ("follow-up:invitation",),
+                  (previous.turn_id, info.context.turn.turn_id))
 
 
 def _may_go_on(answered: _Draft, answer: str, following: str) -> bool:
@@ -738,7 +769,8 @@ def _has_detail(info: _Turn, rewritten: str, numbers: bool = True) -> bool:
         if name in own or name.lower() == "the assistant":
             continue
         first = name.split()[0]
-        if first == lead and rewritten.startswith(lead) and first.removesuffix("'s") not in info.seen:
+        if first == lead and rewritten.startswith(lead) and first.removesuffix("'s") not in info.seen \
+                and not _POSSESSOR_SUBJECT.match(rewritten):
             continue
         return True
     return numbers and bool(resolve_dates(rewritten, info.context.now).times)  # "My exam is next Tuesday": a date

@@ -54,3 +54,12 @@ def test_it_names_a_thing_only_before_something_concrete() -> None:
 def test_a_thing_named_before_a_verb_and_its_object_ends_at_the_verb() -> None:
     assert find_mentions("The doctor put me on 20 mg of lisinopril.", "Noah", None) == (
         Mention("The doctor", "n", strong=True),)
+
+
+def test_a_relation_named_by_is_makes_he_the_name() -> None:
+    """"My new manager is Tim": a later "he" is Tim, not "Grace's manager"."""
+    first = rewrite_persons("My new manager is Tim.", "Grace", "the assistant")
+    assert Mention("Tim", None, strong=True) in first.mentions
+    assert rewrite_persons("He reports directly to Rosa, the CTO.", "Grace", "the assistant",
+                           first.mentions).text == "Tim reports directly to Rosa, the CTO."
+    assert find_mentions("My manager is Tim's brother.", "Grace", None)[0].name == "Grace's manager"

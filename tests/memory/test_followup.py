@@ -89,3 +89,12 @@ def test_going_without_a_place_takes_it(text: str, expected: str) -> None:
                                   "Alex lives in Berlin", "Alex is going in Osaka first"])
 def test_going_somewhere_already_or_not_going_at_all(text: str) -> None:
     assert not is_going_without_place(text)
+
+
+def test_a_question_about_what_someone_said_asks_its_embedded_question() -> None:
+    follow = merge("Did the surgeon say how long recovery takes?", "About six weeks.")
+    assert follow is not None and follow.mode == "wh"
+    assert "".join(s.text for s in follow.segments) == "the recovery takes about six weeks"  # no "takes for"
+    lands = merge("Did she mention when her flight lands?", "Around 6pm.")
+    assert lands is not None and "".join(s.text for s in lands.segments) == "her flight lands around 6pm"
+    assert merge("Did the surgeon say how long recovery takes?", "Not sure.") is None

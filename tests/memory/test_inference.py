@@ -163,3 +163,29 @@ def test_new_shapes_are_idempotent_over_their_output() -> None:
     first = derive(memories)
     assert len(first) == 4
     assert derive([*memories, *(M(f"d{i}", d.content) for i, d in enumerate(first))]) == []
+
+
+# rules added for recoveries that name no event, hearsay and the host's plan
+
+
+def test_a_recovery_naming_no_event_is_from_the_one_dated_procedure() -> None:
+    d = only(run("Marta's knee surgery is scheduled for February 10, 2025", "Marta's recovery takes about six weeks"))
+    assert d.content == "Marta should be recovered from the knee surgery around late March 2025"
+    assert set(d.supporting_ids) == {"m1", "m2"}
+    assert run("Marta's knee surgery is on February 10, 2025", "Marta's hip operation is on March 3, 2025",
+               "Marta's recovery takes about six weeks") == []  # which one?
+    assert run("Marta's birthday party is on February 10, 2025", "Marta's recovery takes about six weeks") == []
+
+
+def test_a_dish_heard_about_is_still_the_dish() -> None:
+    d = only(run("Elena is allergic to tree nuts", "Marco's wedding cake is going to be an almond cake, apparently"))
+    assert d.content == "Elena cannot eat Marco's wedding cake (an almond cake) because of Elena's tree nut allergy"
+
+
+def test_the_hosts_plan_of_the_meal_supports_the_options() -> None:
+    d = only(run("Liam is organizing the team dinner on November 8, 2024", "Fatima is vegan",
+                 "Fatima is coming to the team dinner on November 8, 2024"))
+    assert d.content == "The team dinner on November 8, 2024 needs vegan options for Fatima"
+    assert set(d.supporting_ids) == {"m1", "m2", "m3"}
+    other = only(run("Liam is organizing the team lunch", "Fatima is vegan", "Fatima is coming to the team dinner"))
+    assert set(other.supporting_ids) == {"m2", "m3"}  # another meal's plan is no support

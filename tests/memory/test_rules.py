@@ -403,3 +403,18 @@ def test_a_request_tail_with_a_rule_word_is_still_a_rule_and_when_you_in_a_rule_
     # said to another person, "when you ..." is theirs and stays
     assert contents(say("Aisha", "I'm home when you come over.", ("Ben", "Are you around?"))) \
         == ["Aisha is home when Ben comes over"]
+
+
+def test_a_statement_ending_in_an_invitation_still_states_the_plan() -> None:
+    lines = [("Liam", "I'm organizing the team dinner on November 8, who's in?", "user"),
+             ("Fatima", "Count me in! Just remember I'm vegan.", "other")]
+    assert contents(stored(lines, datetime(2024, 10, 21, 12, 0))) == [
+        "Liam is organizing the team dinner on November 8, 2024",
+        "Fatima is coming to the team dinner on November 8, 2024", "Just remember Fatima is vegan"]
+    assert contents(say("Liam", "Who's organizing the team dinner, who's in?")) == []
+    assert contents(say("Fatima", "Count me in!", ("Liam", "Pizza tonight, who's in?"))) == []  # nothing organised
+
+
+def test_a_name_owning_the_subject_is_a_name_at_the_start_of_a_sentence() -> None:
+    assert contents(say("Elena", "Marco's wedding cake is going to be an almond cake, apparently.")) == [
+        "Marco's wedding cake is going to be an almond cake, apparently"]
