@@ -330,6 +330,9 @@ def _sources(cand: Claim, old: Claim) -> str:
     return "mixed"
 
 
+_CLEARED_STEMS = frozenset(stem(w) for w in CLEARED)
+
+
 def _negation(cand: Claim, old: Claim, nid: str, sources: str, older: bool) -> tuple[Decision | None, bool]:
     # "Milk doesn't agree with Chloe" negates something about Chloe, not what "Chloe is ..." says
     negated_here = {x for x in cand.negated if _has(x, old.positive) and not _has(x, cand.positive)
@@ -350,10 +353,10 @@ def _negation_decision(cand: Claim, old: Claim, nid: str, sources: str, older: b
     same_statement = bool(old_core) and all(_has(a, cand_all) for a in old_core)
     if negated_here:
         shared_predicate = {x for x in cand.positive if _has(x, old.positive) and x not in subject}
-        cleared = {stem(w) for w in CLEARED}
-        stated = (cand.main_stems | cand.main_names) - cand.negated - cleared
+        stated = (cand.main_stems | cand.main_names) - cand.negated - _CLEARED_STEMS
         # "Penicillin is fine, it's sulfa drugs I react to": the replacement follows the main clause
-        replacement = {x for x in (stated or cand.positive - cleared) if not _has(x, old.anchors) and x not in subject}
+        replacement = {x for x in (stated or cand.positive - _CLEARED_STEMS)
+                       if not _has(x, old.anchors) and x not in subject}
         if shared_predicate and replacement and not older:
             return Decision("UPDATES", nid, 0.92,
                             f"correction: negates {', '.join(clash)} and states {', '.join(sorted(replacement))}")

@@ -172,9 +172,10 @@ def _search(
 
 def _hydrate(
     store: Store, scope: Scope, fused: list[Fused], shown: dict[str, ChunkHit], history: bool = False,
-) -> tuple[dict[str, ChunkHit], dict[str, MemoryItem], dict[str, MemoryItem]]:
+) -> tuple[dict[str, ChunkHit], dict[str, MemoryItem], dict[str, str]]:
     """Read fused candidates back through DuckDB's scope and lifecycle gate. Without `history`, a
-    superseded memory is replaced by its current version: the third dict maps one to the other."""
+    superseded memory is replaced by its current version: the memories include it, and the third
+    dict maps the superseded id to its id."""
     chunk_ids = [f.key[1] for f in fused if f.key[0] == "chunks"]
     chunks = {i: shown[i] for i in store.live_chunk_ids(scope, [i for i in chunk_ids if i in shown])}
     chunks.update(store.fetch_chunks(scope, [i for i in chunk_ids if i not in shown]))
@@ -184,7 +185,9 @@ def _hydrate(
     now = utcnow()
     past = {i for i, m in memories.items() if not m.active_at(now)}
     current = store.current_versions(scope, [i for i in past if not memories[i].is_latest])
-    return chunks, {i: m for i, m in memories.items() if i not in past}, current
+    live = {i: m for i, m in memories.items() if i not in past}
+    live.update({m.id: m for m in current.values()})
+    return chunks, live, {old: m.id for old, m in current.items()}
 
 
 def _observed(memory: MemoryItem) -> datetime:
@@ -206,11 +209,12 @@ def _memory_factors(memory: MemoryItem, newest: datetime | None, config: RecallC
 
 def _rerank(
     query: str, fused: list[Fused], chunks: dict[str, ChunkHit], memories: dict[str, MemoryItem],
-    current: dict[str, MemoryItem], config: RecallConfig, newest: datetime | None,
+    current: dict[str, str], config: RecallConfig, newest: datetime | None,
 ) -> tuple[list[_Ranked], set[str]]:
     """Final order: the fused score, lowered for turns by people other than those the query names,
     and scaled for memories by their salience and recency factors. A hit on a superseded memory
-    ranks its current version (`current`) there; each memory keeps its best place."""
+    ranks its current version (`current`: superseded id -> current id) there; each memory keeps its
+    best place."""
     named: set[str] = set()
     if config.speaker_factor < 1:
         named = speakers_named(query, set().union(*(_turn_speakers(h) for h in chunks.values())))
@@ -225,9 +229,8 @@ def _rerank(
             ranked.append(_Ranked(f.score * math.prod(factors.values()), f.key, f, factors))
         elif target == "memories" and item_id in current:
             latest = current[item_id]
-            memories[latest.id] = latest
-            factors = _memory_factors(latest, newest, config)
-            ranked.append(_Ranked(f.score * math.prod(factors.values()), ("memories", latest.id), f, factors,
+            factors = _memory_factors(memories[latest], newest, config)
+            ranked.append(_Ranked(f.score * math.prod(factors.values()), ("memories", latest), f, factors,
                                   f"current version of {item_id}, which the query {_why(f)} (UPDATES)"))
     ranked.sort(key=lambda r: (-r.score, r.key[1]))
     best: dict[tuple[str, str], _Ranked] = {}
@@ -325,7 +328,7 @@ def recall(
                 config.signals, config.rrf_k)
     shown = {h.id: h.chunk for hits in found.values() for h in hits if h.chunk is not None}
     chunks, memories, current = _hydrate(store, scope, fused, shown, history)
-    newest = max((_observed(m) for m in [*memories.values(), *current.values()]), default=None)
+    newest = max((_observed(m) for m in memories.values()), default=None)
     ranked, named = _rerank(query, fused, chunks, memories, current, config, newest)
     expanded = _expand(store, scope, ranked, memories, config, newest, history)
     if expanded:

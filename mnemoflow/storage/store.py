@@ -960,10 +960,10 @@ class Store:
                     JOIN memory_links l ON l.dst = c.memory_id AND l.type = 'UPDATES' AND l.tenant_id = ?
                     WHERE c.hops < 16
                 )
-                SELECT c.origin, {', '.join('m.' + col.strip() for col in _MEMORY_COLUMNS.split(','))}
-                FROM chain c JOIN memories m ON m.memory_id = c.memory_id
-                WHERE c.hops > 0 AND {where}{gate}
-                ORDER BY c.origin, c.hops, m.memory_id
+                SELECT origin, {_MEMORY_COLUMNS} FROM (
+                    SELECT c.origin, c.hops, m.* FROM chain c JOIN memories m ON m.memory_id = c.memory_id
+                    WHERE c.hops > 0 AND {where}{gate}
+                ) ORDER BY origin, hops, memory_id
                 """, [scope.tenant_id, *params, *gate_params]).fetchall()
         found: dict[str, MemoryItem] = {}
         for origin, *memory in rows:
