@@ -359,6 +359,10 @@ def demo(home: Home = None) -> None:
         for question in DEMO_QUESTIONS:
             out.print(f"\n[bold]Q:[/] {question}")
             print_recall(service.recall(DEMO_SCOPE, question, k=5, token_budget=400))
+        # the sample lives in its own scope: a bare `recall` (tenant and user "default") finds none of it
+        where = f" --home {home}" if home else ""
+        out.print(f'\nAsk your own: mnemoflow recall "Who leads the roadmap workshop?" '
+                  f"--tenant {DEMO_SCOPE.tenant_id} --user {DEMO_SCOPE.user_id}{where}", markup=False)
 
 
 @keys_app.command("create")

@@ -79,6 +79,7 @@ def test_console_script_runs_the_demo(tmp_path: Path) -> None:
                           timeout=300)
     assert done.returncode == 0, done.stderr
     assert "Lisbon" in done.stdout and "cites:" in done.stdout
+    assert f"--tenant demo --user priya --home {tmp_path / 'demo'}" in done.stdout  # where to ask next
 
 
 @pytest.mark.parametrize(("locator", "shown"), [
