@@ -265,6 +265,10 @@ def _judge(cand: Claim, kind: str, cand_entities: frozenset[str], neighbour: Nei
             if sources == "different":
                 conf = 0.8
             return Decision("UPDATES", nid, conf, f"change-marker: '{cand.change_text}' on {slot}")
+        alongside = _slot_said_alongside(cand, old) if cand.change == "strong" and sim and sim >= 0.7 else None
+        if alongside:  # "switched to oat milk flat whites; black coffee upsets Omar's stomach now"
+            return Decision("UPDATES", nid, 0.86, f"change-marker: '{cand.change_text}' on {alongside}, "
+                                                  f"said in the same change, vector {sim:.2f}")
         if cand.change == "strong" and sim is not None and sim >= 0.55:
             return Decision("UPDATES", nid, 0.7,
                             f"change-marker: '{cand.change_text}', same subject, vector {sim:.2f}, slot not named")
@@ -547,6 +551,15 @@ def _slot_link(cand: Claim, old: Claim, *, strong: bool) -> str | None:
         if shared_names:
             return ", ".join(sorted(shared_names))
     return None
+
+
+def _slot_said_alongside(cand: Claim, old: Claim) -> str | None:
+    """A change told in two clauses ("switched to X; black coffee upsets me now") names the old slot
+    in its second clause: the old statement's own words there are its slot."""
+    subject = {cand.subject, old.subject}
+    shared = {s for s in cand.stems if s not in cand.main_stems and s not in subject and s not in TIME_UNITS
+              and s not in _QUALIFIER_STEMS and _has(s, old.main_stems)}
+    return ", ".join(sorted(shared)) or None
 
 
 def _value_keys(claim: Claim) -> set[tuple[str, str]]:

@@ -92,6 +92,7 @@ _SUBORDINATE_ONLY = re.compile(r"^(?:even if|if|when|whenever|since|because|alth
                                re.I)
 _CONTRACTED = re.compile(r"\w'(?:m|re|ve|ll|d)\b", re.I)
 _AS_A = re.compile(r"^as (an? [\w-]+(?: [\w-]+)?),", re.I)
+_NOT_ANYMORE = re.compile(r"^\W*(?:(?:no|nope|nah)\W+)?(?:not any ?more|no longer|not these days|not now)\W*$", re.I)
 _POLAR_LEAD = re.compile(r"^(?:yes|no|yeah|nope)[,.!]*\s+", re.I)
 _WOULD_BE_NICE = re.compile(r"^(?:and |also )?(?P<what>.+?)\s+would be (?:lovely|great|nice|perfect|ideal|good|amazing|"
                             r"awesome|fantastic|wonderful|a dream|fun|helpful|appreciated)$", re.I)
@@ -99,6 +100,9 @@ _OBLIGATION = re.compile(r"\b(must|must not|needs? to|has to|have to|not allowed
 _FIND = re.compile(r"^(?:please\s+)?(?:find|get|book|arrange|order)\s+(?:me\s+|us\s+)?(?=(?:a|an|some|two|three)\s)",
                    re.I)
 _VAGUE = re.compile(r"\b(it|that|this|those|them|there|one|these|stuff|things?)\b", re.I)
+_OBJECT_IT = re.compile(r"(?<=[a-z] )it\b(?!\s*(?:is|was|will|has|had|'s)\b)")  # "take it black", not "it is"
+_NAMED_THING = re.compile(r"^\W*(?:(?:yes|yeah|yep|yup|sure|no|nope)\W+)?(?:a|an|the|my|our|some)\s+"
+                          r"(?P<thing>[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,3}?)\s*(?:,|[.!]?$)", re.I)
 _PRONOUN_START = re.compile(r"^(it|that|this|they|he|she|there|those|these|their|its|his|her|them)\b", re.I)
 _LISTENER_START = re.compile(r"^(you|you're|you've|you'll|you'd|your|yours)\b", re.I)
 _RELATIVE_START = re.compile(r"^(which|who|whom|whose|where|whereas)\b", re.I)
@@ -235,6 +239,8 @@ class RuleEngine:
                 if reason.store:
                     draft, antecedents, i = _joined(draft, reason), after, i + 1
             drafts.append(draft)
+        if sentences and _NOT_ANYMORE.match(sentences[0]) and context.previous is not None:
+            drafts = _one_change(drafts, info)
         candidates, seen = [], set()
         for draft in drafts:
             candidate = self._candidate(draft, info)
@@ -312,6 +318,7 @@ class RuleEngine:
                 reasons.append("subject supplied")
         if len(body.split()) + len(_CONTRACTED.findall(body)) < 3:
             return skip("too short")  # "Fun!", "Alex!"; "I'm vegan" counts as the three words it becomes
+        body = _it_named_before(body, before)
         rewrite = rewrite_persons(body, info.speaker, info.addressee, antecedents)
         content = prefix + rewrite.text
         has_detail = _has_detail(info, rewrite.text)
@@ -569,6 +576,21 @@ def _reshaped(info: _Turn, body: str, content: str, rewrite: Rewrite, has_detail
     return content, personal
 
 
+def _it_named_before(body: str, before: Sequence[str]) -> str:
+    """"Yes, a large coffee, black. I always take it black": the "it" is the coffee the verbless sentence
+    just before named, and the memory has to say so to stand alone. Anything else is left as said."""
+    its = list(_OBJECT_IT.finditer(body))
+    if len(its) != 1 or not before or _has_verb(before[-1]):
+        return body
+    named = _NAMED_THING.match(before[-1])
+    if named is None or len(named["thing"].split()) > 3:
+        return body
+    noun = named["thing"].split()[-1]
+    if noun in NOT_NAMES or noun in _DETERMINERS or is_adverb(noun):
+        return body
+    return body[:its[0].start()] + noun + body[its[0].end():]
+
+
 def _told_in_asking(question: str) -> str | None:
     """What a question or request tells about the speaker, in their words: "Ideas for a rainy day with my
     two children, Ella and Sam?" -> "my two children are Ella and Sam"; "Any good climbing gyms near me?"
@@ -648,6 +670,22 @@ def _kind(text: str, resolved: Resolution, now: datetime) -> MemoryKind:
             resolved.end - resolved.start <= timedelta(days=3) or resolved.end <= now):
         return "episode"
     return kind
+
+
+def _one_change(drafts: list[_Draft], info: _Turn) -> list[_Draft]:
+    """"Not anymore, I've switched to oat milk flat whites. Black coffee upsets my stomach now.": what
+    follows "not anymore" is one change, the new habit and why, so it is one memory, not two halves."""
+    kept = [d for d in drafts if d.store]
+    if len(kept) < 2:
+        return drafts
+    change = kept[0]
+    for draft in kept[1:]:
+        first = draft.content.split()[0]
+        said = " ".join(t.text for t in (info.context.turn, *info.context.window))
+        if first not in info.seen and (first.lower() in NOT_NAMES or re.search(rf"\b{first.lower()}\b", said)):
+            draft = replace(draft, content=_lower_first(draft.content))  # "Black coffee ...": "black" was said
+        change = _joined(change, draft)
+    return [d for d in drafts if not d.store] + [change]
 
 
 def _joined(first: _Draft, second: _Draft) -> _Draft:

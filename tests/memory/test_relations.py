@@ -163,6 +163,15 @@ def test_change_markers_and_corrections_update(old: str, new: str) -> None:
     assert decision.confidence >= 0.85
 
 
+def test_a_change_told_in_two_clauses_updates_the_slot_its_second_clause_names() -> None:
+    old = n("m1", "Omar always takes coffee black", "preference", sim=0.72)
+    decision = judge("Omar has switched to oat milk flat whites; black coffee upsets Omar's stomach now", old)
+    assert (decision.relation, decision.target_id) == ("UPDATES", "m1"), decision
+    assert decision.confidence >= 0.85
+    unrelated = judge("Omar has switched to oat milk flat whites; the cafe is busy now", old)
+    assert unrelated.relation != "UPDATES" or unrelated.confidence < 0.85, unrelated
+
+
 @pytest.mark.parametrize(("old", "new"), [
     ("Ines's train to Porto is on March 3, 2024", "Ines's train to Porto is on March 5, 2024, not on March 3, 2024"),
     ("The launch review is at 14:00", "The launch review is at 15:30, not at 14:00"),

@@ -418,3 +418,21 @@ def test_a_statement_ending_in_an_invitation_still_states_the_plan() -> None:
 def test_a_name_owning_the_subject_is_a_name_at_the_start_of_a_sentence() -> None:
     assert contents(say("Elena", "Marco's wedding cake is going to be an almond cake, apparently.")) == [
         "Marco's wedding cake is going to be an almond cake, apparently"]
+
+
+def test_an_object_it_is_the_thing_the_verbless_sentence_before_named() -> None:
+    lines = [("Barista Bot", "Morning Omar! The usual?", "assistant"),
+             ("Omar", "Yes, a large coffee, black. I always take it black.", "user")]
+    assert "Omar always takes coffee black" in contents(stored(lines, NOW))
+    said = contents(say("Omar", "My bike is red. I ride it every day."))
+    assert not any("ride bike" in c or "rides bike" in c for c in said), said
+
+
+def test_what_follows_not_anymore_is_one_change_with_its_reason() -> None:
+    lines = [("Barista Bot", "Good morning! Large black coffee?", "assistant"),
+             ("Omar", "Not anymore, I've switched to oat milk flat whites. Black coffee upsets my stomach now.",
+              "user")]
+    assert contents(stored(lines, NOW)) == [
+        "Omar has switched to oat milk flat whites; black coffee upsets Omar's stomach now"]
+    apart = contents(say("Omar", "I've switched to oat milk flat whites. Black coffee upsets my stomach now."))
+    assert len(apart) == 2, apart
