@@ -18,7 +18,7 @@ _KIND_RULES: tuple[tuple[MemoryKind, re.Pattern[str]], ...] = (
     ("procedure", re.compile(r"\b(how to|steps?|first\b.*\bthen|to (deploy|install|run|set up|configure)|"
                              r"run `|follow these)\b|^\s*\d+[.)]\s", re.I | re.M)),
     ("preference", re.compile(r"\b(prefers?|preferred|favou?rite|likes?|loves?|enjoys?|hates?|dislikes?|"
-                              r"can'?t stand|would rather|allergic)\b", re.I)),
+                              r"can'?t stand|would rather)\b", re.I)),
     ("episode", re.compile(r"\b(yesterday|last (week|month|year|night)|this morning|went|visited|met|attended|"
                            r"happened|on (monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b", re.I)),
 )

@@ -34,7 +34,8 @@ def find_entities(text: str, known: tuple[str, ...] = ()) -> tuple[str, ...]:
     while i < len(tokens):
         token = tokens[i][0]
         if token.startswith("`"):
-            found.append(token.strip("`"))
+            if quoted := token.strip("`").strip():  # a lone backtick quotes nothing
+                found.append(quoted)
             i += 1
             continue
         bare = token[:-2] if token.endswith("'s") else token

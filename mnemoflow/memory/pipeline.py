@@ -210,7 +210,7 @@ class MemoryGenerator:
                           turn_id: str, asked_about: frozenset[str]) -> None:
         neighbours = self._neighbours(writes, candidate, asked_about)
         decision = classify(candidate.content, candidate.kind, candidate.entities, neighbours, now=now,
-                            speaker=self._turns[turn_id].speaker)
+                            speaker=self._turns[turn_id].speaker, reminder="reminder" in candidate.reasons)
         verdict = action(decision)
         if decision.relation == "duplicate" and verdict == "apply" and decision.target_id:
             writes.reinforce(decision.target_id, cited)

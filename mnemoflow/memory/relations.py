@@ -155,12 +155,14 @@ def classify(
     *,
     now: datetime,
     speaker: str | None = None,
+    reminder: bool = False,
 ) -> Decision:
     """Decide what the candidate does to its scope's memories. Pure: no storage, no model.
 
     `neighbours` must come from the candidate's own scope (see the module docstring); `now` is when
     the candidate was observed, so that a neighbour observed later is never superseded by it;
-    `speaker` who said the candidate (two people who disagree conflict; one person corrects).
+    `speaker` who said the candidate (two people who disagree conflict; one person corrects);
+    `reminder` that the speaker said it was told before ("..., remember, ...").
     """
     cand = parse_claim(candidate_content)
     cand_entities = _entity_keys(candidate_entities)
@@ -180,11 +182,26 @@ def classify(
         key = (round(decision.confidence, 6), _PRIORITY[decision.relation], sim, -rank, seen, -position)
         verdicts.append((key, decision))
     if verdicts:
-        return max(verdicts, key=lambda kv: kv[0])[1]
+        best = max(verdicts, key=lambda kv: kv[0])[1]
+        return _reminded(cand, best, neighbours) if reminder else best
     reason = "new: no neighbour shares its subject and slot"
     if notes:
         reason = "new: " + "; ".join(dict.fromkeys(notes))
     return Decision("new", None, 1.0, reason)
+
+
+def _reminded(cand: Claim, decision: Decision, neighbours: Sequence[Neighbour]) -> Decision:
+    """A reminder ("don't suggest peanuts, remember, because of my allergy") of a memory it says all of,
+    in near the same meaning, is that memory said again: it reinforces it rather than extending it."""
+    if decision.relation != "EXTENDS":
+        return decision
+    old = next(n for n in neighbours if n.memory_id == decision.target_id)
+    said = parse_claim(old.content)
+    core = {x for x in said.stems | said.names if x not in _QUALIFIER_STEMS and x not in TIME_UNITS}
+    if (old.vector_similarity or 0.0) < 0.8 or not core or not all(_has(x, cand.stems | cand.names) for x in core):
+        return decision
+    return Decision("duplicate", old.memory_id, 0.9, f"reminder: says all of {old.memory_id} again, as told before "
+                                                     f"(vector {old.vector_similarity:.2f})")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -217,6 +234,8 @@ def _judge(cand: Claim, kind: str, cand_entities: frozenset[str], neighbour: Nei
 
     # 2. negation and correction
     decision, polarity_clash = _negation(cand, old, nid, sources, older)
+    if "rule" in {kind, neighbour.kind} and kind != neighbour.kind:
+        decision, polarity_clash = None, False  # "don't suggest peanuts" does not deny "allergic to peanuts"
     if decision is not None and not (decision.relation == "UPDATES" and kind != neighbour.kind):
         return decision  # a rule ("never suggest peanuts") does not replace the fact behind it
 
@@ -706,6 +725,9 @@ def _other_thing(cand: Claim, old: Claim) -> bool:
         return False
     extra_here = {x for x in cand.subject_stems if not _has(x, old.stems)}
     extra_there = {x for x in old.subject_stems if not _has(x, cand.stems)}
+    if not (extra_here & _QUALIFIER_STEMS and extra_there & _QUALIFIER_STEMS):
+        # "Tom's daily standup" is "Tom's standup"; "the daily standup" is not "the weekly standup"
+        extra_here, extra_there = extra_here - _QUALIFIER_STEMS, extra_there - _QUALIFIER_STEMS
     return bool(extra_here or extra_there)
 
 

@@ -50,6 +50,9 @@ _REMEMBER = re.compile(
     r"^(?:please\s+)?(?:(?:remember|(?:a |one )?(?:quick |side )?note|keep in mind|don't forget|do not forget|"
     r"make a note|for the records?|"
     r"just so you know|fyi|for your information|note to self)(?:\s+that)?[,:]?\s+)", re.I)
+# "..., remember, ...", "as I said, ...": the speaker says the listener was told this before
+_SAID_BEFORE = re.compile(r"(?:^|,\s*)(?:remember|as i (?:said|mentioned|told you)|like i (?:said|mentioned|told you))"
+                          r"(?: before| earlier| already)?(?=\s*,|\s*$)", re.I)
 _TO_DO = re.compile(r"^(?:please\s+)?(?:remember to|don't forget to|do not forget to|remind me to)\s+", re.I)
 _RULE_START = re.compile(
     r"^(?:please\s+)?(?:always|never|don't|do not|don't ever|do not ever|make sure|be sure|from now on|avoid|"
@@ -103,6 +106,8 @@ _VAGUE = re.compile(r"\b(it|that|this|those|them|there|one|these|stuff|things?)\
 _OBJECT_IT = re.compile(r"(?<=[a-z] )it\b(?!\s*(?:is|was|will|has|had|'s)\b)")  # "take it black", not "it is"
 _NAMED_THING = re.compile(r"^\W*(?:(?:yes|yeah|yep|yup|sure|no|nope)\W+)?(?:a|an|the|my|our|some)\s+"
                           r"(?P<thing>[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,3}?)\s*(?:,|[.!]?$)", re.I)
+_RULE_WITH_VALUE = re.compile(r"^(?P<rule>.*?\b(?P<thing>(?:the|our|my)\s+(?:[a-z-]+\s+){0,2}[a-z-]+)),\s+"
+                              r"(?:it's|it is)\s+(?P<value>(?:at\s+)?\d.*?)[.!]?$", re.I)
 _PRONOUN_START = re.compile(r"^(it|that|this|they|he|she|there|those|these|their|its|his|her|them)\b", re.I)
 _LISTENER_START = re.compile(r"^(you|you're|you've|you'll|you'd|your|yours)\b", re.I)
 _RELATIVE_START = re.compile(r"^(which|who|whom|whose|where|whereas)\b", re.I)
@@ -212,7 +217,8 @@ class RuleEngine:
         texts = [turn.text, *(t.text for t in context.window)]
         info = _Turn(context, speaker, addressee, known,
                      frozenset(w for text in texts for w in _MID_SENTENCE_NAME.findall(text)) | set(known))
-        units = [(c, n) for n, s in enumerate(split_sentences(turn.text)) for c in split_clauses(s, is_clause)]
+        units = [(u, n) for n, s in enumerate(split_sentences(turn.text)) for c in split_clauses(s, is_clause)
+                 for u in _rule_and_its_value(c)]
         sentences = [c for c, _ in units]
         steps = [s for s in sentences if _STEP.match(s)]
         if len(steps) >= 2:
@@ -287,6 +293,9 @@ class RuleEngine:
         elif remember := _REMEMBER.match(body):
             body = body[remember.end():]
             reasons.append("explicit remember")
+        if said_before := _SAID_BEFORE.search(body):  # "..., remember, because of my allergy": told before
+            body = (body[:said_before.start()] + body[said_before.end():]).strip(" ,")
+            reasons.append("reminder")
         if not body or is_small_talk(body):
             return skip("small talk")
         if _RELATIVE_START.match(body) or _SUBORDINATE_ONLY.match(body):
@@ -430,7 +439,8 @@ class RuleEngine:
                              fast_score(draft.source), draft.turn_ids, observed_at=context.now, reasons=draft.reasons)
         resolved = resolve_dates(draft.content, context.now)
         content = _finish(resolved.text)
-        kind = "procedure" if "follow-up:how-to" in draft.reasons else _kind(draft.kind_text, resolved, context.now)
+        kind: MemoryKind = "procedure" if {"follow-up:how-to", "procedure"} & set(draft.reasons) else \
+            "rule" if "rule" in draft.reasons else _kind(draft.kind_text, resolved, context.now)
         salience = max(fast_score(draft.source), fast_score(content)) + (0.15 if kind == "rule" else 0.0)
         reasons = draft.reasons + tuple(f"date:{t.phrase}" for t in resolved.times)
         return Candidate(
@@ -576,6 +586,17 @@ def _reshaped(info: _Turn, body: str, content: str, rewrite: Rewrite, has_detail
     return content, personal
 
 
+def _rule_and_its_value(clause: str) -> list[str]:
+    """"Don't book anything over the daily standup, it's 9:30 every morning": a rule, and a fact about
+    the thing it names; two memories of two kinds, so the fact is found (and deduplicated) as one."""
+    rule = _RULE_WITH_VALUE.match(clause)
+    if rule is None or not _RULE_START.match(clause):
+        return [clause]
+    at = "at " if re.match(r"\d{1,2}(?::\d\d)?\s?(?:[ap]\.?m\.?)?\b(?![/.-]\d)", rule["value"], re.I) else ""
+    thing = rule["thing"]
+    return [rule["rule"], f"{thing[:1].upper()}{thing[1:]} is {at}{rule['value']}"]
+
+
 def _it_named_before(body: str, before: Sequence[str]) -> str:
     """"Yes, a large coffee, black. I always take it black": the "it" is the coffee the verbless sentence
     just before named, and the memory has to say so to stand alone. Anything else is left as said."""
@@ -612,13 +633,15 @@ def _starts_with_a_noun(info: _Turn, fragment: str) -> bool:
 
 def _owner_said_before(info: _Turn, body: str) -> str | None:
     """Whose "the school newsletter" is when someone's school came up just before ("Oscar's first day of
-    school"): that person; None when no one's was named, or more than one person's."""
+    school", Tom's "our standup", a known "Tom's standup is at 9:30"): that person; None when no one's was named, or more than one person's."""
     nouns = [w for w in body.split()[1:3] if w.isalpha() and w.islower() and len(w) > 3 and not is_past(w)
              and w not in PAST_FORMS and not w.endswith("s")]
-    texts = [info.context.turn.text, *(t.text for t in reversed(info.context.window))]
+    turns = [info.context.turn, *reversed(info.context.window)]
     for noun in nouns:
-        owners = {m.group(1) for text in texts for m in re.finditer(
+        owners = {m.group(1) for text in [*(t.text for t in turns), *info.context.memories] for m in re.finditer(
             rf"\b([A-Z][a-z]+)'s\s+(?:[a-z]+\s+){{0,3}}?{noun}\b", text)}
+        owners |= {display_name(t.speaker) for t in turns if not _is_assistant(t)
+                   and re.search(rf"\b(?:my|our)\s+(?:[a-z]+\s+){{0,3}}?{noun}\b", t.text, re.I)}
         owners -= {info.speaker, *(w.capitalize() for w in NOT_NAMES)}
         if owners:
             return owners.pop() if len(owners) == 1 else None

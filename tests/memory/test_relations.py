@@ -207,6 +207,30 @@ def test_a_rule_never_replaces_the_fact_behind_it() -> None:
     assert decision.relation != "UPDATES", decision
 
 
+def test_a_prohibition_neither_denies_nor_replaces_the_fact_behind_it() -> None:
+    decision = judge("Tariq's rule: don't suggest anything with peanuts", n("m1", "Tariq is allergic to peanuts",
+                                                                           sim=0.8), kind="rule")
+    assert decision.relation not in {"CONFLICTS_WITH", "UPDATES"}, decision
+
+
+def test_a_reminder_that_says_all_of_a_memory_again_is_that_memory() -> None:
+    said = "Tariq's rule: don't suggest anything with peanuts, because of Tariq's allergy"
+    old = n("m1", "Tariq is allergic to peanuts", sim=0.87)
+    reminded = classify(said, "rule", ("Tariq",), [old], now=NOW, reminder=True)
+    assert (reminded.relation, reminded.target_id) == ("duplicate", "m1"), reminded
+    assert reminded.reason.startswith("reminder")
+    assert classify(said, "rule", ("Tariq",), [old], now=NOW).relation == "EXTENDS"  # not said as a reminder
+    partial = n("m1", "Tariq is allergic to peanuts and shellfish", sim=0.87)  # says more than the reminder
+    assert classify(said, "rule", ("Tariq",), [partial], now=NOW, reminder=True).relation != "duplicate"
+
+
+def test_a_usual_qualifier_does_not_make_another_thing() -> None:
+    decision = judge("Tom's daily standup is at 9:30 every morning", n("m1", "Tom's standup is at 9:30", sim=0.89))
+    assert (decision.relation, decision.target_id) == ("duplicate", "m1"), decision
+    other = judge("Tom's daily standup is at 9:30", n("m1", "Tom's weekly standup is at 10:00", sim=0.85))
+    assert other.relation != "UPDATES", other
+
+
 def test_an_answer_to_a_question_about_a_memory_extends_it() -> None:
     asked = Neighbour(memory_id="m1", content="Keisha opened a Roth IRA with Fidelity", kind="episode",
                       observed_at=EARLIER, asked_about=True)

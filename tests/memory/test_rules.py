@@ -436,3 +436,24 @@ def test_what_follows_not_anymore_is_one_change_with_its_reason() -> None:
         "Omar has switched to oat milk flat whites; black coffee upsets Omar's stomach now"]
     apart = contents(say("Omar", "I've switched to oat milk flat whites. Black coffee upsets my stomach now."))
     assert len(apart) == 2, apart
+
+
+def test_a_rule_with_a_value_of_what_it_names_is_a_rule_and_a_fact() -> None:
+    said = stored([("Devi", "Don't book anything over the daily standup, it's 9:30 every morning.", "user")], NOW)
+    assert [(c.content, c.kind) for c in said] == [
+        ("Devi's rule: don't book anything over the daily standup", "rule"),
+        ("Devi's daily standup is at 9:30 every morning", "fact")]
+
+
+def test_the_definite_thing_a_colleague_called_ours_is_theirs_as_remembered() -> None:
+    lines = [("Tom", "FYI our standup is at 9:30.", "other"), ("Devi", "Thanks!", "user"),
+             ("Devi", "Don't book anything over the daily standup, it's 9:30 every morning.", "user")]
+    assert "Tom's daily standup is at 9:30 every morning" in contents(stored(lines, NOW))
+
+
+def test_a_reminder_is_marked_and_its_interjection_dropped() -> None:
+    [rule] = say("Tariq", "Don't suggest anything with peanuts, remember, because of my allergy.", role="user")
+    assert rule.content == "Tariq's rule: don't suggest anything with peanuts, because of Tariq's allergy"
+    assert "reminder" in rule.reasons and rule.kind == "rule"
+    [plain] = say("Tariq", "Don't suggest anything with peanuts because of my allergy.", role="user")
+    assert "reminder" not in plain.reasons

@@ -30,6 +30,7 @@ def test_entities_are_names_versions_and_code_not_sentence_words() -> None:
                          known=("duckdb",)) == ("Raj", "Postgres 12", "Postgres 16", "make db")
     assert find_entities("The team at Bank of America uses duckdb and PyTorch", known=("DuckDB",)) == (
         "Bank of America", "PyTorch", "DuckDB")
+    assert find_entities(":\rA\u2600`") == ()  # a lone backtick quotes nothing (found by hypothesis)
 
 
 def test_two_facts_joined_by_and_each_with_its_subject_are_two_clauses() -> None:
