@@ -29,6 +29,7 @@ from mnemoflow.embedding.worker import vectors_by_hash
 from mnemoflow.memory.candidates import Candidate, GenerationContext, GenerationEngine, TurnView
 from mnemoflow.memory.entities import categories_of, relation_triples, typed_entities
 from mnemoflow.memory.relations import Decision, Neighbour, action, classify, derive
+from mnemoflow.memory.sentences import strip_padding
 from mnemoflow.models import LinkDraft, MemoryDraft, MemoryItem, RelationDraft
 from mnemoflow.scoring import fast_score
 from mnemoflow.storage import Scope, Store
@@ -117,8 +118,11 @@ class MemoryGenerator:
             for position, context, candidate in planned:
                 self.report.candidates += 1
                 cited = tuple(dict.fromkeys(s for t in candidate.source_turn_ids for s in sources.get(t, ())))
-                self._decide_and_write(writes, candidate, cited, context.now, context.turn.turn_id,
-                                       self._asked_about(turns, position))
+                asked_about = self._asked_about(turns, position)
+                said = self._from_turn.get(context.turn.turn_id, [])
+                if "bridging" in candidate.reasons and said and said[-1] in self.written:
+                    asked_about |= {said[-1]}  # "...; the review is July 18": the review of what was just said
+                self._decide_and_write(writes, candidate, cited, context.now, context.turn.turn_id, asked_about)
             self._derive(writes)
         return self.report
 
@@ -260,7 +264,7 @@ def asks_for_detail(text: str) -> bool:
     asked = [s.strip() for s in re.findall(r"[^.!?]*\?", text)]
     if not asked:
         return False
-    question = asked[-1]
+    question = strip_padding(asked[-1])  # "Sure, how many nights?" asks "how many nights?"
     if _NEW_TOPIC_RE.match(question):
         return False
     return bool(_DETAIL_QUESTION_RE.match(question)) or len(question.split()) <= 3

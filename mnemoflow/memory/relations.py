@@ -173,7 +173,7 @@ def classify(
         decision = _judge(cand, candidate_kind, cand_entities, neighbour, now, notes, speaker, ruled_out)
         if neighbour.asked_about and (decision is None or decision.confidence < REVIEW_AT):
             decision = Decision("EXTENDS", neighbour.memory_id, FOLLOW_UP_CONFIDENCE,
-                                "follow-up: answers the question asked about it")
+                                "follow-up: details what was just asked or said about it")
         if decision is None or decision.confidence < REVIEW_AT:
             continue
         sim = neighbour.vector_similarity if neighbour.vector_similarity is not None else 0.0

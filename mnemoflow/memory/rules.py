@@ -244,6 +244,9 @@ class RuleEngine:
                 reason, after = self._statement(info, sentences[i], antecedents, sentences[:i])
                 if reason.store:
                     draft, antecedents, i = _joined(draft, reason), after, i + 1
+            if draft.store and drafts and drafts[-1].store and i >= 2 and units[i - 1][1] == units[i - 2][1] \
+                    and _bridges(info, sentences[i - 1], draft):
+                draft = replace(draft, reasons=draft.reasons + ("bridging",))
             drafts.append(draft)
         if sentences and _NOT_ANYMORE.match(sentences[0]) and context.previous is not None:
             drafts = _one_change(drafts, info)
@@ -610,6 +613,13 @@ def _it_named_before(body: str, before: Sequence[str]) -> str:
     if noun in NOT_NAMES or noun in _DETERMINERS or is_adverb(noun):
         return body
     return body[:its[0].start()] + noun + body[its[0].end():]
+
+
+def _bridges(info: _Turn, clause: str, draft: _Draft) -> bool:
+    """"I own the Q3 roadmap for Atlas; the review with leadership is July 18": a definite thing no one
+    named before, right after another clause of the sentence, belongs to what that clause is about."""
+    return bool(re.match(r"^the\s+[a-z]", strip_padding(clause, info.known))) \
+        and draft.content.startswith(f"{possessive(info.speaker)} ")
 
 
 def _told_in_asking(question: str) -> str | None:

@@ -60,3 +60,19 @@ def test_an_answer_to_a_question_after_a_detail_can_extend_what_it_details(servi
     places = next(i for i, c in memories.items() if "Lisbon" in c)
     links = {(src, dst) for src, dst, _ in service.store.linked_memories(scope, [places], ("EXTENDS",))}
     assert links == {(places, trip)}, memories
+
+
+def test_a_definite_thing_right_after_a_clause_extends_what_the_clause_said(service: MemoryService) -> None:
+    """"I own the Q3 roadmap; the review with leadership is July 18": the review is the roadmap's."""
+    scope = Scope("acme", "maria")
+    said = [("t1", "I own the Q3 roadmap for Atlas; the review with leadership is July 18."),
+            ("t2", "I own the Q4 budget. The offsite is in Porto.")]
+    service.post_events(scope, [{"session_id": "s", "turn_id": t, "speaker": "Maria", "role": "user",
+                                 "ts": f"2024-07-01T09:0{i}:00Z", "text": text} for i, (t, text) in enumerate(said)])
+    memories = {m.id: m.content for m in service.store.list_memories(scope)}
+    roadmap = next(i for i, c in memories.items() if "roadmap" in c)
+    review = next(i for i, c in memories.items() if "review" in c)
+    offsite = next(i for i, c in memories.items() if "offsite" in c)
+    links = {(src, dst) for src, dst, _ in service.store.linked_memories(scope, list(memories), ("EXTENDS",))}
+    assert (review, roadmap) in links, memories
+    assert not any(offsite in pair for pair in links), memories  # another sentence: no bridge
