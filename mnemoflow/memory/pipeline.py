@@ -85,6 +85,7 @@ class MemoryGenerator:
         self._turns: dict[str, TurnView] = {}  # the conversation being read, by turn id
         self._speakers: tuple[str, ...] = ()
         self._from_turn: dict[str, list[str]] = {}  # turn id -> the memories it gave (new or reinforced)
+        self._known_before: list[str] | None = None  # the scope's newest memories when this generator began
 
     def run(self, turns: Sequence[TurnView], sources: dict[str, tuple[str, ...]] | None = None,
             *, only: set[str] | None = None) -> GenerationReport:
@@ -152,7 +153,17 @@ class MemoryGenerator:
     # ------------------------------------------------------------------ context
     def _context(self, turns: Sequence[TurnView], position: int) -> GenerationContext:
         known = [k.memory.content for k in islice(reversed(self.written.values()), KNOWN_MEMORIES)][::-1]
+        if len(known) < KNOWN_MEMORIES:  # a later sync still knows what earlier ones wrote
+            earlier = [c for c in self._stored_before() if c not in known]
+            known = earlier[len(known) - KNOWN_MEMORIES:] + known
         return turn_context(turns, position, tuple(known))
+
+    def _stored_before(self) -> list[str]:
+        """The scope's newest current memories when this generator first looked, oldest first."""
+        if self._known_before is None:
+            newest = self.store.list_memories(self.scope, limit=KNOWN_MEMORIES)
+            self._known_before = [m.content for m in reversed(newest)]
+        return self._known_before
 
     # ------------------------------------------------------------------ neighbours and decision
     def _neighbours(self, writes: MemoryWrites, candidate: Candidate,

@@ -76,3 +76,16 @@ def test_a_definite_thing_right_after_a_clause_extends_what_the_clause_said(serv
     links = {(src, dst) for src, dst, _ in service.store.linked_memories(scope, list(memories), ("EXTENDS",))}
     assert (review, roadmap) in links, memories
     assert not any(offsite in pair for pair in links), memories  # another sentence: no bridge
+
+
+def test_a_later_sync_knows_what_an_earlier_one_wrote(service: MemoryService) -> None:
+    """Tom's "our standup" in one sync, Devi's "the daily standup" in the next: one standup, Tom's."""
+    scope = Scope("acme", "devi")
+    for turn, who, role, ts, text in [
+            ("t1", "Tom", "other", "2024-04-02T09:00:00Z", "FYI our standup is at 9:30."),
+            ("t2", "Devi", "user", "2024-04-16T08:00:00Z",
+             "Don't book anything over the daily standup, it's 9:30 every morning.")]:
+        service.post_events(scope, [{"session_id": f"s{turn}", "turn_id": turn, "speaker": who, "role": role,
+                                     "ts": ts, "text": text}])
+    contents = sorted(m.content for m in service.store.list_memories(scope))
+    assert contents == ["Devi's rule: don't book anything over the daily standup", "Tom's standup is at 9:30"]
