@@ -94,29 +94,30 @@ def run_ingest(service: MemoryService, scope: Scope, paths: list[Path], wait: bo
     return outcome
 
 
-def print_generation(report: GenerationDrainReport | None) -> None:
+def print_generation(report: GenerationDrainReport | None, scope: Scope | None = None) -> None:
     """What memory generation did, in one line, when it ran on any session."""
     if report and report.sessions:
-        out.print(generation_line(report))
+        out.print(generation_line(report, scope))
 
 
-def generation_line(report: GenerationDrainReport) -> str:
-    """What memory generation did, in one line."""
+def generation_line(report: GenerationDrainReport, scope: Scope | None = None) -> str:
+    """What memory generation did, in one line; with the scope ingested, the review command for it."""
     parts = [f"{report.created} new", f"{report.reinforced} reinforced"]
     parts += [f"{n} {kind}" for kind, n in sorted(report.linked.items())]
     if report.reviews:
-        parts.append(f"{report.reviews} waiting for `mnemoflow review`")
+        where = f" --tenant {scope.tenant_id} --user {scope.user_id}" if scope else ""
+        parts.append(f"{report.reviews} waiting for `mnemoflow review list{where}`")
     if report.failed:
         parts.append(f"{report.failed} sessions failed")
     return f"memories from {report.turns} turns: " + ", ".join(parts)
 
 
-def print_ingest(outcome: IngestOutcome) -> None:
+def print_ingest(outcome: IngestOutcome, scope: Scope) -> None:
     r = outcome.report
     out.print(f"ingested: {r.documents_changed} documents changed, {r.turns_added} turns, "
               f"{r.chunks_added} chunks added, {r.chunks_removed} removed")
     if outcome.drain:
-        print_generation(outcome.drain.generation)
+        print_generation(outcome.drain.generation, scope)
     if outcome.drain and outcome.drain.unavailable:
         out.print(f"embedder unavailable ({outcome.drain.unavailable}); "
                   f"{outcome.pending_embeddings} rows wait for `mnemoflow worker`")
@@ -180,8 +181,9 @@ def ingest(
 ) -> None:
     """Ingest files and directories into the user's memory."""
     with _service(home) as service:
-        outcome = run_ingest(service, _scope(service, tenant, user), paths, wait=not no_wait)
-        print_ingest(outcome)
+        scope = _scope(service, tenant, user)
+        outcome = run_ingest(service, scope, paths, wait=not no_wait)
+        print_ingest(outcome, scope)
         if outcome.report.errors:
             raise typer.Exit(1)
 
@@ -355,7 +357,7 @@ def demo(home: Home = None) -> None:
     with _service(home) as service:
         out.print(f"[bold]mnemoflow demo[/] (home: {service.settings.home})")
         outcome = run_ingest(service, DEMO_SCOPE, sample_paths(), wait=True)
-        print_ingest(outcome)
+        print_ingest(outcome, DEMO_SCOPE)
         for question in DEMO_QUESTIONS:
             out.print(f"\n[bold]Q:[/] {question}")
             print_recall(service.recall(DEMO_SCOPE, question, k=5, token_budget=400))

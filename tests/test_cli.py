@@ -107,3 +107,14 @@ def test_eval_scenarios_reports_the_suite(capsys: pytest.CaptureFixture[str], tm
     figures = json.loads(report.read_text())
     assert figures["scenarios_count"] == 2 and figures["engine"] == "rules"
     assert figures["cross_scope_links"] == 0 and figures["recall"]["out_of_scope_returned"] == 0
+
+
+def test_the_review_hint_names_the_scope_it_was_ingested_into() -> None:
+    from mnemoflow.cli import generation_line
+    from mnemoflow.memory.worker import GenerationDrainReport
+    from mnemoflow.storage.scope import Scope
+
+    report = GenerationDrainReport(turns=5, created=4, reviews=1, sessions=2)
+    assert generation_line(report, Scope("brew", "omar")).endswith(
+        "1 waiting for `mnemoflow review list --tenant brew --user omar`")
+    assert generation_line(report).endswith("1 waiting for `mnemoflow review list`")  # a worker pass: many scopes
