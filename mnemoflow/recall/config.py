@@ -32,6 +32,11 @@ class RecallConfig(BaseModel):
         description="When the query names a conversation participant, turns spoken only by others are "
         "scaled by this (1 turns it off).",
     )
+    drop_restated_memories: bool = Field(
+        False, description="Leave out a memory whose source turns the context shows word for word (their chunks "
+        "are packed, before or after it): the turns already say it, with speaker and date (packing.py). Off by "
+        "default: recall then returns the memories themselves, with their resolved dates and current versions.",
+    )
     group_sessions: bool = Field(
         True, description="Pack conversation turns under one date header per session instead of one per turn."
     )
@@ -69,6 +74,10 @@ class RecallConfig(BaseModel):
     )
     graph_entities: bool = Field(
         True, description="Also follow entities shared with a seed (a memory about the same person, place, ...).",
+    )
+    graph_skip_speakers: bool = Field(
+        True, description="Do not follow the entity of a person who said the turns a seed memory was read from: "
+        "nearly every memory read from their turns names them, so it links a seed to arbitrary memories.",
     )
     graph_hop_factor: float = Field(
         0.5, gt=0, lt=1,

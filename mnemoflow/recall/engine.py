@@ -27,11 +27,12 @@ from pydantic import BaseModel, Field
 from mnemoflow.chunking import day_label
 from mnemoflow.embedding.base import Embedder
 from mnemoflow.errors import EmbeddingUnavailableError
+from mnemoflow.memory.entities import entity_id
 from mnemoflow.models import Citation, MemoryItem, RecallItem, RecallResult
 from mnemoflow.recall.config import RecallConfig
 from mnemoflow.recall.fusion import Fused, rrf
 from mnemoflow.recall.graph import Expansion, expand
-from mnemoflow.recall.packing import Candidate, pack, tokens_of
+from mnemoflow.recall.packing import Candidate, TurnKey, pack, tokens_of
 from mnemoflow.storage import Scope, Store
 from mnemoflow.storage.store import ChunkHit, SearchHit
 from mnemoflow.timeutil import utcnow
@@ -109,21 +110,26 @@ def _turn_citation(session_id: str | None, turn: dict[str, Any], **source: Any) 
                     locator={"session_id": session_id, "turn_id": turn["turn_id"]}, **source)
 
 
+def _turn_keys(session_id: Any, turns: list[dict[str, Any]]) -> frozenset[TurnKey]:
+    return frozenset((t.get("session_id", session_id), t["turn_id"]) for t in turns if t.get("turn_id"))
+
+
 def _chunk_candidate(hit: ChunkHit, fused: Fused, score: float, config: RecallConfig, named: set[str]) -> Candidate:
     scores = _signal_scores(fused)
     why = _why(fused)
     turns = hit.locator.get("turns")
     if turns:
         first_ts = datetime.fromisoformat(turns[0]["ts"]) if turns[0].get("ts") else None
+        shows = _turn_keys(hit.locator.get("session_id"), turns)
         if score < fused.score:
             scores["speaker_factor"] = config.speaker_factor
             why += f"; spoken by someone the query does not name ({', '.join(sorted(named))} named)"
         if config.group_sessions:
             header = f"[{day_label(first_ts)}]" if first_ts else f"[{hit.title}]"
             return Candidate("chunk", hit.chunk_id, hit.text, score, scores, why, hit, group=hit.document_id,
-                             header=header, order=(first_ts or datetime.min, hit.chunk_id))
+                             header=header, order=(first_ts or datetime.min, hit.chunk_id), shows=shows)
         when = session_time(first_ts) if first_ts else hit.title
-        return Candidate("chunk", hit.chunk_id, f"[{when}] {hit.text}", score, scores, why, hit)
+        return Candidate("chunk", hit.chunk_id, f"[{when}] {hit.text}", score, scores, why, hit, shows=shows)
     path = hit.locator.get("heading_path") or []
     where = " > ".join([hit.title, *[p for p in path if p != hit.title]])
     return Candidate("chunk", hit.chunk_id, hit.text, score, scores, why, hit, group=f"{hit.document_id}\x1f{where}",
@@ -141,7 +147,10 @@ def _memory_candidate(memory: MemoryItem, ranked: _Ranked, history: str | None) 
         why += f"; history: {history}"
         stamp += ", superseded" if history.startswith("superseded") else ", no longer current"
     return Candidate("memory", memory.id, f"- {memory.content} ({stamp})", ranked.score, scores, why, memory,
-                     group="memories", header="[memories]", order=(when, memory.id))
+                     group="memories", header="[memories]", order=(when, memory.id),
+                     # a past version says what its turns no longer make true: never left out for them
+                     restates=_turn_keys(None, memory.metadata.get("source_turns") or []) if history is None
+                     else frozenset())
 
 
 def _search(
@@ -239,6 +248,13 @@ def _rerank(
     return list(best.values()), named
 
 
+def _speaker_entities(seeds: list[MemoryItem]) -> set[str]:
+    """The people who said the turns the seeds were read from. Nearly every memory read from a
+    person's turns names them, so sharing them says nothing about a memory: not a link to follow."""
+    return {entity_id("person", t["speaker"]) for m in seeds for t in m.metadata.get("source_turns") or []
+            if t.get("speaker")}
+
+
 def _graph_why(e: Expansion) -> str:
     if e.by_entity:
         why = f"shares entity {e.via} with {e.from_id}"
@@ -269,6 +285,8 @@ def _expand(
         store, scope, seeds, depth=config.graph_depth, max_items=config.graph_max_items,
         link_types=config.graph_links, entities=config.graph_entities, chunk_seeds=chunk_seeds,
         exclude={r.key[1] for r in ranked if r.key[0] == "memories"}, include_history=history,
+        ignore_entities=_speaker_entities([memories[m] for m in seeds if m in memories]) if config.graph_skip_speakers
+        else (),
     )
     found: list[_Ranked] = []
     for e in expansions:
@@ -339,7 +357,7 @@ def recall(
         if r.key[0] == "chunks" else _memory_candidate(memories[r.key[1]], r, notes.get(r.key[1]))
         for r in ranked
     )
-    packed = pack(candidates, token_budget, k)
+    packed = pack(candidates, token_budget, k, config.drop_restated_memories)
     items = [
         RecallItem(kind=c.kind, id=c.id, text=c.line, tokens=tokens_of(c.line), score=round(c.score, 6),
                    scores=c.scores, why=c.why, citations=citations_of(c.source))  # type: ignore[arg-type]

@@ -52,12 +52,14 @@ def expand(
     chunk_seeds: Sequence[str] = (),
     exclude: Collection[str] = (),
     include_history: bool = False,
+    ignore_entities: Collection[str] = (),
 ) -> list[Expansion]:
     """Memories linked to `seeds` (memory ids, best first), in the order they were reached.
 
     `chunk_seeds` (chunk ids, best first) add the memories extracted from them at hop 1.
     `exclude` are memories not to return (those already candidates); seeds never are.
     `include_history` admits past versions and expired memories, and follows UPDATES both ways.
+    `ignore_entities` are entities not followed (ones that nearly every memory names).
     """
     if max_items <= 0 or depth <= 0 or not (seeds or chunk_seeds):
         return []
@@ -70,7 +72,7 @@ def expand(
         if hop == 1 and chunk_seeds:
             proposals += _extracted(store, scope, list(dict.fromkeys(chunk_seeds)))
         if entities and frontier:
-            proposals += _shared_entities(store, scope, frontier, hop, max_items - len(found), seen)
+            proposals += _shared_entities(store, scope, frontier, hop, max_items - len(found), seen, ignore_entities)
         first: dict[str, Expansion] = {}  # the first proposal for each memory wins
         for p in proposals:
             if p.memory_id not in seen:
@@ -124,12 +126,14 @@ def _extracted(store: Store, scope: Scope, chunk_ids: list[str]) -> list[Expansi
 
 def _shared_entities(
     store: Store, scope: Scope, frontier: list[str], hop: int, wanted_count: int, seen: Collection[str],
+    ignore: Collection[str] = (),
 ) -> list[Expansion]:
     """Memories sharing an entity with a frontier memory, each credited to the best-ranked frontier
     memory it shares one with; `via` names the rarest entity they share. Three reads whatever the
     frontier's size. Ordered by that frontier memory's rank, then by the store's order (those
     sharing rarer entities first: an entity everything names, like the user themself, says little)."""
-    by_memory = store.memory_entity_ids(scope, frontier)  # rarest first
+    by_memory = {m: [e for e in ids if e not in ignore]
+                 for m, ids in store.memory_entity_ids(scope, frontier).items()}  # rarest first
     wanted = list(dict.fromkeys(e for memory_id in frontier for e in by_memory.get(memory_id, ())))
     if not wanted:
         return []

@@ -4,6 +4,16 @@ Greedy in rank order; an item that does not fit is skipped and smaller ones may
 still fit. Items that share a group (a conversation session) share one header
 line, which buys room for more items; groups are shown in the order of their best
 item, and a group's items in their own order (chronological for turns).
+
+With `drop_restated`, a memory read from conversation turns that the context shows word
+for word (their chunks are packed) is left out: the turns already say what it says, with
+speaker and session date, so it would spend budget on a second copy of the same evidence.
+Whichever comes first in rank order, the turn is what stays: a memory packed before its
+turns is taken out again when the last of them is packed, and its room goes to the items
+after. A memory read from any turn not shown stays (it adds that turn's content), and so
+does every memory without source turns (added directly, or read from a document). Opt-in
+(`RecallConfig.drop_restated_memories`): for an agent that wants the leanest context; by
+default recall returns the memories themselves (resolved dates, current versions) beside the turns.
 """
 
 from __future__ import annotations
@@ -13,6 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+TurnKey = tuple[Any, str]  # (session_id, turn_id)
 
 
 def tokens_of(text: str) -> int:
@@ -31,6 +42,8 @@ class Candidate:
     group: str | None = None  # items with the same group share `header`
     header: str | None = None
     order: tuple[Any, ...] = field(default_factory=tuple)
+    shows: frozenset[TurnKey] = frozenset()  # conversation turns whose text the item shows (a chunk)
+    restates: frozenset[TurnKey] = frozenset()  # turns the item was read from (a memory)
 
 
 @dataclass
@@ -47,17 +60,35 @@ class Packed:
 MIN_ITEM_CHARS = 16
 
 
-def pack(candidates: Iterable[Candidate], budget: int, max_items: int | None = None) -> Packed:
+def _cost(chosen: list[Candidate]) -> int:
+    """Characters `render` spends on `chosen` (plus one separator)."""
+    headers = {c.group: c.header for c in chosen if c.group is not None and c.header}
+    return sum(len(c.line) + 1 for c in chosen) + sum(len(h) + 1 for h in headers.values())
+
+
+def pack(candidates: Iterable[Candidate], budget: int, max_items: int | None = None,
+         drop_restated: bool = False) -> Packed:
     """`candidates` best first (any iterable: they are built only as far as packing looks)."""
     budget_chars = budget * 4
     used = 0
     chosen: list[Candidate] = []
     open_groups: set[str] = set()
+    shown: dict[TurnKey, Candidate] = {}  # turn -> the packed item showing it
+
+    def restated(cand: Candidate) -> bool:
+        if not (drop_restated and cand.restates and cand.restates <= shown.keys()):
+            return False
+        for shower in {shown[t].id: shown[t] for t in sorted(cand.restates, key=str)}.values():
+            shower.why += f"; {cand.kind} {cand.id}, read from this turn, is left out"
+        return True
+
     for cand in candidates:
         if max_items is not None and len(chosen) >= max_items:
             break
         if budget_chars - used < MIN_ITEM_CHARS:
             break
+        if restated(cand):
+            continue
         cost = len(cand.line) + 1
         new_group = cand.group is not None and cand.group not in open_groups
         if new_group and cand.header:
@@ -68,6 +99,13 @@ def pack(candidates: Iterable[Candidate], budget: int, max_items: int | None = N
         chosen.append(cand)
         if new_group:
             open_groups.add(cand.group)  # type: ignore[arg-type]
+        if drop_restated and cand.shows:
+            shown.update(dict.fromkeys(cand.shows, cand))
+            kept = [c for c in chosen if not restated(c)]
+            if len(kept) < len(chosen):  # a memory packed before its turns: the turns take its place
+                chosen = kept
+                open_groups = {c.group for c in chosen if c.group is not None}
+                used = _cost(chosen)
     context = render(chosen)
     assert tokens_of(context) <= budget, "packing exceeded its budget"
     return Packed(chosen, context)
