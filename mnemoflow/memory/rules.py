@@ -643,7 +643,8 @@ def _starts_with_a_noun(info: _Turn, fragment: str) -> bool:
 
 def _owner_said_before(info: _Turn, body: str) -> str | None:
     """Whose "the school newsletter" is when someone's school came up just before ("Oscar's first day of
-    school", Tom's "our standup", a known "Tom's standup is at 9:30"): that person; None when no one's was named, or more than one person's."""
+    school", Tom's "our standup", a known "Tom's standup is at 9:30"): that person; None when no one's was
+    named, or more than one person's."""
     nouns = [w for w in body.split()[1:3] if w.isalpha() and w.islower() and len(w) > 3 and not is_past(w)
              and w not in PAST_FORMS and not w.endswith("s")]
     turns = [info.context.turn, *reversed(info.context.window)]
@@ -711,11 +712,12 @@ def _one_change(drafts: list[_Draft], info: _Turn) -> list[_Draft]:
     kept = [d for d in drafts if d.store]
     if len(kept) < 2:
         return drafts
+    said = " ".join(t.text for t in (info.context.turn, *info.context.window))
     change = kept[0]
     for draft in kept[1:]:
         first = draft.content.split()[0]
-        said = " ".join(t.text for t in (info.context.turn, *info.context.window))
-        if first not in info.seen and (first.lower() in NOT_NAMES or re.search(rf"\b{first.lower()}\b", said)):
+        lower = first.lower()
+        if first not in info.seen and (lower in NOT_NAMES or re.search(rf"(?<!\w){re.escape(lower)}(?!\w)", said)):
             draft = replace(draft, content=_lower_first(draft.content))  # "Black coffee ...": "black" was said
         change = _joined(change, draft)
     return [d for d in drafts if not d.store] + [change]
