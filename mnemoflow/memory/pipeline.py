@@ -119,10 +119,7 @@ class MemoryGenerator:
             for position, context, candidate in planned:
                 self.report.candidates += 1
                 cited = tuple(dict.fromkeys(s for t in candidate.source_turn_ids for s in sources.get(t, ())))
-                asked_about = self._asked_about(turns, position)
-                said = self._from_turn.get(context.turn.turn_id, [])
-                if "bridging" in candidate.reasons and said and said[-1] in self.written:
-                    asked_about |= {said[-1]}  # "...; the review is July 18": the review of what was just said
+                asked_about = self._asked_about(turns, position) | self._bridged_to(candidate, context.turn.turn_id)
                 self._decide_and_write(writes, candidate, cited, context.now, context.turn.turn_id, asked_about)
             self._derive(writes)
         return self.report
@@ -220,6 +217,14 @@ class MemoryGenerator:
         # about the topic ("Where will you go?"): both are asked about, and classify picks by the vectors
         asked |= {self.written[mid].extends for mid in asked} - {None}  # type: ignore[arg-type]
         return frozenset(mid for mid in asked if mid in self.written and self.written[mid].memory.is_latest)
+
+    def _bridged_to(self, candidate: Candidate, turn_id: str) -> frozenset[str]:
+        """The memory the clause before a bridging one gave ("...; the review is July 18": the review of
+        what was just said), treated as asked about."""
+        said = self._from_turn.get(turn_id, [])
+        if "bridging" in candidate.reasons and said and said[-1] in self.written:
+            return frozenset(said[-1:])
+        return frozenset()
 
     def _decide_and_write(self, writes: MemoryWrites, candidate: Candidate, cited: tuple[str, ...], now: datetime,
                           turn_id: str, asked_about: frozenset[str]) -> None:

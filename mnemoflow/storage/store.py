@@ -1674,10 +1674,10 @@ class MemoryWrites:
             if n.content_hash == content_hash and n.memory.active_at(now):
                 return n.memory
         owner, params = self._store._owner_sql(self._scope)
+        gate, gate_params = self._store._lifecycle_sql()
         with self._store._read() as con:
-            rows = con.execute(
-                f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE {owner} AND content_hash = ? "
-                f"AND {self._store._active_memory_sql()}", [*params, content_hash, now, now]).fetchall()
+            rows = con.execute(f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE {owner} AND content_hash = ?{gate}",
+                               [*params, content_hash, *gate_params]).fetchall()
         return next((_memory_item(r) for r in rows if r[0] not in self._superseded), None)
 
     def _owned(self, memory_ids: list[str]) -> set[str]:
