@@ -234,8 +234,10 @@ def _judge(cand: Claim, kind: str, cand_entities: frozenset[str], neighbour: Nei
 
     # 2. negation and correction
     decision, polarity_clash = _negation(cand, old, nid, sources, older)
-    if "rule" in {kind, neighbour.kind} and kind != neighbour.kind:
-        decision, polarity_clash = None, False  # "don't suggest peanuts" does not deny "allergic to peanuts"
+    # a rule and a fact are two memories: "don't suggest peanuts" neither denies nor repeats "allergic to peanuts"
+    rule_and_fact = "rule" in {kind, neighbour.kind} and kind != neighbour.kind
+    if rule_and_fact:
+        decision, polarity_clash = None, False
     if decision is not None and not (decision.relation == "UPDATES" and kind != neighbour.kind):
         return decision  # a rule ("never suggest peanuts") does not replace the fact behind it
 
@@ -303,7 +305,7 @@ def _judge(cand: Claim, kind: str, cand_entities: frozenset[str], neighbour: Nei
         return Decision("UPDATES", nid, 0.8, f"value: one word replaced in a single-valued slot: {swap}")
 
     # 5. duplicates
-    if not polarity_clash:
+    if not polarity_clash and not rule_and_fact:
         decision = _duplicate(cand, old, kind, neighbour.kind, nid, sim)
         if decision is not None:
             return decision

@@ -211,6 +211,9 @@ def test_a_prohibition_neither_denies_nor_replaces_the_fact_behind_it() -> None:
     decision = judge("Tariq's rule: don't suggest anything with peanuts", n("m1", "Tariq is allergic to peanuts",
                                                                            sim=0.8), kind="rule")
     assert decision.relation not in {"CONFLICTS_WITH", "UPDATES"}, decision
+    fact = judge("Devi is allergic to peanuts", n("m1", "Devi's rule: don't suggest anything with peanuts, because "
+                                                      "of Devi's allergy", "rule", sim=0.85))
+    assert fact.relation != "duplicate", fact  # the fact is kept beside the rule, not absorbed into it
 
 
 def test_a_reminder_that_says_all_of_a_memory_again_is_that_memory() -> None:
