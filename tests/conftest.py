@@ -37,6 +37,16 @@ def service(settings: Settings) -> Iterator[MemoryService]:
         yield svc
 
 
+def plant(service: MemoryService, sql: str, params: list | None = None) -> None:
+    """Write behind the store's back, as someone with the file and a SQL shell could: the service lets
+    go of the store, a raw DuckDB connection runs `sql`, the service reopens on its next call."""
+    import duckdb
+
+    service.close()
+    with duckdb.connect(str(service.settings.duckdb_path)) as con:
+        con.execute(sql, params or [])
+
+
 def write_transcript(path: Path, turns: list[dict]) -> Path:
     import json
 

@@ -71,7 +71,7 @@ def test_keys_are_required_hashed_and_revocable(api) -> None:
     assert client.post("/v1/recall", json={"user_id": "u", "query": "q"},
                        headers={"Authorization": "Bearer nope"}).status_code == 401
     secret = acme["Authorization"].split()[1]
-    stored = service.store._con.execute("SELECT secret_sha256 FROM api_keys").fetchall()
+    stored = service.store.sql("SELECT secret_sha256 FROM api_keys")[1]
     assert all(secret not in row[0] for row in stored)
     key_id = next(k["key_id"] for k in service.store.list_api_keys("acme"))
     service.store.revoke_api_key(key_id)

@@ -17,6 +17,8 @@ from datetime import datetime
 
 import duckdb
 
+from mnemoflow.storage.scope import tenant
+
 # table -> (id column, content columns covered by the digest)
 TRACKED_TABLES: dict[str, tuple[str, tuple[str, ...]]] = {
     "source_documents": (
@@ -127,23 +129,19 @@ def write_commit(con: duckdb.DuckDBPyConnection, pending: PendingCommit, now: da
     Runs inside the caller's transaction, after the row writes.
     """
     rows: list[list[str]] = []
+    within, params = tenant(pending.tenant_id)
     for table, ops in sorted(pending.ops.items()):
         id_col, _ = TRACKED_TABLES[table]
-        digests = dict(
-            con.execute(
-                f"SELECT {id_col}, {row_digest_sql(table)} FROM {table} WHERE tenant_id = ? AND commit_id = ?",
-                [pending.tenant_id, pending.commit_id],
-            ).fetchall()
-        )
+        digests = dict(con.execute(
+            f"SELECT {id_col}, {row_digest_sql(table)} FROM {table} WHERE {within} AND commit_id = ?",
+            [*params, pending.commit_id]).fetchall())
         for row_id, op in sorted(ops.items()):
             if row_id not in digests:
                 raise RuntimeError(f"{table} row {row_id} was recorded but does not name commit {pending.commit_id}")
             rows.append([table, op, row_id, digests[row_id]])
     diff = {"rows": rows}
     parent = con.execute(
-        "SELECT commit_id, commit_hash, seq FROM commits WHERE tenant_id = ? ORDER BY seq DESC LIMIT 1",
-        [pending.tenant_id],
-    ).fetchone()
+        f"SELECT commit_id, commit_hash, seq FROM commits WHERE {within} ORDER BY seq DESC LIMIT 1", params).fetchone()
     parent_id, parent_hash, seq = (parent[0], parent[1], parent[2] + 1) if parent else (None, None, 1)
     commit_hash = _commit_hash(
         tenant_id=pending.tenant_id, seq=seq, parent_hash=parent_hash, input_sha256=pending.input_sha256,
@@ -175,11 +173,10 @@ def verify_tenant(con: duckdb.DuckDBPyConnection, tenant_id: str) -> VerifyRepor
     recorded: dict[tuple[str, str, str], str] = {}
     previous_id: str | None = None
     previous_hash: str | None = None
+    within, params = tenant(tenant_id)
     commits = con.execute(
         "SELECT commit_id, seq, parent_id, input_sha256, diff_json, commit_hash, created_at, actor, message "
-        "FROM commits WHERE tenant_id = ? ORDER BY seq",
-        [tenant_id],
-    ).fetchall()
+        f"FROM commits WHERE {within} ORDER BY seq", params).fetchall()
     for commit_id, seq, parent_id, input_sha256, diff_json, commit_hash, created_at, actor, message in commits:
         report.commits_checked += 1
         diff = json.loads(diff_json)
@@ -196,8 +193,7 @@ def verify_tenant(con: duckdb.DuckDBPyConnection, tenant_id: str) -> VerifyRepor
         previous_id, previous_hash = commit_id, commit_hash
     for table, (id_col, _) in TRACKED_TABLES.items():
         for row_id, commit_id, digest in con.execute(
-            f"SELECT {id_col}, commit_id, {row_digest_sql(table)} FROM {table} WHERE tenant_id = ?", [tenant_id]
-        ).fetchall():
+            f"SELECT {id_col}, commit_id, {row_digest_sql(table)} FROM {table} WHERE {within}", params).fetchall():
             report.rows_checked += 1
             expected_digest = recorded.get((commit_id, table, row_id))
             if expected_digest is None:

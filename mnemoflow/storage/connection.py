@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import duckdb
@@ -46,3 +49,39 @@ def connect(path: Path, lock_timeout_s: float) -> duckdb.DuckDBPyConnection:
     duckdb_extensions.import_extension("fts", con=con)  # installs from the wheel's own copy
     con.execute("LOAD fts")
     return con
+
+
+class Database:
+    """The store's one DuckDB connection, used by one thread at a time: every room of the store
+    reads and writes through `read` and `tx`, so a long-lived server's threads take turns."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+        self.con = con
+        self.lock = threading.RLock()
+
+    @contextmanager
+    def tx(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """One transaction: committed when the block ends, rolled back when it raises."""
+        with self.lock:
+            self.con.execute("BEGIN TRANSACTION")
+            try:
+                yield self.con
+            except BaseException:
+                self.con.execute("ROLLBACK")
+                raise
+            self.con.execute("COMMIT")
+
+    @contextmanager
+    def read(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        with self.lock:
+            yield self.con
+
+    def close(self) -> None:
+        with self.lock:
+            self.con.close()
+
+
+def table_exists(con: duckdb.DuckDBPyConnection, schema: str, table: str) -> bool:
+    return bool(con.execute(
+        "SELECT count(*) FROM information_schema.tables WHERE table_schema = ? AND table_name = ?",
+        [schema, table]).fetchone()[0])

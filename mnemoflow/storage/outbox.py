@@ -14,6 +14,7 @@ from typing import Any
 import duckdb
 
 from mnemoflow.storage import batch
+from mnemoflow.storage.scope import Scope
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,11 @@ class Job:
     kind: str
     payload: dict[str, Any]
     attempts: int
+
+    @property
+    def scope(self) -> Scope:
+        """The scope the job's rows belong to (the scope that queued it)."""
+        return Scope(self.tenant_id, self.user_id)
 
 
 def enqueue(con: duckdb.DuckDBPyConnection, jobs: list[Job], now: datetime | list[datetime]) -> None:

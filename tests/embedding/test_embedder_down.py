@@ -104,8 +104,7 @@ def test_a_model_change_is_a_reembed_tracked_per_row(endpoint: OpenAIDouble, tmp
         assert (queued, report.embedded) == (1, 1)
         memory = service.get_all(SCOPE)[0]
         assert memory.embedding_status == "done"
-        assert service.store._con.execute(
-            "SELECT embedding_model FROM memories").fetchone()[0] == "minilm-served"
+        assert service.store.sql("SELECT embedding_model FROM memories")[1] == [("minilm-served",)]
         hit = service.recall(SCOPE, "when does the boat leave?", k=1).items[0]
         assert "ferry" in hit.text and "vector" in hit.scores
 

@@ -18,7 +18,7 @@ from mnemoflow.recall.graph import expand
 from mnemoflow.service import MemoryService
 from mnemoflow.storage import Scope
 from mnemoflow.timeutil import utcnow
-from tests.conftest import turn, write_transcript
+from tests.conftest import plant, turn, write_transcript
 
 SCOPE = Scope("acme", "maya")
 OTHER_USER = Scope("acme", "omar")
@@ -109,9 +109,8 @@ def test_expansion_never_crosses_a_tenant_or_user(service: MemoryService, marath
     now = utcnow()
     for tenant, src, dst in [("acme", race, theirs.id), ("acme", theirs.id, race), ("globex", race, elsewhere.id),
                              ("globex", elsewhere.id, race), ("acme", race, elsewhere.id)]:
-        service.store._con.execute(
-            "INSERT INTO memory_links (tenant_id, src, dst, type, confidence, decided_by, created_at, commit_id) "
-            "VALUES (?, ?, ?, 'EXTENDS', 1.0, 'auto', ?, 'c')", [tenant, src, dst, now])
+        plant(service, "INSERT INTO memory_links (tenant_id, src, dst, type, confidence, decided_by, created_at, "
+              "commit_id) VALUES (?, ?, ?, 'EXTENDS', 1.0, 'auto', ?, 'c')", [tenant, src, dst, now])
     assert {(s, d) for s, d, _ in service.store.linked_memories(SCOPE, [race], ("EXTENDS",))} == {
         (marathon["training"].id, race)}
     assert [e.memory_id for e in expand(service.store, SCOPE, [race], depth=3, entities=False)] == [
@@ -250,7 +249,7 @@ def test_the_default_preset_never_reorders_chunks(service: MemoryService, tmp_pa
 def test_memories_extracted_from_top_chunks_can_seed_expansion(service: MemoryService, tmp_path: Path) -> None:
     (tmp_path / "notes.md").write_text("# Trip\n\n## Hotel\n\nThe hotel near the Alexanderplatz has a rooftop pool.\n")
     service.ingest(SCOPE, [tmp_path / "notes.md"])
-    chunk_id = service.store._con.execute("SELECT chunk_id FROM chunks WHERE deleted_at IS NULL").fetchone()[0]
+    [[chunk_id]] = service.store.sql("SELECT chunk_id FROM chunks WHERE deleted_at IS NULL")[1]
     memory, _ = service.add(SCOPE, "Maya booked two nights there for the conference", derived_from=[chunk_id])
     assert memory.id not in _ids(service, "rooftop pool", LEXICAL)  # off by default
     seeded = LEXICAL.model_copy(update={"graph_chunk_seeds": 3})

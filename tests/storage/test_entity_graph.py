@@ -37,7 +37,7 @@ def graph_draft(text: str, speakers: tuple[str, ...] = ()) -> MemoryDraft:
 
 
 def rows(service: MemoryService, sql: str, params: list | None = None) -> list[tuple]:
-    return service.store._con.execute(sql, params or []).fetchall()
+    return service.store.sql(sql, params)[1]
 
 
 def listed_by_commit(service: MemoryService, table: str) -> dict[str, str]:
@@ -93,7 +93,8 @@ def test_two_memories_about_maya_make_one_entity_with_its_rows_in_their_commits(
 
 def test_hotness_decays_with_a_30_day_half_life(service: MemoryService, monkeypatch: pytest.MonkeyPatch) -> None:
     clock = [datetime(2024, 1, 1, 12)]
-    monkeypatch.setattr("mnemoflow.storage.store.utcnow", lambda: clock[0])
+    for module in ("memory_writes", "graph"):
+        monkeypatch.setattr(f"mnemoflow.storage.{module}.utcnow", lambda: clock[0])
     service.store.write_memory(LENA, graph_draft("Maya lives in Lisbon"), actor="test")
     clock[0] += timedelta(days=30)
     service.store.write_memory(LENA, graph_draft("Maya loves sushi"), actor="test")

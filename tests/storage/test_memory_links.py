@@ -15,8 +15,7 @@ OTHER = Scope("acme", "omar")
 
 
 def _links(service: MemoryService) -> set[tuple[str, str, str, str]]:
-    return set(service.store._con.execute(
-        "SELECT src, dst, type, decided_by FROM memory_links WHERE type <> 'EXTRACTED_FROM'").fetchall())
+    return set(service.store.sql("SELECT src, dst, type, decided_by FROM memory_links WHERE type <> 'EXTRACTED_FROM'")[1])
 
 
 def test_an_update_supersedes_the_old_version_and_recall_shows_only_the_new(service: MemoryService) -> None:
@@ -28,8 +27,7 @@ def test_an_update_supersedes_the_old_version_and_recall_shows_only_the_new(serv
     assert _links(service) == {(new.id, old.id, "UPDATES", "auto")}
     past = service.store.get_memory(SCOPE, old.id)
     assert past is not None and not past.is_latest and past.valid_to is not None
-    assert service.store._con.execute(
-        "SELECT subject, predicate, object FROM relations").fetchall() == [(new.id, "supersedes", old.id)]
+    assert service.store.sql("SELECT subject, predicate, object FROM relations")[1] == [(new.id, "supersedes", old.id)]
     service.drain()
     service.store.refresh_search_indexes()
     ids = [item.id for item in service.recall(SCOPE, "where does Lena live?").items]
@@ -44,8 +42,8 @@ def test_uncertain_decisions_wait_for_review_and_change_nothing(service: MemoryS
         review=(LinkDraft("UPDATES", old.id, 0.7, "time changed, no change marker"),))
     assert _links(service) == set()
     assert service.store.get_memory(SCOPE, old.id).is_latest
-    assert service.store._con.execute(
-        "SELECT src, dst, proposed_type, status FROM review_queue").fetchall() == [(new.id, old.id, "UPDATES", "open")]
+    assert service.store.sql("SELECT src, dst, proposed_type, status FROM review_queue")[1] == [
+        (new.id, old.id, "UPDATES", "open")]
 
 
 def test_a_link_never_reaches_another_users_memory(service: MemoryService) -> None:
@@ -61,5 +59,5 @@ def test_a_repeat_reinforces_instead_of_copying(service: MemoryService) -> None:
     memory, _ = service.store.write_memory(SCOPE, draft_memory("Lena is allergic to peanuts"), actor="test")
     assert service.store.reinforce_memory(SCOPE, memory.id, (), actor="test")
     assert not service.store.reinforce_memory(OTHER, memory.id, (), actor="test")
-    assert service.store._con.execute("SELECT reinforcement FROM memories").fetchall() == [(1,)]
+    assert service.store.sql("SELECT reinforcement FROM memories")[1] == [(1,)]
     assert len(service.store.list_memories(SCOPE)) == 1

@@ -3,12 +3,15 @@ the pass lands in one transaction and one commit, and a pass that fails leaves n
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import textwrap
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from mnemoflow.config import load_settings
+from mnemoflow.config import Settings, load_settings
 from mnemoflow.errors import BadInputError
 from mnemoflow.memory import pipeline
 from mnemoflow.memory.candidates import TurnView
@@ -18,8 +21,6 @@ from mnemoflow.memory.rules import RuleEngine
 from mnemoflow.models import LinkDraft
 from mnemoflow.service import MemoryService
 from mnemoflow.storage import Scope
-from mnemoflow.storage.lance_index import MEMORY_INDEX
-from mnemoflow.storage.store import MemoryWrites
 from mnemoflow.timeutil import parse_timestamp
 from tests.conftest import turn, write_transcript
 
@@ -27,8 +28,7 @@ SCOPE = Scope("acme", "lena")
 
 
 def _commits(service: MemoryService, actor: str) -> list[str]:
-    return [r[0] for r in service.store._con.execute(
-        "SELECT commit_id FROM commits WHERE actor = ? ORDER BY seq", [actor]).fetchall()]
+    return [r[0] for r in service.store.sql("SELECT commit_id FROM commits WHERE actor = ? ORDER BY seq", [actor])[1]]
 
 
 def _bm25(service: MemoryService, query: str) -> list[str]:
@@ -36,7 +36,7 @@ def _bm25(service: MemoryService, query: str) -> list[str]:
 
 
 def _index_rows(service: MemoryService) -> int:
-    return service.store._index.count(MEMORY_INDEX, "user_id = 'lena'")
+    return len(service.store.index_ids("memories", SCOPE))
 
 
 def test_a_pass_sees_its_own_writes_and_lands_in_one_commit(service: MemoryService) -> None:
@@ -54,12 +54,12 @@ def test_a_pass_sees_its_own_writes_and_lands_in_one_commit(service: MemoryServi
         assert set(writes.fetch_memories([stored.id, hamburg.id, munich.id, stripe.id])) == {munich.id, stripe.id}
         assert [m.id for m in service.store.list_memories(SCOPE)] == [stored.id]  # DuckDB: nothing yet
     [commit] = _commits(service, "pass")
-    rows = service.store._con.execute("SELECT memory_id, commit_id, is_latest, reinforcement FROM memories").fetchall()
+    rows = service.store.sql("SELECT memory_id, commit_id, is_latest, reinforcement FROM memories")[1]
     assert {r[0]: (r[1], r[2], r[3]) for r in rows} == {
         stored.id: (commit, False, 0), hamburg.id: (commit, False, 0), munich.id: (commit, True, 1),
         stripe.id: (commit, True, 0)}
-    assert {(s, o) for s, p, o in service.store._con.execute(
-        "SELECT subject, predicate, object FROM relations WHERE predicate = 'supersedes'").fetchall()} == {
+    assert {(s, o) for s, p, o in service.store.sql(
+        "SELECT subject, predicate, object FROM relations WHERE predicate = 'supersedes'")[1]} == {
         (munich.id, hamburg.id), (stripe.id, stored.id)}
     assert [e.op for e in service.history(SCOPE, hamburg.id)] == ["insert"]
     assert all(report.ok for report in service.verify("acme"))
@@ -92,12 +92,27 @@ def test_a_write_citing_what_the_user_does_not_hold_is_refused_everywhere(servic
     assert _commits(service, "test") == []
 
 
-def test_index_rows_of_a_pass_that_died_are_dropped_before_a_retry(service: MemoryService) -> None:
-    kept, _ = service.store.write_memory(SCOPE, draft_memory("Lena lives in Hamburg"), actor="test")
-    lost, _ = MemoryWrites(service.store, SCOPE, "pass").add(draft_memory("Lena plays the cello"))  # never flushed
-    assert set(_bm25(service, "Lena")) == {kept.id, lost.id}
-    assert service.store.drop_unflushed_memories(SCOPE) == 1
-    assert _bm25(service, "Lena") == [kept.id]
+def test_index_rows_of_a_pass_that_died_are_dropped_before_a_retry(settings: Settings) -> None:
+    # a process that dies inside a pass (no flush, no discard) leaves its LanceDB rows behind
+    died = subprocess.run([sys.executable, "-c", textwrap.dedent(f"""
+        import os
+        from mnemoflow.config import Settings, load_settings
+        from mnemoflow.memory.direct import draft_memory
+        from mnemoflow.service import MemoryService
+        from mnemoflow.storage import Scope
+        scope = Scope({SCOPE.tenant_id!r}, {SCOPE.user_id!r})
+        service = MemoryService(load_settings({str(settings.home)!r}))
+        service.store.write_memory(scope, draft_memory("Lena lives in Hamburg"), actor="test")
+        with service.store.memory_writes(scope, actor="pass") as writes:
+            writes.add(draft_memory("Lena plays the cello"))
+            os._exit(3)
+        """)], capture_output=True, text=True, timeout=120)
+    assert died.returncode == 3, died.stderr
+    with MemoryService(settings) as service:
+        [kept] = service.store.list_memories(SCOPE)
+        assert len(_bm25(service, "Lena")) == 2
+        assert service.store.drop_unflushed_memories(SCOPE) == 1
+        assert _bm25(service, "Lena") == [kept.id]
 
 
 def test_vector_hits_searched_ahead_drop_what_the_pass_superseded(service: MemoryService) -> None:
@@ -120,11 +135,11 @@ def test_a_repeat_may_cite_a_source_its_memory_already_cites(tmp_path: Path) -> 
     with MemoryService(load_settings(home=tmp_path / "home", generate_memories=False)) as service:
         service.ingest(SCOPE, [write_transcript(tmp_path / "chat.jsonl", [
             turn("s1", "t1", "Lena", "2024-03-01T09:00:00Z", "I live in Hamburg.")])])
-        [chunk] = [r[0] for r in service.store._con.execute("SELECT chunk_id FROM chunks").fetchall()]
+        [[chunk]] = service.store.sql("SELECT chunk_id FROM chunks")[1]
         memory, _ = service.store.write_memory(
             SCOPE, replace(draft_memory("Lena lives in Hamburg"), derived_from=(chunk,)), actor="test")
         assert service.store.reinforce_memory(SCOPE, memory.id, (chunk,), actor="test")
-        assert service.store._con.execute("SELECT count(*) FROM memory_links").fetchone()[0] == 1
+        assert service.store.sql("SELECT count(*) FROM memory_links")[1] == [(1,)]
         assert all(report.ok for report in service.verify("acme"))
 
 
@@ -137,7 +152,7 @@ def test_generation_writes_one_commit_per_session(service: MemoryService, tmp_pa
     assert outcome.drain.generation.sessions == 2 and outcome.drain.generation.created >= 4
     commits = _commits(service, "generate")
     assert len(commits) == 2
-    named = {r[0] for r in service.store._con.execute("SELECT DISTINCT commit_id FROM memories").fetchall()}
+    named = {r[0] for r in service.store.sql("SELECT DISTINCT commit_id FROM memories")[1]}
     assert named <= set(commits)
     assert all(report.ok for report in service.verify("acme"))
 

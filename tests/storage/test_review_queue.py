@@ -29,8 +29,7 @@ def _queued(service: MemoryService, scope: Scope = SCOPE) -> tuple[MemoryItem, M
 
 
 def _commits(service: MemoryService, tenant: str = "acme") -> list[tuple[str, str]]:
-    return service.store._con.execute(
-        "SELECT actor, message FROM commits WHERE tenant_id = ? ORDER BY seq", [tenant]).fetchall()
+    return service.store.sql("SELECT actor, message FROM commits WHERE tenant_id = ? ORDER BY seq", [tenant])[1]
 
 
 def test_the_list_shows_the_queued_decision_with_both_memories(service: MemoryService) -> None:
@@ -57,8 +56,7 @@ def test_accepting_an_update_supersedes_the_old_memory_everywhere(service: Memor
     assert _links(service) == {(new.id, old.id, "UPDATES", "user")}
     past = service.store.get_memory(SCOPE, old.id)
     assert past is not None and not past.is_latest and past.valid_to is not None
-    assert service.store._con.execute(
-        "SELECT subject, predicate, object FROM relations").fetchall() == [(new.id, "supersedes", old.id)]
+    assert service.store.sql("SELECT subject, predicate, object FROM relations")[1] == [(new.id, "supersedes", old.id)]
     assert [m.id for m in service.get_all(SCOPE)] == [new.id]
     # the LanceDB index knows too: its own search no longer offers the old version
     service.store.refresh_search_indexes()
@@ -80,7 +78,7 @@ def test_a_person_can_accept_it_as_another_relation(service: MemoryService) -> N
     assert _links(service) == {(new.id, old.id, "EXTENDS", "user")}
     assert service.store.get_memory(SCOPE, old.id).is_latest
     assert {m.id for m in service.get_all(SCOPE)} == {old.id, new.id}
-    assert service.store._con.execute("SELECT count(*) FROM relations").fetchone()[0] == 0
+    assert service.store.sql("SELECT count(*) FROM relations")[1] == [(0,)]
     [listed] = service.review_items(SCOPE, status="accepted")
     assert listed.applied_type == "EXTENDS"
     with pytest.raises(BadInputError, match="link type must be one of"):

@@ -1,0 +1,219 @@
+"""Memories: reading them inside a scope and its lifecycle (the final gate of recall), their
+links and versions, deleting one, and the unit of writes a generation pass goes through
+(`memory_writes`, see `memory_writes.MemoryWrites`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from mnemoflow.models import HistoryEntry, LinkDraft, MemoryDraft, MemoryItem
+from mnemoflow.storage import batch, fts
+from mnemoflow.storage.commits import PendingCommit, sha256_json, write_commit
+from mnemoflow.storage.lance_index import MEMORY_INDEX, sql_in
+from mnemoflow.storage.links import retire_relations
+from mnemoflow.storage.memory_writes import MemoryWrites
+from mnemoflow.storage.room import Room
+from mnemoflow.storage.rows import MEMORY_COLUMNS, active_memory_sql, lifecycle_sql, memory_item
+from mnemoflow.storage.scope import Scope, lance_owned, owned, tenant, visible
+from mnemoflow.timeutil import utcnow
+
+
+class Memories(Room):
+    def add_memory(self, scope: Scope, draft: MemoryDraft, *, actor: str) -> tuple[MemoryItem, bool]:
+        """Insert a memory unless the user already holds the same content (then return that one)."""
+        return self.write_memory(scope, draft, actor=actor)
+
+    def write_memory(
+        self, scope: Scope, draft: MemoryDraft, *, actor: str, links: tuple[LinkDraft, ...] = (),
+        review: tuple[LinkDraft, ...] = (),
+    ) -> tuple[MemoryItem, bool]:
+        """Insert a memory with its decided relationships, in one commit (`MemoryWrites.add`); the same
+        content already held by the user is returned instead (False) and nothing is written."""
+        with self.memory_writes(scope, actor=actor) as writes:
+            return writes.add(draft, links=links, review=review)
+
+    def reinforce_memory(self, scope: Scope, memory_id: str, sources: tuple[str, ...], *, actor: str) -> bool:
+        """The same thing said again: count it and cite the new sources; no second memory."""
+        with self.memory_writes(scope, actor=actor) as writes:
+            return writes.reinforce(memory_id, sources)
+
+    @contextmanager
+    def memory_writes(self, scope: Scope, *, actor: str) -> Iterator[MemoryWrites]:
+        """Memory writes decided one after another (a generation pass), written together when the
+        block ends: one transaction, one commit. When the block fails none of them stays, in DuckDB
+        or in LanceDB."""
+        writes = MemoryWrites(self, self._db, self._index, self._bm25_engine, scope, actor)
+        try:
+            yield writes
+            writes.flush()
+        except BaseException:
+            writes.discard()
+            raise
+
+    def drop_unflushed_memories(self, scope: Scope) -> int:
+        """Remove the user's LanceDB memory rows that DuckDB does not hold: what `MemoryWrites` added
+        for writes whose process died before their flush (a failure short of that takes them back
+        itself). Run before a generation job is tried again; returns how many went."""
+        mine = lance_owned(scope)
+        rows = self._index.count(MEMORY_INDEX, mine)
+        if not rows:
+            return 0
+        ids = self._index.lookup(MEMORY_INDEX, mine, ["memory_id"], rows).column("memory_id").to_pylist()
+        with self._db.read() as con, batch.id_set(con, ids) as wanted:
+            held = {r[0] for r in con.execute(f"SELECT memory_id FROM memories WHERE memory_id IN {wanted}").fetchall()}
+        gone = [i for i in ids if i not in held]
+        if gone:
+            self._index.delete(MEMORY_INDEX, sql_in("memory_id", gone))
+        return len(gone)
+
+    def get_memory(self, scope: Scope, memory_id: str) -> MemoryItem | None:
+        where, params = visible(scope)
+        with self._db.read() as con:
+            row = con.execute(
+                f"SELECT {MEMORY_COLUMNS} FROM memories WHERE {where} AND memory_id = ?", [*params, memory_id]
+            ).fetchone()
+        return memory_item(row) if row else None
+
+    def list_memories(self, scope: Scope, *, limit: int = 100, include_inactive: bool = False) -> list[MemoryItem]:
+        where, params = visible(scope)
+        now = utcnow()
+        if not include_inactive:
+            where += f" AND {active_memory_sql()}"
+            params = [*params, now, now]
+        with self._db.read() as con:
+            rows = con.execute(
+                f"SELECT {MEMORY_COLUMNS} FROM memories WHERE {where} ORDER BY created_at DESC, memory_id LIMIT ?",
+                [*params, limit],
+            ).fetchall()
+        return [memory_item(r) for r in rows]
+
+
+    def memory_links(self, scope: Scope) -> list[tuple[str, str, str]]:
+        """(src, type, dst) between the user's memories, EXTRACTED_FROM aside."""
+        owner, params = owned(scope, "m")
+        with self._db.read() as con:
+            return [tuple(r) for r in con.execute(
+                f"SELECT l.src, l.type, l.dst FROM memory_links l JOIN memories m ON m.memory_id = l.src "
+                f"WHERE {owner} AND l.tenant_id = m.tenant_id AND l.type <> 'EXTRACTED_FROM' ORDER BY l.created_at",
+                params).fetchall()]
+
+    def linked_memories(
+        self, scope: Scope, ids: list[str], types: tuple[str, ...],
+    ) -> list[tuple[str, str, str]]:
+        """(src, dst, type) of the links of `types` touching any of `ids` (either end), inside the
+        tenant, whose source is a memory the user owns and whose target is one too, or (for
+        EXTRACTED_FROM / DERIVED_FROM) the chunk or document it came from. Lifecycle is not checked
+        here: callers gate the memories they use through `fetch_memories`."""
+        if not ids or not types:
+            return []
+        source, source_params = owned(scope, "s")
+        target, target_params = owned(scope, "d")
+        with self._db.read() as con, batch.id_set(con, ids) as wanted:
+            return [tuple(r) for r in con.execute(
+                f"""
+                SELECT l.src, l.dst, l.type FROM memory_links l
+                JOIN memories s ON s.memory_id = l.src AND s.tenant_id = l.tenant_id
+                LEFT JOIN memories d ON d.memory_id = l.dst AND d.tenant_id = l.tenant_id
+                WHERE {source} AND {sql_in("l.type", types)}
+                  AND (({target}) OR (d.memory_id IS NULL AND l.type IN ('EXTRACTED_FROM', 'DERIVED_FROM')))
+                  AND (l.src IN {wanted} OR l.dst IN {wanted})
+                ORDER BY l.src, l.dst, l.type
+                """, [*source_params, *target_params]).fetchall()]
+
+    def memory_source_turns(self, scope: Scope) -> dict[str, list[str]]:
+        """The conversation turns each of the user's memories was extracted from."""
+        owner, params = owned(scope, "m")
+        with self._db.read() as con:
+            rows = con.execute(
+                f"SELECT l.src, json_extract_string(c.locator, '$.turns[0].turn_id') FROM memory_links l "
+                f"JOIN memories m ON m.memory_id = l.src JOIN chunks c ON c.chunk_id = l.dst "
+                f"WHERE {owner} AND l.type = 'EXTRACTED_FROM' AND c.tenant_id = m.tenant_id", params).fetchall()
+        found: dict[str, list[str]] = {}
+        for memory_id, turn_id in rows:
+            if turn_id is not None:
+                found.setdefault(memory_id, []).append(turn_id)
+        return found
+
+    def fetch_memories(
+        self, scope: Scope, memory_ids: list[str], *, include_history: bool = False,
+    ) -> dict[str, MemoryItem]:
+        """Active memories among `memory_ids`, inside the scope (the final gate before recall returns them).
+        `include_history` also admits past versions and expired memories; deleted ones never."""
+        if not memory_ids:
+            return {}
+        where, params = visible(scope)
+        gate, gate_params = lifecycle_sql(history=include_history)
+        where, params = where + gate, [*params, *gate_params]
+        with self._db.read() as con, batch.id_set(con, memory_ids) as ids:
+            rows = con.execute(
+                f"SELECT {MEMORY_COLUMNS} FROM memories WHERE {where} AND memory_id IN {ids}", params,
+            ).fetchall()
+        return {r[0]: memory_item(r) for r in rows}
+
+    def current_versions(self, scope: Scope, memory_ids: list[str]) -> dict[str, MemoryItem]:
+        """For each of `memory_ids` that a newer version supersedes: the active memory at the head of
+        its UPDATES chain (the nearest one when the chain forks), inside the scope. Lets recall answer
+        with what is true now when the query matches the wording of what was true before."""
+        if not memory_ids:
+            return {}
+        where, params = visible(scope, "m")
+        gate, gate_params = lifecycle_sql("m")
+        links, link_params = tenant(scope.tenant_id, "l")
+        with self._db.read() as con, batch.id_set(con, memory_ids) as ids:
+            rows = con.execute(
+                f"""
+                WITH RECURSIVE chain(origin, memory_id, hops) AS (
+                    SELECT id, id, 0 FROM {ids}
+                    UNION ALL
+                    SELECT c.origin, l.src, c.hops + 1 FROM chain c
+                    JOIN memory_links l ON l.dst = c.memory_id AND l.type = 'UPDATES' AND {links}
+                    WHERE c.hops < 16
+                )
+                SELECT origin, {MEMORY_COLUMNS} FROM (
+                    SELECT c.origin, c.hops, m.* FROM chain c JOIN memories m ON m.memory_id = c.memory_id
+                    WHERE c.hops > 0 AND {where}{gate}
+                ) ORDER BY origin, hops, memory_id
+                """, [*link_params, *params, *gate_params]).fetchall()
+        found: dict[str, MemoryItem] = {}
+        for origin, *memory in rows:
+            found.setdefault(origin, memory_item(tuple(memory)))
+        return found
+
+    def delete_memory(self, scope: Scope, memory_id: str, *, actor: str) -> bool:
+        """Soft-delete one of the user's own memories; False when there is none in scope."""
+        now = utcnow()
+        owner, params = owned(scope)
+        pending = PendingCommit(scope.tenant_id, actor, sha256_json({"delete": memory_id}), "delete memory")
+        with self._db.tx() as con:
+            hit = con.execute(
+                f"SELECT 1 FROM memories WHERE {owner} AND memory_id = ? AND deleted_at IS NULL",
+                [*params, memory_id],
+            ).fetchone()
+            if hit is None:
+                return False
+            con.execute(
+                "UPDATE memories SET deleted_at = ?, updated_at = ?, commit_id = ? WHERE memory_id = ?",
+                [now, now, pending.commit_id, memory_id],
+            )
+            pending.record("memories", "delete", [memory_id])
+            retire_relations(con, scope, {memory_id: now}, pending)
+            write_commit(con, pending, now)
+            fts.mark_dirty(con, fts.MEMORIES_FTS)
+        self._index.update(MEMORY_INDEX, sql_in("memory_id", [memory_id]), {"deleted": True})
+        return True
+
+    def memory_history(self, scope: Scope, memory_id: str) -> list[HistoryEntry]:
+        """Commits that wrote this memory, oldest first (empty when it is not in scope)."""
+        if self.get_memory(scope, memory_id) is None:
+            return []
+        commits, params = tenant(scope.tenant_id, "c")
+        with self._db.read() as con:
+            rows = con.execute(
+                f"""
+                SELECT c.commit_id, c.created_at, c.actor, c.message, r.row[2]
+                FROM commits c, unnest(from_json(c.diff_json->'rows', '["VARCHAR[]"]')) AS r(row)
+                WHERE {commits} AND r.row[1] = 'memories' AND r.row[3] = ?
+                ORDER BY c.seq
+                """, [*params, memory_id]).fetchall()
+        return [HistoryEntry(commit_id=r[0], created_at=r[1], actor=r[2], message=r[3], op=r[4]) for r in rows]

@@ -1,0 +1,133 @@
+"""Search: BM25 (LanceDB's native index online, or DuckDB FTS) and vectors, inside scope and
+lifecycle, and the final gate that DuckDB, the system of record, applies before recall returns
+anything: an index that lags can lose a hit but never leak one."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from mnemoflow.storage import batch, fts
+from mnemoflow.storage.lance_index import CHUNK_INDEX, MEMORY_INDEX, LanceIndex, sql_in
+from mnemoflow.storage.room import Room, Target
+from mnemoflow.storage.rows import epoch, lifecycle_sql
+from mnemoflow.storage.scope import Scope, lance_visible, visible
+from mnemoflow.timeutil import utcnow
+
+
+@dataclass(frozen=True)
+class ChunkHit:
+    """What recall shows and cites of a chunk."""
+
+    chunk_id: str
+    text: str
+    locator: dict[str, Any]
+    document_id: str
+    uri: str
+    title: str
+    connector: str
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    target: Target
+    id: str
+    score: float
+    chunk: ChunkHit | None  # a chunk's display data when the index returned it with the hit
+
+
+def search_hit(target: Target, hit: tuple[str, float, dict[str, str]]) -> SearchHit:
+    row_id, score, payload = hit
+    if target != "chunks" or payload.get("body") is None:
+        return SearchHit(target, row_id, score, None)
+    chunk = ChunkHit(row_id, payload["body"], json.loads(payload["locator"] or "{}"), payload["document_id"],
+                     payload["uri"], payload["title"], payload["connector"])
+    return SearchHit(target, row_id, score, chunk)
+
+
+def lance_where(scope: Scope, target: Target, include_history: bool = False) -> str:
+    """The LanceDB prefilter of a search: scope, not deleted, and for memories the lifecycle gate."""
+    where = lance_visible(scope) + " AND NOT deleted"
+    if target == "memories" and not include_history:
+        where += f" AND is_latest AND (active_until IS NULL OR active_until > {epoch(utcnow())})"
+    return where
+
+
+def mark_deleted(index: LanceIndex, chunks: list[str], memories: list[str]) -> None:
+    """Deletions reach LanceDB after their DuckDB transaction (the final gate covers the gap)."""
+    if chunks:
+        index.update(CHUNK_INDEX, sql_in("chunk_id", chunks), {"deleted": True})
+    if memories:
+        index.update(MEMORY_INDEX, sql_in("memory_id", memories), {"deleted": True})
+
+
+class Search(Room):
+    def refresh_search_indexes(self) -> None:
+        """After a batch of writes: fold new rows into LanceDB's indexes and rebuild the dirty
+        DuckDB FTS indexes (analysts' BM25), once per batch, never per row."""
+        now = utcnow()
+        with self._db.read() as con:
+            for spec in fts.FTS_SPECS:
+                fts.ensure_current(con, spec, now)
+            for index in (CHUNK_INDEX, MEMORY_INDEX):
+                self._index.refresh(index)
+
+    def rebuild_fts_index(self, target: Target) -> None:
+        """Force a rebuild of the DuckDB FTS index (benchmarks measure what one costs)."""
+        with self._db.read() as con:
+            fts.rebuild(con, fts.CHUNKS_FTS if target == "chunks" else fts.MEMORIES_FTS, utcnow())
+
+    def bm25_search(
+        self, scope: Scope, target: Target, query: str, k: int, *, include_history: bool = False,
+    ) -> list[SearchHit]:
+        """BM25 hits best first, inside scope and lifecycle; LanceDB's index online, or DuckDB FTS.
+        `include_history` lifts the lifecycle gate for memories (past versions, expired), never deletion."""
+        if self._bm25_engine == "lancedb":  # LanceDB is thread-safe: no connection lock, so it can run in parallel
+            spec = CHUNK_INDEX if target == "chunks" else MEMORY_INDEX
+            found = self._index.text_search(spec, query, lance_where(scope, target, include_history), k)
+            return [search_hit(target, h) for h in found]
+        fts_spec = fts.CHUNKS_FTS if target == "chunks" else fts.MEMORIES_FTS
+        where, params = visible(scope)
+        gate, gate_params = lifecycle_sql(history=target == "chunks" or include_history)
+        where, params = where + gate, [*params, *gate_params]
+        with self._db.read() as con:
+            fts.ensure_current(con, fts_spec, utcnow())
+            return [SearchHit(target, i, score, None) for i, score in fts.search(con, fts_spec, query, where, params, k)]
+
+    def vector_search(
+        self, scope: Scope, target: Target, vector: np.ndarray, k: int, *, include_history: bool = False,
+    ) -> list[SearchHit]:
+        """Cosine-similarity hits best first, inside scope and lifecycle (`include_history`: as bm25_search)."""
+        spec = CHUNK_INDEX if target == "chunks" else MEMORY_INDEX
+        found = self._index.vector_search(spec, vector, lance_where(scope, target, include_history), k)
+        return [search_hit(target, h) for h in found]
+
+    def live_chunk_ids(self, scope: Scope, chunk_ids: list[str]) -> set[str]:
+        """Which of `chunk_ids` DuckDB, the system of record, holds live inside the scope: the final
+        gate before recall returns a chunk, so a lagging index can lose a hit but never leak one.
+        Reads only ids and filter columns (6 ms for 400 ids at 100k chunks; the text would cost 20)."""
+        if not chunk_ids:
+            return set()
+        where, params = visible(scope)
+        with self._db.read() as con, batch.id_set(con, chunk_ids) as ids:
+            # a document's deletion soft-deletes its chunks, so the chunk row alone decides
+            return {r[0] for r in con.execute(
+                f"SELECT chunk_id FROM chunks WHERE {where} AND deleted_at IS NULL AND chunk_id IN {ids}",
+                params).fetchall()}
+
+    def fetch_chunks(self, scope: Scope, chunk_ids: list[str]) -> dict[str, ChunkHit]:
+        """Live chunks among `chunk_ids`, inside the scope, with their documents (for citations)."""
+        if not chunk_ids:
+            return {}
+        where, params = visible(scope, "c")
+        with self._db.read() as con, batch.id_set(con, chunk_ids) as ids:
+            rows = con.execute(
+                f"SELECT c.chunk_id, c.text, CAST(c.locator AS VARCHAR), d.document_id, "
+                f"d.uri, d.title, d.connector FROM chunks c JOIN source_documents d ON d.document_id = c.document_id "
+                f"WHERE {where} AND c.deleted_at IS NULL AND d.deleted_at IS NULL AND c.chunk_id IN {ids}",
+                params,
+            ).fetchall()
+        return {r[0]: ChunkHit(r[0], r[1], json.loads(r[2]) if r[2] else {}, r[3], r[4], r[5], r[6]) for r in rows}

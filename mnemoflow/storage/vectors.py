@@ -1,0 +1,210 @@
+"""Vectors: embedding jobs in the outbox, the content-addressed vector cache, and writing vectors
+to LanceDB with their DuckDB rows marked done. Also the claims of the memory generation jobs,
+which share the outbox's leases and attempts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from mnemoflow.models import TurnRecord
+from mnemoflow.storage import batch, outbox
+from mnemoflow.storage.commits import sha256_json
+from mnemoflow.storage.lance_index import CHUNK_INDEX, EMBEDDING_CACHE, MEMORY_INDEX, sql_in
+from mnemoflow.storage.outbox import Job
+from mnemoflow.storage.room import Room, Target
+from mnemoflow.storage.rows import (
+    CHUNK_INDEX_SELECT,
+    MEMORY_COLUMNS,
+    active_until,
+    chunk_index_row,
+    columns,
+    memory_item,
+    memory_row,
+)
+from mnemoflow.storage.scope import Scope, lance_owned, owned
+from mnemoflow.timeutil import utcnow
+
+EMBED_JOB = "embed"
+GENERATE_JOB = "generate"
+
+
+@dataclass(frozen=True)
+class EmbeddingInput:
+    """A row waiting for its vector: what to embed and what LanceDB must carry beside it."""
+
+    job_key: str
+    row_id: str
+    text: str
+    content_hash: str
+    columns: dict[str, Any]
+
+
+def embed_job(model: str, scope: Scope, target: Target, row_id: str, content_hash: str) -> Job:
+    """The job that gives a row its vector under `model`; its key names the content, so a changed
+    row queues a new job and the old one turns moot."""
+    return Job(
+        job_key=f"{EMBED_JOB}:{target}:{row_id}:{content_hash[:16]}:{model}",
+        tenant_id=scope.tenant_id, user_id=scope.user_id, kind=EMBED_JOB,
+        payload={"target": target, "id": row_id, "content_hash": content_hash, "model": model},
+        attempts=0,
+    )
+
+
+def generation_jobs(scope: Scope, turns: list[TurnRecord]) -> list[Job]:
+    """One job per session; its key names the turns and their text, so re-landing the same turns
+    queues nothing and an edited turn is read again."""
+    by_session: dict[str, list[TurnRecord]] = {}
+    for turn in turns:
+        by_session.setdefault(turn.document_id, []).append(turn)
+    jobs = []
+    for document_id, group in by_session.items():
+        group.sort(key=lambda t: t.ordinal)
+        digest = sha256_json([[t.turn_key, t.text] for t in group])[:24]
+        jobs.append(Job(
+            job_key=f"{GENERATE_JOB}:{document_id}:{digest}", tenant_id=scope.tenant_id, user_id=scope.user_id,
+            kind=GENERATE_JOB, attempts=0,
+            payload={"document_id": document_id, "session_id": group[0].session_id,
+                     "turn_ids": [t.turn_id for t in group],
+                     "first_ts": group[0].ts.isoformat() if group[0].ts else None}))
+    return jobs
+
+
+class Vectors(Room):
+    @property
+    def embedding_model(self) -> str:
+        return self._index.model
+
+    def claim_embedding_jobs(self, limit: int) -> list[Job]:
+        with self._db.tx() as con:
+            return outbox.claim(con, EMBED_JOB, limit, self._lease_s, utcnow())
+
+    def claim_generation_jobs(self, limit: int) -> list[Job]:
+        """Sessions with turns memory generation has not read, oldest first."""
+        with self._db.tx() as con:
+            return outbox.claim(con, GENERATE_JOB, limit, self._lease_s, utcnow())
+
+    def embedding_inputs(self, scope: Scope, target: Target, jobs: list[Job]) -> tuple[list[EmbeddingInput], list[str]]:
+        """Rows behind `jobs` that still need this vector, and the keys of jobs that are moot.
+
+        A job is moot when its row was deleted or its content changed since (a newer job exists).
+        """
+        wanted = {j.payload["id"]: j for j in jobs}
+        with self._db.read() as con, batch.id_set(con, list(wanted)) as ids:
+            if target == "chunks":
+                mine, params = owned(scope, "c")
+                rows = con.execute(f"{CHUNK_INDEX_SELECT} WHERE {mine} AND c.deleted_at IS NULL "
+                                   f"AND c.chunk_id IN {ids}", params).fetchall()
+                found = {r[0]: EmbeddingInput(wanted[r[0]].job_key, r[0], r[1], r[3],
+                                              chunk_index_row(scope, *r)) for r in rows}
+            else:
+                mine, params = owned(scope)
+                rows = con.execute(
+                    f"SELECT memory_id, content, content_hash, shared, is_latest, valid_to, expires_at FROM memories "
+                    f"WHERE {mine} AND deleted_at IS NULL AND memory_id IN {ids}", params).fetchall()
+                found = {
+                    r[0]: EmbeddingInput(wanted[r[0]].job_key, r[0], r[1], r[2],
+                                         {"shared": r[3], "is_latest": r[4], "deleted": False,
+                                          "active_until": active_until(r[5], r[6]), "text": r[1]})
+                    for r in rows
+                }
+        live = [i for i in found.values() if i.content_hash == wanted[i.row_id].payload["content_hash"]]
+        live_keys = {i.job_key for i in live}
+        return live, [j.job_key for j in jobs if j.job_key not in live_keys]
+
+    def reset_vectors_for_model(self) -> int:
+        """A model change is a re-embed: drop the LanceDB tables, mark every live row pending under the
+        configured model, queue its job, and re-seed the search text so BM25 answers meanwhile.
+        Returns the rows queued."""
+        for spec in (CHUNK_INDEX, MEMORY_INDEX, EMBEDDING_CACHE):
+            self._index.drop(spec)
+        with self._db.read() as con:
+            scopes = con.execute(
+                "SELECT DISTINCT tenant_id, user_id FROM chunks WHERE deleted_at IS NULL UNION "
+                "SELECT DISTINCT tenant_id, user_id FROM memories WHERE deleted_at IS NULL").fetchall()
+        return sum(self._requeue_scope(Scope(tenant_id, user_id)) for tenant_id, user_id in scopes)
+
+    def _requeue_scope(self, scope: Scope) -> int:
+        mine, params = owned(scope)
+        chunks_mine, _ = owned(scope, "c")
+        model, now = self._index.model, utcnow()
+        with self._db.tx() as con:
+            chunks = con.execute(f"{CHUNK_INDEX_SELECT} WHERE {chunks_mine} AND c.deleted_at IS NULL",
+                                 params).fetchall()
+            memories = [memory_item(r) for r in con.execute(
+                f"SELECT {MEMORY_COLUMNS} FROM memories WHERE {mine} AND deleted_at IS NULL", params).fetchall()]
+            hashes = dict(con.execute(
+                f"SELECT memory_id, content_hash FROM memories WHERE {mine} AND deleted_at IS NULL", params).fetchall())
+            for table in ("chunks", "memories"):
+                con.execute(f"UPDATE {table} SET embedding_status = 'pending', embedding_model = NULL "
+                            f"WHERE {mine} AND deleted_at IS NULL", params)
+            outbox.requeue(con, [embed_job(model, scope, "chunks", c[0], c[3]) for c in chunks]
+                           + [embed_job(model, scope, "memories", m.id, hashes[m.id]) for m in memories], now)
+        self._index.upsert(CHUNK_INDEX, columns([chunk_index_row(scope, *c) for c in chunks]))
+        self._index.upsert(MEMORY_INDEX, columns([memory_row(scope, m, hashes[m.id]) for m in memories]))
+        return len(chunks) + len(memories)
+
+    def cached_vectors(self, content_hashes: list[str]) -> dict[str, np.ndarray]:
+        """Vectors already computed by this model for these content hashes (content-addressed, no tenant data)."""
+        if not content_hashes:
+            return {}
+        keys = [f"{self._index.model}:{h}" for h in set(content_hashes)]
+        table = self._index.lookup(EMBEDDING_CACHE, sql_in("cache_key", keys), ["cache_key", "vector"], len(keys))
+        prefix = len(self._index.model) + 1
+        return {
+            key[prefix:]: np.asarray(vec, dtype=np.float32)
+            for key, vec in zip(table.column("cache_key").to_pylist(), table.column("vector").to_pylist())
+        }
+
+    def cache_vectors(self, content_hashes: list[str], vectors: np.ndarray) -> None:
+        self._index.upsert(
+            EMBEDDING_CACHE, {"cache_key": [f"{self._index.model}:{h}" for h in content_hashes]}, vectors
+        )
+
+    def store_embeddings(self, scope: Scope, target: Target, inputs: list[EmbeddingInput], vectors: np.ndarray) -> None:
+        """Write vectors to LanceDB, then mark the DuckDB rows embedded and their jobs done."""
+        if not inputs:
+            return
+        spec = CHUNK_INDEX if target == "chunks" else MEMORY_INDEX
+        self._index.upsert(spec, columns([
+            {spec.id_column: item.row_id, "tenant_id": scope.tenant_id, "user_id": scope.user_id,
+             "content_hash": item.content_hash, **item.columns}
+            for item in inputs
+        ]), vectors)
+        mine, params = owned(scope)
+        with self._db.tx() as con, batch.id_set(con, [i.row_id for i in inputs]) as ids:
+            con.execute(
+                f"UPDATE {target} SET embedding_status = 'done', embedding_model = ? "
+                f"WHERE {mine} AND {spec.id_column} IN {ids}", [self._index.model, *params])
+            outbox.complete(con, [i.job_key for i in inputs], utcnow())
+
+    def complete_jobs(self, keys: list[str]) -> None:
+        with self._db.tx() as con:
+            outbox.complete(con, keys, utcnow())
+
+    def fail_jobs(self, keys: list[str], error: str) -> None:
+        with self._db.tx() as con:
+            outbox.fail(con, keys, error, self._max_attempts, utcnow())
+
+    def release_jobs(self, keys: list[str], error: str) -> None:
+        with self._db.tx() as con:
+            outbox.release(con, keys, error, utcnow())
+
+    def outbox_counts(self) -> dict[str, int]:
+        with self._db.read() as con:
+            return outbox.counts(con)
+
+    def index_ids(self, target: Target, scope: Scope | None = None) -> list[str]:
+        """Ids of the LanceDB rows of the target, all or the scope's own (checks compare them with DuckDB)."""
+        spec = CHUNK_INDEX if target == "chunks" else MEMORY_INDEX
+        where = lance_owned(scope) if scope is not None else "true"
+        rows = self._index.count(spec, None if scope is None else where)
+        if not rows:
+            return []
+        return self._index.lookup(spec, where, [spec.id_column], rows).column(spec.id_column).to_pylist()
+
+    def vector_count(self, target: Target) -> int:
+        """Rows of the target that carry a vector (all tenants; for benchmarks and checks)."""
+        return self._index.count(CHUNK_INDEX if target == "chunks" else MEMORY_INDEX, "vector IS NOT NULL")
