@@ -20,7 +20,7 @@ from common import RESULTS, peak_rss_mb, synthetic_turns, write_jsonl
 
 from mnemoflow.chunking import chunk_session
 from mnemoflow.config import load_settings
-from mnemoflow.ingest import session_document_id, turn_key
+from mnemoflow.ingest.conversations import session_document_id, turn_key
 from mnemoflow.models import TurnRecord
 from mnemoflow.service import MemoryService
 from mnemoflow.storage import Scope

@@ -25,7 +25,8 @@ from mnemoflow.timeutil import clock
 if TYPE_CHECKING:  # the service loads the storage engines (~2 s); parsing arguments should not wait
     from mnemoflow.memory.worker import GenerationDrainReport
     from mnemoflow.models import RecallResult
-    from mnemoflow.service import IngestOutcome, MemoryService
+    from mnemoflow.ingest import IngestOutcome
+    from mnemoflow.service import MemoryService
 
 app = typer.Typer(
     add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
@@ -74,24 +75,29 @@ def _progress() -> Progress:
                     TimeElapsedColumn(), console=err, transient=True)
 
 
+class IngestProgress:
+    """Live progress of a run: files read, then embeddings written (mnemoflow.ingest.Progress)."""
+
+    def __init__(self, progress: Progress, reading: bool = True) -> None:
+        self._progress = progress
+        self._reading = progress.add_task("reading inputs", total=None, visible=reading)
+        self._embedding = progress.add_task("embedding", total=None, visible=False)
+
+    def file_read(self, path: Path) -> None:
+        self._progress.advance(self._reading)
+
+    def deriving(self, pending: int) -> None:
+        self._progress.update(self._reading, visible=False)
+        self._progress.update(self._embedding, total=pending, visible=True)
+
+    def embedded(self, count: int) -> None:
+        self._progress.advance(self._embedding, count)
+
+
 def run_ingest(service: MemoryService, scope: Scope, paths: list[Path], wait: bool) -> IngestOutcome:
     """Ingest with live progress: files read, then embeddings written."""
     with _progress() as progress:
-        reading = progress.add_task("reading inputs", total=None)
-        embedding = progress.add_task("embedding", total=None, visible=False)
-
-        def on_embedded(n: int) -> None:
-            progress.update(embedding, visible=True, advance=n)
-
-        outcome = service.ingest(
-            scope, paths, wait=False, on_file=lambda _: progress.advance(reading),
-        )
-        progress.update(reading, visible=False)
-        if wait:
-            progress.update(embedding, total=outcome.pending_embeddings, visible=True)
-            outcome.drain = service.drain(on_embedded)
-            outcome.pending_embeddings = service.store.counts(scope)["pending_embeddings"]
-    return outcome
+        return service.ingest(scope, paths, wait=wait, progress=IngestProgress(progress))
 
 
 def print_generation(report: GenerationDrainReport | None, scope: Scope | None = None) -> None:
@@ -285,8 +291,7 @@ def worker(home: Home = None) -> None:
     `ingest --no-wait` left, or what waited while the embedder was down)."""
     with _service(home) as service:
         with _progress() as progress:
-            task = progress.add_task("embedding", total=service.store.outbox_counts().get("pending"))
-            report = service.drain(lambda n: progress.advance(task, n))
+            report = service.drain(IngestProgress(progress, reading=False))
         print_generation(report.generation)
         out.print(f"embedded {report.embedded}, reused {report.reused} cached vectors, "
                   f"skipped {report.skipped} stale jobs, {report.failed} failed")
@@ -300,8 +305,7 @@ def reembed(home: Home = None) -> None:
     """Rebuild every vector with the configured embedding model (run after changing the model)."""
     with _service(home) as service:
         with _progress() as progress:
-            task = progress.add_task("re-embedding", total=None)
-            queued, report = service.reembed(lambda n: progress.advance(task, n))
+            queued, report = service.reembed(IngestProgress(progress, reading=False))
         out.print(f"queued {queued} rows; embedded {report.embedded}, reused {report.reused} cached vectors")
         if report.unavailable:
             err.print(f"embedder unavailable: {report.unavailable}; `mnemoflow worker` finishes the job")

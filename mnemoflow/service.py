@@ -7,41 +7,23 @@ together the way a user expects: ingest returns once its embeddings are done
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from mnemoflow import ingest
 from mnemoflow.config import Settings, configure_runtime
 from mnemoflow.embedding import Embedder, create_embedder
-from mnemoflow.embedding.worker import DrainReport, drain_embeddings
 from mnemoflow.errors import NotFoundError
-from mnemoflow.connectors.conversations import land_events
-from mnemoflow.ingest import IngestReport, ingest_paths, process_landed_turns
+from mnemoflow.ingest import Drained, IngestOutcome, Progress, SyncReport
+from mnemoflow.ingest.sequence import Step, inline
 from mnemoflow.memory.candidates import GenerationEngine
 from mnemoflow.memory.direct import draft_memory
 from mnemoflow.memory.engines import generation_engine
-from mnemoflow.memory.worker import GenerationDrainReport, drain_generation
 from mnemoflow.models import HistoryEntry, MemoryItem, MemoryKind, RecallResult, ReviewItem
 from mnemoflow.recall import RecallConfig, RecallFilters, preset, recall
 from mnemoflow.storage import Scope, Store, open_store
 from mnemoflow.storage.commits import VerifyReport
-from mnemoflow.sync import SyncReport, sync_source
-
-
-@dataclass
-class Drained(DrainReport):
-    """One outbox pass: the embeddings, and the memory generation that ran before them."""
-
-    generation: GenerationDrainReport | None = None
-
-
-@dataclass
-class IngestOutcome:
-    report: IngestReport
-    drain: Drained | None
-    pending_embeddings: int
 
 
 class MemoryService:
@@ -72,8 +54,10 @@ class MemoryService:
         return self._engine
 
     def close(self) -> None:
+        """Let go of the engine and the store; the next call opens them again."""
         if self._engine is not None:
             self._engine.close()
+            self._engine = None
         if self._store is not None:
             self._store.close()
             self._store = None
@@ -86,35 +70,19 @@ class MemoryService:
 
     # ------------------------------------------------------------------ writes
     def ingest(
-        self, scope: Scope, paths: list[Path], *, wait: bool = True,
-        on_file: Callable[[Path], None] | None = None, on_embedded: Callable[[int], None] | None = None,
+        self, scope: Scope, paths: list[Path], *, wait: bool = True, progress: Progress | None = None,
+        step: Step = inline,
     ) -> IngestOutcome:
-        report = ingest_paths(self.store, self.settings, scope, paths, on_file=on_file)
-        drained = self.drain(on_embedded) if wait else None
-        if not wait:
-            self.store.refresh_search_indexes()
-        return IngestOutcome(report, drained, self.store.counts(scope)["pending_embeddings"])
+        """Files and directories for one user; returns once their embeddings are done unless told not to wait."""
+        return ingest.ingest_paths(self, scope, paths, wait=wait, progress=progress, step=step)
 
-    def sync(self, name: str, *, wait: bool = True) -> SyncReport:
+    def sync(self, name: str, *, wait: bool = True, step: Step = inline) -> SyncReport:
         """Sync one configured source; embeds what it wrote unless told not to wait."""
-        report = sync_source(self.store, self.settings, name)
-        if wait:
-            self.drain()
-        else:
-            self.store.refresh_search_indexes()
-        return report
+        return ingest.sync(self, name, wait=wait, step=step)
 
     def post_events(self, scope: Scope, turns: list[dict[str, Any]], *, wait: bool = True) -> IngestOutcome:
         """Agent events (turns) posted to the API: landed and processed like transcript files."""
-        landing = land_events(self.store, scope, turns, pipelines_dir=self.settings.dlt_dir)
-        report = IngestReport(errors=list(landing.errors))
-        for write in process_landed_turns(self.store, self.settings, scope):
-            report.add(write)
-        self.store.record_ingest_errors(scope, report.errors)
-        drained = self.drain() if wait else None
-        if not wait:
-            self.store.refresh_search_indexes()
-        return IngestOutcome(report, drained, self.store.counts(scope)["pending_embeddings"])
+        return ingest.ingest_events(self, scope, turns, wait=wait)
 
     def add(
         self, scope: Scope, text: str, *, kind: MemoryKind | None = None, metadata: dict[str, Any] | None = None,
@@ -131,21 +99,14 @@ class MemoryService:
             memory = self.store.get_memory(scope, memory.id) or memory
         return memory, created
 
-    def drain(self, on_progress: Callable[[int], None] | None = None) -> Drained:
-        """Run the outbox until it is empty or the embedder is unavailable: memory generation for
-        new turns first (its memories join the embedding queue), then embeddings; then fold
-        everything written into the search indexes (once, for the whole batch)."""
-        generated = drain_generation(self.store, self.embedder, self.engine, batch_size=self.settings.outbox_batch_size)
-        report = drain_embeddings(
-            self.store, self.embedder, batch_size=self.settings.outbox_batch_size, on_progress=on_progress
-        )
-        self.store.refresh_search_indexes()
-        return Drained(**vars(report), generation=generated)
+    def drain(self, progress: Progress | None = None) -> Drained:
+        """Run the outbox until it is empty (memory generation, then embeddings), then refresh the indexes."""
+        return ingest.drain(self, progress)
 
-    def reembed(self, on_progress: Callable[[int], None] | None = None) -> tuple[int, Drained]:
+    def reembed(self, progress: Progress | None = None) -> tuple[int, Drained]:
         """Rebuild every vector with the configured model (after changing it); returns rows queued."""
         queued = self.store.reset_vectors_for_model()
-        return queued, self.drain(on_progress)
+        return queued, self.drain(progress)
 
     def delete(self, scope: Scope, memory_id: str) -> None:
         if not self.store.delete_memory(scope, memory_id, actor="api"):

@@ -5,11 +5,10 @@ detected paginator). With a `cursor_path` the endpoint is incremental: dlt sends
 last value as `cursor_param` and keeps it in its state under the home's dlt directory, so a
 re-sync asks only for what changed since, and drops records at the boundary it has already seen.
 What passes lands in `raw_rest_api.<source>_<resource>` (merged on tenant, user and primary key;
-nested values kept as JSON), and each record becomes, or replaces, the document
-`rest:<source>/<resource>/<primary key>`. A record whose content hash is unchanged writes nothing.
+nested values kept as JSON); the sync (`ingest.sync`) makes each record the document
+`rest:<source>/<resource>/<primary key>`.
 
-An API cannot tell what it deleted through an incremental cursor, so documents are not retired
-here. A record that cannot be made a document is an ingest error; a failing request ends the sync
+A record without a usable key is an ingest error; a failing request ends the landing
 with `RestApiUnavailableError` (worth retrying: unreachable, timed out, 429, 5xx) or
 `RestApiError` (4xx, an answer dlt cannot read).
 """
@@ -21,23 +20,15 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from mnemoflow.chunking import chunk_extracted
-from mnemoflow.config import RestApiSource, RestResource, Settings
+from mnemoflow.config import RestApiSource, RestResource
 from mnemoflow.errors import BadInputError, ConfigError, MnemoflowError, TerminalError, TransientError
-from mnemoflow.extractors import Extracted
-from mnemoflow.extractors.records import record_unit
-from mnemoflow.ingest import WRITE_BATCH, document_id_for
-from mnemoflow.models import DocumentRecord, DocumentWrite, IngestErrorRecord
+from mnemoflow.models import IngestErrorRecord
 from mnemoflow.storage import Scope, Store
-
-if TYPE_CHECKING:
-    from mnemoflow.sync import SyncReport
 
 CONNECTOR = "rest_api"
 DATASET = "raw_rest_api"
-MIME = "application/json"
 SCOPE_COLUMNS = ("tenant_id", "user_id")
 # A record's own field named like a scope column lands under this prefix (the document keeps the record as is).
 RECORD_PREFIX = "record_"
@@ -253,63 +244,3 @@ def _connection_reason(error: BaseException) -> str:
         if known in text:
             return known.lower()
     return _first_line(error)
-
-
-# ---------------------------------------------------------------------- records -> documents
-def _title(record: dict[str, Any], resource: RestResource, key: str) -> str:
-    if resource.title_field:
-        value: Any = record
-        for part in resource.title_field.split("."):
-            value = value.get(part) if isinstance(value, dict) else None
-        if value is not None and not isinstance(value, dict | list) and str(value).strip():
-            return str(value).strip()
-    return f"{resource.name} {key}"
-
-
-def record_document(
-    settings: Settings, scope: Scope, source_name: str, resource: RestResource, record: dict[str, Any]
-) -> DocumentWrite:
-    """One API record as a document of one `key: value` text unit, citing {resource, id};
-    `BadInputError` when the record holds no text."""
-    key = record_key(record, resource)
-    uri = record_uri(source_name, resource.name, key)
-    title = _title(record, resource, key)
-    unit = record_unit(record, {"resource": resource.name, "id": key}, f"{source_name}/{resource.name}")
-    if unit is None:
-        raise BadInputError("the record holds no text: every field is empty")
-    document_id = document_id_for(scope, CONNECTOR, uri)
-    chunks = chunk_extracted(document_id, Extracted(mime=MIME, title=title, layout="units", units=[unit]),
-                             settings.chunk_max_tokens)
-    if not chunks:
-        raise BadInputError("the record holds no text")
-    canonical = json.dumps({"title": title, "record": record}, sort_keys=True, default=str, ensure_ascii=False)
-    document = DocumentRecord(
-        document_id=document_id, connector=CONNECTOR, uri=uri, mime=MIME, title=title,
-        content_hash=hashlib.sha256(canonical.encode()).hexdigest(),
-        metadata={"source": source_name, "resource": resource.name, "id": key})
-    return DocumentWrite(document, chunks)
-
-
-def sync_rest_api(
-    store: Store, settings: Settings, scope: Scope, name: str, source: RestApiSource, report: SyncReport
-) -> None:
-    """Land what is new or changed since the last sync, then make (or replace) one document per record."""
-    landing = land_records(store, scope, name, source, pipelines_dir=settings.dlt_dir)
-    report.ingested.errors.extend(landing.errors)
-    report.records = len(landing.records) + len(landing.errors)
-    resources = {r.name: r for r in source.resources}
-    latest: dict[str, DocumentWrite] = {}  # a record seen twice in one run: the last copy wins
-    for resource_name, record in landing.records:
-        resource = resources[resource_name]
-        try:
-            write = record_document(settings, scope, name, resource, record)
-        except BadInputError as exc:
-            uri = record_uri(name, resource_name, record_key(record, resource))
-            report.ingested.errors.append(IngestErrorRecord(CONNECTOR, uri, "record", str(exc)))
-            continue
-        latest.pop(write.document.uri, None)
-        latest[write.document.uri] = write
-    writes = list(latest.values())
-    for start in range(0, len(writes), WRITE_BATCH):
-        for result in store.write_documents(scope, writes[start : start + WRITE_BATCH], actor=f"sync:{name}"):
-            report.ingested.add(result)

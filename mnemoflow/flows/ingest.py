@@ -1,96 +1,42 @@
-"""The `ingest` flow: land transcripts, process turns, extract documents, generate memories, embed,
-refresh indexes.
-
-Each task is a plain function from `mnemoflow.ingest` or the embedding worker; the
-flow only sequences them and adds retries on transient errors. The CLI and the
-Python API call the same functions in-process without Prefect.
-"""
+"""The `ingest` flow: the ingestion sequence (`mnemoflow.ingest.sequence`) with each stage a task."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from prefect import flow, task
-from prefect.cache_policies import NO_CACHE
+from prefect import flow
 
-from mnemoflow import ingest as stages
-from mnemoflow.config import Settings, load_settings
-from mnemoflow.embedding import create_embedder
-from mnemoflow.embedding.worker import drain_embeddings
-from mnemoflow.flows.retry import transient_only
-from mnemoflow.memory.engines import generation_engine
-from mnemoflow.memory.worker import drain_generation
-from mnemoflow.models import IngestErrorRecord
-from mnemoflow.storage import Scope, Store, open_store
-
-TASK_OPTIONS: dict[str, Any] = {"retries": 3, "retry_delay_seconds": [2, 10, 30], "retry_condition_fn": transient_only,
-                                "cache_policy": NO_CACHE}
+from mnemoflow.config import load_settings
+from mnemoflow.flows.tasks import as_task
+from mnemoflow.ingest import IngestOutcome
+from mnemoflow.service import MemoryService
+from mnemoflow.storage import Scope
 
 
-@task(name="land-transcripts", **TASK_OPTIONS)
-def land_transcripts(store: Store, settings: Settings, scope: Scope, sources: list[tuple[Path, str]]) -> list[IngestErrorRecord]:
-    return stages.land_conversations(store, settings, scope, sources)
-
-
-@task(name="process-turns", **TASK_OPTIONS)
-def process_turns(store: Store, settings: Settings, scope: Scope) -> dict[str, int]:
-    writes = stages.process_landed_turns(store, settings, scope)
-    return {"sessions_changed": sum(w.changed for w in writes), "turns_added": sum(w.turns_added for w in writes),
-            "chunks_added": sum(w.chunks_added for w in writes)}
-
-
-@task(name="extract-documents", **TASK_OPTIONS)
-def extract_documents(store: Store, settings: Settings, scope: Scope, paths: list[Path]) -> tuple[dict[str, int], list[IngestErrorRecord]]:
-    writes, errors = stages.ingest_documents(store, settings, scope, paths)
-    return {"documents_changed": sum(w.changed for w in writes), "chunks_added": sum(w.chunks_added for w in writes)}, errors
-
-
-@task(name="record-errors", **TASK_OPTIONS)
-def record_errors(store: Store, scope: Scope, errors: list[IngestErrorRecord]) -> int:
-    store.record_ingest_errors(scope, errors)
-    return len(errors)
-
-
-@task(name="refresh-search-indexes", **TASK_OPTIONS)
-def refresh_search_indexes(store: Store) -> None:
-    store.refresh_search_indexes()
-
-
-@task(name="generate-memories", **TASK_OPTIONS)
-def generate_memories(store: Store, settings: Settings) -> dict[str, Any]:
-    engine = generation_engine(settings)
-    try:
-        report = drain_generation(store, create_embedder(settings), engine, batch_size=settings.outbox_batch_size)
-    finally:
-        engine.close()
-    return {"sessions": report.sessions, "turns": report.turns, "created": report.created,
-            "reinforced": report.reinforced, "linked": report.linked, "reviews": report.reviews,
-            "failed": report.failed, "unavailable": report.unavailable}
-
-
-@task(name="embed-pending", **TASK_OPTIONS)
-def embed_pending(store: Store, settings: Settings) -> dict[str, Any]:
-    report = drain_embeddings(store, create_embedder(settings), batch_size=settings.outbox_batch_size)
-    return {"embedded": report.embedded, "reused": report.reused, "unavailable": report.unavailable}
+def outcome_summary(outcome: IngestOutcome) -> dict[str, Any]:
+    """What a flow run returns: counts of what was written, the errors, and the derived work."""
+    r, drained = outcome.report, outcome.drain
+    generation = drained.generation if drained else None
+    return {
+        "turns": {"sessions_changed": r.sessions_changed, "turns_added": r.turns_added},
+        "documents": {"documents_changed": r.documents_changed - r.sessions_changed, "chunks_added": r.chunks_added,
+                      "chunks_removed": r.chunks_removed},
+        "errors": [e.reason for e in r.errors],
+        "memories": None if generation is None else {
+            "sessions": generation.sessions, "turns": generation.turns, "created": generation.created,
+            "reinforced": generation.reinforced, "linked": generation.linked, "reviews": generation.reviews,
+            "failed": generation.failed, "unavailable": generation.unavailable},
+        "embedding": None if drained is None else {
+            "embedded": drained.embedded, "reused": drained.reused, "unavailable": drained.unavailable},
+        "pending_embeddings": outcome.pending_embeddings,
+    }
 
 
 @flow(name="ingest", log_prints=True)
 def ingest_flow(paths: list[str], tenant_id: str, user_id: str, home: str | None = None, wait: bool = True) -> dict[str, Any]:
-    """Ingest files and directories for one user; returns counts (embeddings stay out of it)."""
-    settings = load_settings(home)
+    """Ingest files and directories for one user; returns counts (embedding arrays stay out of it)."""
     scope = Scope(tenant_id, user_id)
-    inputs = stages.discover((Path(p) for p in paths), settings.max_file_bytes)
-    with open_store(settings) as store:
-        errors = list(inputs.errors)
-        errors += land_transcripts(store, settings, scope, inputs.transcripts)
-        turns = process_turns(store, settings, scope)
-        documents, document_errors = extract_documents(store, settings, scope, inputs.documents)
-        errors += document_errors
-        record_errors(store, scope, errors)
-        generated = generate_memories(store, settings) if wait else None
-        embedded = embed_pending(store, settings) if wait else None
-        refresh_search_indexes(store)
-        counts = store.counts(scope)
-    return {"turns": turns, "documents": documents, "errors": [e.reason for e in errors], "memories": generated,
-            "embedding": embedded, "counts": counts}
+    with MemoryService(load_settings(home)) as service:
+        outcome = service.ingest(scope, [Path(p) for p in paths], wait=wait, step=as_task)
+        return {**outcome_summary(outcome), "counts": service.store.counts(scope)}

@@ -1,22 +1,31 @@
-"""Syncing configured sources as plain functions (the CLI and the Prefect `sync` flow call these).
+"""Syncing configured sources: each source kind lands raw data through its dlt connector, then
+what is new or changed becomes documents through the same stages as any ingest; a filesystem
+sync also retires the documents of files that are gone.
 
-Each source kind lands raw data through its dlt connector, then turns what is new or changed
-into documents; a filesystem sync also retires the documents of files that are gone.
+An API cannot tell what it deleted through an incremental cursor, so a REST source retires
+nothing; a record whose content hash is unchanged writes nothing.
 """
 
 from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from mnemoflow.config import ConversationsSource, FilesystemSource, RestApiSource, Settings
 from mnemoflow.connectors import filesystem as fs
+from mnemoflow.connectors import rest_api
 from mnemoflow.connectors.conversations import land_transcripts
 from mnemoflow.errors import BadInputError, ConfigError
 from mnemoflow.extractors import mime_for
-from mnemoflow.ingest import WRITE_BATCH, IngestReport, extract_document, process_landed_turns
+from mnemoflow.ingest.conversations import process_landed_turns
+from mnemoflow.ingest.documents import WRITE_BATCH, extract_document, record_document, write_in_batches
+from mnemoflow.ingest.report import IngestReport
 from mnemoflow.models import DocumentWrite, IngestErrorRecord
 from mnemoflow.storage import Scope, Store
+
+if TYPE_CHECKING:
+    from mnemoflow.ingest.sequence import Drained
 
 ATTACHMENT_MARK = "#attachment="
 
@@ -31,6 +40,7 @@ class SyncReport:
     records: int = 0
     documents_deleted: int = 0
     memories_deleted: int = 0
+    drained: Drained | None = None  # the derived work the sync waited for
 
     @property
     def errors(self) -> list[IngestErrorRecord]:
@@ -47,7 +57,7 @@ def source_scope(settings: Settings, name: str) -> tuple[Scope, FilesystemSource
 
 
 def sync_source(store: Store, settings: Settings, name: str) -> SyncReport:
-    """Run one configured source end to end, up to (not including) embedding."""
+    """Run one configured source up to its documents (the sequence records its errors and embeds)."""
     scope, source = source_scope(settings, name)
     report = SyncReport(name, source.kind)
     if isinstance(source, FilesystemSource):
@@ -55,10 +65,7 @@ def sync_source(store: Store, settings: Settings, name: str) -> SyncReport:
     elif isinstance(source, ConversationsSource):
         sync_conversations(store, settings, scope, source, report)
     else:
-        from mnemoflow.connectors.rest_api import sync_rest_api
-
         sync_rest_api(store, settings, scope, name, source, report)
-    store.record_ingest_errors(scope, report.errors)
     return report
 
 
@@ -72,7 +79,7 @@ def sync_conversations(
         report.files_read += len(landing.files_read)
         report.ingested.errors.extend(landing.errors)
     for write in process_landed_turns(store, settings, scope):
-        report.ingested.add(write)
+        report.ingested.add(write, session=True)
 
 
 def _base_uri(uri: str) -> str:
@@ -117,9 +124,9 @@ def sync_filesystem(
         pending += writes
         report.ingested.errors.extend(errors)
         if len(pending) >= WRITE_BATCH:
-            _write(store, scope, pending, report)
+            write_in_batches(store, scope, pending, actor="sync", report=report.ingested)
             pending = []
-    _write(store, scope, pending, report)
+    write_in_batches(store, scope, pending, actor="sync", report=report.ingested)
 
     present = fs.current_files(source.location, source.globs)
     gone = [doc_id for u, (doc_id, _) in known.items()
@@ -135,7 +142,23 @@ def _relative(bucket: str, uri: str) -> str:
     return unquote(uri[len(bucket):].lstrip("/"))
 
 
-def _write(store: Store, scope: Scope, writes: list[DocumentWrite], report: SyncReport) -> None:
-    if writes:
-        for result in store.write_documents(scope, writes, actor="sync"):
-            report.ingested.add(result)
+def sync_rest_api(
+    store: Store, settings: Settings, scope: Scope, name: str, source: RestApiSource, report: SyncReport
+) -> None:
+    """Land what is new or changed since the last sync, then make (or replace) one document per record."""
+    landing = rest_api.land_records(store, scope, name, source, pipelines_dir=settings.dlt_dir)
+    report.ingested.errors.extend(landing.errors)
+    report.records = len(landing.records) + len(landing.errors)
+    resources = {r.name: r for r in source.resources}
+    latest: dict[str, DocumentWrite] = {}  # a record seen twice in one run: the last copy wins
+    for resource_name, record in landing.records:
+        resource = resources[resource_name]
+        try:
+            write = record_document(settings, scope, name, resource, record)
+        except BadInputError as exc:
+            uri = rest_api.record_uri(name, resource_name, rest_api.record_key(record, resource))
+            report.ingested.errors.append(IngestErrorRecord(rest_api.CONNECTOR, uri, "record", str(exc)))
+            continue
+        latest.pop(write.document.uri, None)
+        latest[write.document.uri] = write
+    write_in_batches(store, scope, list(latest.values()), actor=f"sync:{name}", report=report.ingested)

@@ -1,0 +1,162 @@
+"""The ingestion sequence, written once: discover, land, process turns, extract documents, record
+errors, then the derived work (memory generation, embeddings) and the search-index refresh.
+
+The service layer runs it in-process; the Prefect flows run the same functions with `step`
+making each stage a task (retries, visibility). Each stage is a plain function that a test can
+call without Prefect.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from mnemoflow.config import Settings
+from mnemoflow.connectors.conversations import land_events
+from mnemoflow.embedding import Embedder
+from mnemoflow.embedding.worker import DrainReport, drain_embeddings
+from mnemoflow.ingest.conversations import land_conversations, process_landed_turns
+from mnemoflow.ingest.discover import discover
+from mnemoflow.ingest.documents import ingest_documents
+from mnemoflow.ingest.report import IngestReport
+from mnemoflow.ingest.sync import SyncReport, source_scope, sync_source
+from mnemoflow.memory.candidates import GenerationEngine
+from mnemoflow.memory.worker import GenerationDrainReport, drain_generation
+from mnemoflow.models import IngestErrorRecord
+from mnemoflow.storage import Scope, Store
+
+Step = Callable[..., Any]
+
+
+def inline(stage: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
+    """Run a stage as a plain call (the in-process `step`)."""
+    return stage(*args, **kwargs)
+
+
+class Workers(Protocol):
+    """What the sequence works with: the store, the settings, and the derivers (opened on first use)."""
+
+    settings: Settings
+
+    @property
+    def store(self) -> Store: ...
+
+    @property
+    def embedder(self) -> Embedder: ...
+
+    @property
+    def engine(self) -> GenerationEngine: ...
+
+
+class Progress(Protocol):
+    """Where a long run reports how far it is (the CLI draws it)."""
+
+    def file_read(self, path: Path) -> None: ...
+
+    def deriving(self, pending: int) -> None: ...
+
+    def embedded(self, count: int) -> None: ...
+
+
+class Quiet:
+    def file_read(self, path: Path) -> None:
+        pass
+
+    def deriving(self, pending: int) -> None:
+        pass
+
+    def embedded(self, count: int) -> None:
+        pass
+
+
+@dataclass
+class Drained(DrainReport):
+    """One outbox pass: the embeddings, and the memory generation that ran before them."""
+
+    generation: GenerationDrainReport | None = None
+
+
+@dataclass
+class IngestOutcome:
+    report: IngestReport
+    drain: Drained | None
+    pending_embeddings: int
+
+
+# ---------------------------------------------------------------------- stages
+def record_errors(store: Store, scope: Scope, errors: list[IngestErrorRecord]) -> int:
+    store.record_ingest_errors(scope, errors)
+    return len(errors)
+
+
+def refresh_search_indexes(store: Store) -> None:
+    store.refresh_search_indexes()
+
+
+def drain(workers: Workers, progress: Progress | None = None) -> Drained:
+    """Run the outbox until it is empty or the embedder is unavailable: memory generation for new
+    turns first (its memories join the embedding queue), then embeddings; then fold everything
+    written into the search indexes (once, for the whole batch)."""
+    progress = progress or Quiet()
+    store, batch = workers.store, workers.settings.outbox_batch_size
+    generated = drain_generation(store, workers.embedder, workers.engine, batch_size=batch)
+    progress.deriving(store.outbox_counts().get("pending", 0))
+    report = drain_embeddings(store, workers.embedder, batch_size=batch, on_progress=progress.embedded)
+    store.refresh_search_indexes()
+    return Drained(**vars(report), generation=generated)
+
+
+# ---------------------------------------------------------------------- sequences
+def ingest_paths(
+    workers: Workers, scope: Scope, paths: list[Path], *, wait: bool = True, step: Step = inline,
+    progress: Progress | None = None,
+) -> IngestOutcome:
+    """Files and directories of every supported kind, transcripts included, for one user."""
+    progress = progress or Quiet()
+    store, settings = workers.store, workers.settings
+    inputs = step(discover, paths, settings.max_file_bytes)
+    report = IngestReport(errors=list(inputs.errors))
+    report.errors += step(land_conversations, store, settings, scope, inputs.transcripts)
+    for write in step(process_landed_turns, store, settings, scope):
+        report.add(write, session=True)
+    writes, errors = step(ingest_documents, store, settings, scope, inputs.documents, progress.file_read)
+    for write in writes:
+        report.add(write)
+    report.errors += errors
+    return finish(workers, scope, report, wait=wait, step=step, progress=progress)
+
+
+def ingest_events(
+    workers: Workers, scope: Scope, turns: list[dict[str, Any]], *, wait: bool = True, step: Step = inline,
+) -> IngestOutcome:
+    """Agent events (turns) posted to an API: landed and processed like transcript files."""
+    store, settings = workers.store, workers.settings
+    landing = step(land_events, store, scope, turns, pipelines_dir=settings.dlt_dir)
+    report = IngestReport(errors=list(landing.errors))
+    for write in step(process_landed_turns, store, settings, scope):
+        report.add(write, session=True)
+    return finish(workers, scope, report, wait=wait, step=step)
+
+
+def sync(workers: Workers, name: str, *, wait: bool = True, step: Step = inline) -> SyncReport:
+    """One configured source (`ingest.sync`), then its derived work unless told not to wait."""
+    scope, _ = source_scope(workers.settings, name)
+    report = step(sync_source, workers.store, workers.settings, name)
+    report.drained = finish(workers, scope, report.ingested, wait=wait, step=step).drain
+    return report
+
+
+def finish(
+    workers: Workers, scope: Scope, report: IngestReport, *, wait: bool, step: Step = inline,
+    progress: Progress | None = None,
+) -> IngestOutcome:
+    """The end of every sequence: errors recorded, derived work drained (or left to the worker, the
+    search indexes refreshed so BM25 sees the new rows at once)."""
+    store = workers.store
+    step(record_errors, store, scope, report.errors)
+    drained = step(drain, workers, progress) if wait else None
+    if not wait:
+        step(refresh_search_indexes, store)
+    return IngestOutcome(report, drained, store.counts(scope)["pending_embeddings"])
