@@ -21,8 +21,13 @@ from mnemoflow.service import MemoryService
 from mnemoflow.storage import Scope
 
 
-class EventsIn(BaseModel):
+class Scoped(BaseModel):
+    """A request body that names the user it is about (the tenant comes from the key)."""
+
     user_id: str
+
+
+class EventsIn(Scoped):
     turns: list[dict[str, Any]] = Field(description="Turns in the transcript format (session_id, turn_id, speaker, "
                                                     "ts, text, optional role and metadata).")
     wait: bool = Field(True, description="Return once the new turns are embedded.")
@@ -35,8 +40,7 @@ class EventsOut(BaseModel):
     errors: list[str]
 
 
-class MemoryIn(BaseModel):
-    user_id: str
+class MemoryIn(Scoped):
     text: str
     kind: MemoryKind | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
@@ -47,8 +51,7 @@ class MemoryOut(BaseModel):
     created: bool
 
 
-class RecallIn(BaseModel):
-    user_id: str
+class RecallIn(Scoped):
     query: str = Field(min_length=1)
     k: int | None = Field(None, ge=1)
     token_budget: int | None = Field(None, ge=16)
@@ -59,8 +62,7 @@ class RecallIn(BaseModel):
     )
 
 
-class SearchIn(BaseModel):
-    user_id: str
+class SearchIn(Scoped):
     query: str = Field(min_length=1)
     limit: int = Field(10, ge=1, le=100)
 
@@ -82,6 +84,19 @@ def _tenant(request: Request, credentials: Annotated[HTTPAuthorizationCredential
 Tenant = Annotated[str, Depends(_tenant)]
 
 
+def _query_scope(tenant_id: Tenant, user_id: str) -> Scope:
+    """The scope of a request that names its user in the query string."""
+    return Scope(tenant_id, user_id)
+
+
+def _body_scope(tenant_id: str, body: Scoped) -> Scope:
+    """The scope of a request that names its user in its body."""
+    return Scope(tenant_id, body.user_id)
+
+
+QueryScope = Annotated[Scope, Depends(_query_scope)]
+
+
 def create_app(service: MemoryService) -> FastAPI:
     app = FastAPI(title="mnemoflow", version="1", description="Per-tenant long-term memory for AI agents.")
     app.state.service = service
@@ -99,40 +114,40 @@ def create_app(service: MemoryService) -> FastAPI:
     @app.post("/v1/events", response_model=EventsOut)
     def post_events(body: EventsIn, tenant_id: Tenant) -> EventsOut:
         with landing:
-            outcome = service.post_events(Scope(tenant_id, body.user_id), body.turns, wait=body.wait)
+            outcome = service.post_events(_body_scope(tenant_id, body), body.turns, wait=body.wait)
         r = outcome.report
         return EventsOut(turns_added=r.turns_added, chunks_added=r.chunks_added,
                          pending_embeddings=outcome.pending_embeddings, errors=[e.reason for e in r.errors])
 
     @app.post("/v1/memories", response_model=MemoryOut)
     def add_memory(body: MemoryIn, tenant_id: Tenant) -> MemoryOut:
-        memory, created = service.add(Scope(tenant_id, body.user_id), body.text, kind=body.kind,
+        memory, created = service.add(_body_scope(tenant_id, body), body.text, kind=body.kind,
                                       metadata=body.metadata)
         return MemoryOut(memory=memory, created=created)
 
     @app.get("/v1/memories", response_model=list[MemoryItem])
-    def list_memories(tenant_id: Tenant, user_id: str, limit: Annotated[int, Query(ge=1, le=1000)] = 100):
-        return service.get_all(Scope(tenant_id, user_id), limit=limit)
+    def list_memories(scope: QueryScope, limit: Annotated[int, Query(ge=1, le=1000)] = 100):
+        return service.get_all(scope, limit=limit)
 
     @app.get("/v1/memories/{memory_id}", response_model=MemoryItem)
-    def get_memory(memory_id: str, tenant_id: Tenant, user_id: str) -> MemoryItem:
-        return service.get(Scope(tenant_id, user_id), memory_id)
+    def get_memory(memory_id: str, scope: QueryScope) -> MemoryItem:
+        return service.get(scope, memory_id)
 
     @app.delete("/v1/memories/{memory_id}", status_code=204)
-    def delete_memory(memory_id: str, tenant_id: Tenant, user_id: str) -> None:
-        service.delete(Scope(tenant_id, user_id), memory_id)
+    def delete_memory(memory_id: str, scope: QueryScope) -> None:
+        service.delete(scope, memory_id)
 
     @app.get("/v1/memories/{memory_id}/history", response_model=list[HistoryEntry])
-    def history(memory_id: str, tenant_id: Tenant, user_id: str) -> list[HistoryEntry]:
-        return service.history(Scope(tenant_id, user_id), memory_id)
+    def history(memory_id: str, scope: QueryScope) -> list[HistoryEntry]:
+        return service.history(scope, memory_id)
 
     @app.post("/v1/search", response_model=list[MemoryItem])
     def search(body: SearchIn, tenant_id: Tenant) -> list[MemoryItem]:
-        return service.search(Scope(tenant_id, body.user_id), body.query, limit=body.limit)
+        return service.search(_body_scope(tenant_id, body), body.query, limit=body.limit)
 
     @app.post("/v1/recall")
     def recall(body: RecallIn, tenant_id: Tenant) -> dict[str, Any]:
-        result = service.recall(Scope(tenant_id, body.user_id), body.query, k=body.k, token_budget=body.token_budget,
+        result = service.recall(_body_scope(tenant_id, body), body.query, k=body.k, token_budget=body.token_budget,
                                 filters=RecallFilters(kinds=body.kinds, include_history=body.include_history))
         return result.public()
 

@@ -43,12 +43,12 @@ def drain_embeddings(
         if not jobs:
             break
         batches += 1
-        groups: dict[tuple[str, str, str], list[Job]] = defaultdict(list)
+        groups: dict[tuple[Scope, str], list[Job]] = defaultdict(list)
         for job in jobs:
-            groups[(job.tenant_id, job.user_id, job.payload["target"])].append(job)
-        for index, ((tenant_id, user_id, target), group) in enumerate(groups.items()):
+            groups[(job.scope, job.payload["target"])].append(job)
+        for index, ((scope, target), group) in enumerate(groups.items()):
             try:
-                _embed_group(store, embedder, Scope(tenant_id, user_id), target, group, report)
+                _embed_group(store, embedder, scope, target, group, report)
             except EmbeddingUnavailableError as exc:
                 remaining = [j.job_key for g in list(groups.values())[index:] for j in g]
                 store.release_jobs(remaining, str(exc))

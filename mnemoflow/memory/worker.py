@@ -45,7 +45,7 @@ def drain_generation(
     while jobs := store.claim_generation_jobs(batch_size):
         by_scope: dict[Scope, list[Job]] = defaultdict(list)
         for job in jobs:
-            by_scope[Scope(job.tenant_id, job.user_id)].append(job)
+            by_scope[job.scope].append(job)
         done: set[str] = set()
         for scope, group in by_scope.items():
             if any(job.attempts > 1 for job in group):  # a try that died mid-pass left its index rows behind
