@@ -1,0 +1,103 @@
+"""Operator commands: integrity, Prefect deployments, API keys, servers."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from mnemoflow.cli.app import ArgumentError, Home, Tenant, app, keys_app, out, serve_app, service_for, writable
+from mnemoflow.config import load_settings
+
+
+@app.command()
+def verify(home: Home = None, tenant: Tenant = None) -> None:
+    """Re-derive the commit chain and every row digest; exit 1 on any mismatch."""
+    with service_for(home) as service:
+        reports = service.verify(tenant)
+    bad = False
+    for report in reports:
+        status = "ok" if report.ok else f"{len(report.problems)} problems"
+        out.print(f"{report.tenant_id}: {report.commits_checked} commits, {report.rows_checked} rows: {status}")
+        for problem in report.problems[:20]:
+            out.print(f"  {problem}")
+        bad |= not report.ok
+    if bad:
+        raise typer.Exit(1)
+
+
+@app.command()
+def deployments(
+    home: Home = None,
+    write: Annotated[Path | None, typer.Option("--write", help="Write prefect.yaml here instead of printing it.")] = None,
+    timezone: Annotated[str, typer.Option(help="Time zone of the sources' cron schedules.")] = "UTC",
+) -> None:
+    """Prefect deployments from the settings: `ingest`, and `sync-<source>` on each source's schedule."""
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    from mnemoflow.flows.deployments import prefect_yaml
+
+    try:
+        ZoneInfo(timezone)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ArgumentError(f"unknown time zone {timezone!r} (an IANA name such as Europe/Berlin)") from None
+    if write is not None:
+        writable(write, "--write")
+    text = prefect_yaml(load_settings(home), timezone)
+    if write is None:
+        sys.stdout.write(text)
+        return
+    write.write_text(text)
+    out.print(f"wrote {write}; deploy with `prefect deploy --all --prefect-file {write}`")
+
+
+
+@keys_app.command("create")
+def keys_create(
+    tenant: Annotated[str, typer.Option("--tenant", help="The tenant the key reaches.")],
+    name: Annotated[str | None, typer.Option(help="A label for the key.")] = None,
+    home: Home = None,
+) -> None:
+    """Create an API key; its secret is printed once and only its hash is kept."""
+    with service_for(home) as service:
+        key_id, secret = service.store.create_api_key(tenant, name)
+    out.print(f"{key_id} for tenant {tenant}")
+    sys.stdout.write(secret + "\n")
+
+
+@keys_app.command("list")
+def keys_list(tenant: Tenant = None, home: Home = None) -> None:
+    """List API keys (never their secrets)."""
+    with service_for(home) as service:
+        for key in service.store.list_api_keys(tenant):
+            state = f"revoked {key['revoked_at']:%Y-%m-%d}" if key["revoked_at"] else "active"
+            out.print(f"{key['key_id']}  {key['tenant_id']}  {key['name'] or '-'}  {state}")
+
+
+@keys_app.command("revoke")
+def keys_revoke(key_id: Annotated[str, typer.Argument(help="The key to revoke.")], home: Home = None) -> None:
+    """Revoke an API key at once."""
+    with service_for(home) as service:
+        if not service.store.revoke_api_key(key_id):
+            raise ArgumentError(f"no active key {key_id}")
+    out.print(f"revoked {key_id}")
+
+
+ReviewId = Annotated[str, typer.Argument(help="The review to decide (an id from `mnemoflow review list`).")]
+
+@serve_app.command("http")
+def serve_http(
+    host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=1, max=65535, help="Port to listen on.")] = 8000,
+    home: Home = None,
+) -> None:
+    """Serve the HTTP API (OpenAPI at /docs); keys come from `mnemoflow keys create`."""
+    import uvicorn
+
+    from mnemoflow.api.http import create_app
+
+    with service_for(home) as service:
+        uvicorn.run(create_app(service), host=host, port=port, log_level="info")
+

@@ -1,0 +1,99 @@
+"""Commands that bring data in: ingest, sync, the outbox worker, re-embedding, the demo."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from mnemoflow.cli.app import ArgumentError, Home, Tenant, User, app, err, out, progress_bar, scope_of, service_for
+from mnemoflow.cli.output import IngestProgress, print_generation, print_ingest, print_recall, run_ingest
+
+
+@app.command()
+def ingest(
+    paths: Annotated[list[Path], typer.Argument(help="Files or directories (transcripts .jsonl/.json, .md, .txt).")],
+    home: Home = None, tenant: Tenant = None, user: User = None,
+    no_wait: Annotated[bool, typer.Option("--no-wait", help="Leave embedding to `mnemoflow worker`.")] = False,
+) -> None:
+    """Ingest files and directories into the user's memory."""
+    with service_for(home) as service:
+        scope = scope_of(service, tenant, user)
+        outcome = run_ingest(service, scope, paths, wait=not no_wait)
+        print_ingest(outcome, scope)
+        if outcome.report.errors:
+            raise typer.Exit(1)
+
+
+@app.command()
+def sync(
+    source: Annotated[str, typer.Argument(help="Name of a configured source ([sources.NAME] in the settings file).")],
+    home: Home = None,
+    no_wait: Annotated[bool, typer.Option("--no-wait", help="Leave embedding to `mnemoflow worker`.")] = False,
+) -> None:
+    """Sync one configured source: only what is new or changed is read; what is gone is retired."""
+    with service_for(home) as service:
+        if source not in service.settings.sources:
+            configured = ", ".join(sorted(service.settings.sources)) or "none configured"
+            raise ArgumentError(f"no source named {source!r} ({configured})")
+        with progress_bar() as progress:
+            progress.add_task(f"syncing {source}", total=None)
+            report = service.sync(source, wait=not no_wait)
+        r = report.ingested
+        out.print(f"{source} ({report.kind}): {report.files_read} files read ({report.files_unchanged} unchanged), "
+                  f"{report.records} records, {r.documents_changed} documents changed, {r.turns_added} turns, "
+                  f"{r.chunks_added} chunks added, {r.chunks_removed} removed, {report.documents_deleted} documents "
+                  f"and {report.memories_deleted} memories retired")
+        for e in report.errors[:20]:
+            err.print(f"[yellow]skipped[/] {e.uri}: {e.reason}")
+        if report.errors:
+            raise typer.Exit(1)
+
+
+
+@app.command()
+def worker(home: Home = None) -> None:
+    """Run the outbox until it is empty: memory generation for new turns, then embeddings (what
+    `ingest --no-wait` left, or what waited while the embedder was down)."""
+    with service_for(home) as service:
+        with progress_bar() as progress:
+            report = service.drain(IngestProgress(progress, reading=False))
+        print_generation(report.generation)
+        out.print(f"embedded {report.embedded}, reused {report.reused} cached vectors, "
+                  f"skipped {report.skipped} stale jobs, {report.failed} failed")
+        if report.unavailable:
+            err.print(f"embedder unavailable: {report.unavailable}")
+            raise typer.Exit(1)
+
+
+@app.command()
+def reembed(home: Home = None) -> None:
+    """Rebuild every vector with the configured embedding model (run after changing the model)."""
+    with service_for(home) as service:
+        with progress_bar() as progress:
+            queued, report = service.reembed(IngestProgress(progress, reading=False))
+        out.print(f"queued {queued} rows; embedded {report.embedded}, reused {report.reused} cached vectors")
+        if report.unavailable:
+            err.print(f"embedder unavailable: {report.unavailable}; `mnemoflow worker` finishes the job")
+            raise typer.Exit(1)
+
+
+
+@app.command()
+def demo(home: Home = None) -> None:
+    """Ingest the bundled sample (a chat, markdown, PDF, HTML, code, audio) and answer questions with citations."""
+    from mnemoflow.demo import DEMO_QUESTIONS, DEMO_SCOPE, sample_paths
+
+    with service_for(home) as service:
+        out.print(f"[bold]mnemoflow demo[/] (home: {service.settings.home})")
+        outcome = run_ingest(service, DEMO_SCOPE, sample_paths(), wait=True)
+        print_ingest(outcome, DEMO_SCOPE)
+        for question in DEMO_QUESTIONS:
+            out.print(f"\n[bold]Q:[/] {question}")
+            print_recall(service.recall(DEMO_SCOPE, question, k=5, token_budget=400))
+        # the sample lives in its own scope: a bare `recall` (tenant and user "default") finds none of it
+        where = f" --home {home}" if home else ""
+        out.print(f'\nAsk your own: mnemoflow recall "Who leads the roadmap workshop?" '
+                  f"--tenant {DEMO_SCOPE.tenant_id} --user {DEMO_SCOPE.user_id}{where}", markup=False)
+

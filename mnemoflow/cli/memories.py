@@ -1,0 +1,153 @@
+"""Commands on memories: add, recall, forget, history, and the review queue."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Annotated
+
+import typer
+
+from mnemoflow.cli.app import ArgumentError, Home, Tenant, User, app, out, review_app, scope_of, service_for
+from mnemoflow.cli.output import print_recall
+
+
+@app.command()
+def add(
+    text: Annotated[str, typer.Argument(help="The memory, one self-contained statement.")],
+    home: Home = None, tenant: Tenant = None, user: User = None,
+    kind: Annotated[str | None, typer.Option(help="fact, preference, episode, procedure or rule (default: inferred).")] = None,
+) -> None:
+    """Store one memory directly; an exact repeat is recognised and not stored twice."""
+    if not text.strip():
+        raise ArgumentError("the memory text is empty")
+    if kind is not None and kind not in ("fact", "preference", "episode", "procedure", "rule"):
+        raise ArgumentError(f"--kind must be fact, preference, episode, procedure or rule; got {kind!r}")
+    with service_for(home) as service:
+        memory, created = service.add(scope_of(service, tenant, user), text, kind=kind)  # type: ignore[arg-type]
+        verb = "added" if created else "already stored"
+        out.print(f"{verb} {memory.id} ({memory.kind}, salience {memory.salience:.2f})")
+
+
+@app.command()
+def recall(
+    query: Annotated[str, typer.Argument(help="What to remember.")],
+    home: Home = None, tenant: Tenant = None, user: User = None,
+    k: Annotated[int | None, typer.Option("--k", min=1, help="At most this many items (default: as many as fit).")] = None,
+    budget: Annotated[int | None, typer.Option("--budget", min=16, help="Token budget (ceil(chars/4)).")] = None,
+    preset: Annotated[str | None, typer.Option(help="Recall preset: default, bm25, rrf.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+    history: Annotated[bool, typer.Option(
+        "--history", help="Also show memories that are no longer current (superseded, expired), marked.")] = False,
+) -> None:
+    """Hybrid recall with citations, packed into a token budget."""
+    from mnemoflow.recall import PRESETS, RecallFilters
+
+    if preset is not None and preset not in PRESETS:
+        raise ArgumentError(f"--preset must be one of {', '.join(PRESETS)}; got {preset!r}")
+    if not query.strip():
+        raise ArgumentError("the query is empty")
+    with service_for(home) as service:
+        result = service.recall(scope_of(service, tenant, user), query, k=k, token_budget=budget, config=preset,
+                                filters=RecallFilters(include_history=history))
+    if as_json:
+        sys.stdout.write(json.dumps(result.public(), ensure_ascii=False) + "\n")
+    else:
+        print_recall(result)
+
+
+@app.command()
+def forget(
+    memory_id: Annotated[str, typer.Argument(help="The memory to delete.")],
+    home: Home = None, tenant: Tenant = None, user: User = None,
+) -> None:
+    """Delete one of the user's memories (recall stops returning it; history keeps the record)."""
+    with service_for(home) as service:
+        service.delete(scope_of(service, tenant, user), memory_id)
+        out.print(f"forgot {memory_id}")
+
+
+@app.command()
+def history(
+    memory_id: Annotated[str, typer.Argument(help="The memory whose commits to list.")],
+    home: Home = None, tenant: Tenant = None, user: User = None,
+) -> None:
+    """The commits that wrote a memory, oldest first."""
+    with service_for(home) as service:
+        for entry in service.history(scope_of(service, tenant, user), memory_id):
+            out.print(f"{entry.created_at:%Y-%m-%d %H:%M:%S}  {entry.op:<7} {entry.commit_id}  {entry.actor}: {entry.message}")
+
+
+
+
+
+ReviewId = Annotated[str, typer.Argument(help="The review to decide (an id from `mnemoflow review list`).")]
+
+
+@review_app.command("list")
+def review_list(
+    home: Home = None, tenant: Tenant = None, user: User = None,
+    status: Annotated[str, typer.Option(help="open, accepted, rejected or all.")] = "open",
+    limit: Annotated[int, typer.Option(min=1, help="At most this many reviews, oldest first.")] = 100,
+) -> None:
+    """Relationship decisions the pipeline was unsure of, with both memories, to accept or reject."""
+    from rich.table import Table
+
+    from mnemoflow.models import REVIEW_STATUSES
+
+    if status not in (*REVIEW_STATUSES, "all"):
+        raise ArgumentError(f"--status must be open, accepted, rejected or all; got {status!r}")
+    with service_for(home) as service:
+        items = service.review_items(scope_of(service, tenant, user), status=status, limit=limit)
+    if not items:
+        out.print(f"no {'' if status == 'all' else status + ' '}reviews")
+        return
+
+    def shown(content: str | None, current: bool) -> str:
+        return (content or "") + ("" if current else " [deleted or superseded]")
+
+    table = Table(show_lines=True)
+    table.add_column("id", no_wrap=True)
+    if status != "open":
+        table.add_column("status", no_wrap=True)
+    table.add_column("proposed", no_wrap=True)
+    table.add_column("conf.", justify="right", no_wrap=True)
+    table.add_column("reason")
+    table.add_column("new memory")
+    table.add_column("existing memory")
+    for item in items:
+        state = [item.status + (f" as {item.applied_type}" if item.applied_type else "")] if status != "open" else []
+        table.add_row(item.review_id, *state, item.proposed_type, f"{item.confidence:.2f}", item.reason or "",
+                      shown(item.src_content, item.src_current), shown(item.dst_content, item.dst_current))
+    out.print(table, markup=False)
+    plural = "" if len(items) == 1 else "s"
+    out.print(f"[dim]{len(items)} review{plural}; decide with `mnemoflow review accept ID [--as TYPE]` "
+              "or `mnemoflow review reject ID`[/]")
+
+
+@review_app.command("accept")
+def review_accept(
+    review_id: ReviewId,
+    as_type: Annotated[str | None, typer.Option("--as", help="Apply another relation than the proposed one "
+                                                 "(UPDATES, EXTENDS, DERIVES, RELATES_TO, DUPLICATE_OF, "
+                                                 "CONFLICTS_WITH).")] = None,
+    home: Home = None, tenant: Tenant = None, user: User = None,
+) -> None:
+    """Apply a queued relationship as if it had been decided automatically (an UPDATES supersedes)."""
+    from mnemoflow.models import LINK_TYPES
+
+    if as_type is not None and as_type.strip().upper() not in LINK_TYPES:
+        raise ArgumentError(f"--as must be one of {', '.join(LINK_TYPES)}; got {as_type!r}")
+    with service_for(home) as service:
+        item = service.decide_review(scope_of(service, tenant, user), review_id, True, link_type=as_type, actor="cli")
+    out.print(f"accepted {item.review_id}: {item.src} {item.applied_type or item.proposed_type} {item.dst}",
+              markup=False)
+
+
+@review_app.command("reject")
+def review_reject(review_id: ReviewId, home: Home = None, tenant: Tenant = None, user: User = None) -> None:
+    """Drop a queued relationship; both memories stay as they are."""
+    with service_for(home) as service:
+        item = service.decide_review(scope_of(service, tenant, user), review_id, False, actor="cli")
+    out.print(f"rejected {item.review_id}", markup=False)
+
