@@ -17,6 +17,7 @@ from mnemoflow.embedding import Embedder, create_embedder
 from mnemoflow.errors import NotFoundError
 from mnemoflow.ingest import Drained, IngestOutcome, Progress, SyncReport
 from mnemoflow.ingest.sequence import Step, inline
+from mnemoflow.maintenance import JobReport, run_job
 from mnemoflow.memory.candidates import GenerationEngine
 from mnemoflow.memory.direct import draft_memory
 from mnemoflow.memory.engines import generation_engine
@@ -153,6 +154,10 @@ class MemoryService:
         if not entries:
             raise NotFoundError(f"no memory {memory_id} for {scope}")
         return entries
+
+    def maintain(self, name: str, *, tenant_id: str | None = None) -> JobReport:
+        """Run one maintenance job (seal, decay, profiles, cluster, check, evaluate, ...) now."""
+        return run_job(self, name, tenant_id=tenant_id)
 
     def verify(self, tenant_id: str | None = None) -> list[VerifyReport]:
         tenants = [tenant_id] if tenant_id else self.store.tenants()

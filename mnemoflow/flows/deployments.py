@@ -17,6 +17,7 @@ from pydantic import ValidationError
 import mnemoflow
 from mnemoflow.config import Settings
 from mnemoflow.errors import ConfigError
+from mnemoflow.maintenance import jobs
 
 WORK_POOL = "mnemoflow"
 PROJECT_ROOT = Path(mnemoflow.__file__).resolve().parent.parent  # where the entrypoints' paths start
@@ -30,18 +31,19 @@ HEADER = """\
 """
 
 
-def _schedule(name: str, cron: str, timezone: str) -> dict[str, Any]:
+def _schedule(what: str, cron: str, timezone: str) -> dict[str, Any]:
     try:
         CronSchedule(cron=cron, timezone=timezone)
     except ValidationError as exc:
         reason = exc.errors()[0]["msg"].removeprefix("Value error, ")
-        raise ConfigError(f"source {name!r}: cannot schedule {cron!r} in {timezone}: {reason}") from None
+        raise ConfigError(f"{what}: cannot schedule {cron!r} in {timezone}: {reason}") from None
     return {"cron": cron, "timezone": timezone}
 
 
 def deployment_specs(settings: Settings, timezone: str = "UTC") -> list[dict[str, Any]]:
-    """The `ingest` deployment (run on demand) and `sync-<source>` for every configured source;
-    a source with a `schedule` runs on it, one without runs when triggered."""
+    """The `ingest` deployment (run on demand), `sync-<source>` for every configured source (a source
+    with a `schedule` runs on it, one without runs when triggered), and `maintain-<job>` for every
+    maintenance job on its default schedule."""
     home = str(settings.home)
     specs: list[dict[str, Any]] = [{
         "name": "ingest",
@@ -61,8 +63,18 @@ def deployment_specs(settings: Settings, timezone: str = "UTC") -> list[dict[str
             "work_pool": {"name": WORK_POOL},
         }
         if source.schedule:
-            spec["schedules"] = [_schedule(name, source.schedule, timezone)]
+            spec["schedules"] = [_schedule(f"source {name!r}", source.schedule, timezone)]
         specs.append(spec)
+    for name, job in jobs().items():
+        specs.append({
+            "name": f"maintain-{name}",
+            "entrypoint": "mnemoflow/flows/maintenance.py:maintain_flow",
+            "description": job.description,
+            "parameters": {"job": name, "home": home},
+            "tags": ["maintenance"],
+            "schedules": [_schedule(f"maintenance job {name!r}", job.schedule, timezone)],
+            "work_pool": {"name": WORK_POOL},
+        })
     return specs
 
 
