@@ -18,13 +18,15 @@ from typing import Any
 from mnemoflow.config import load_settings
 from mnemoflow.models import HistoryEntry, MemoryItem, MemoryKind, RecallResult
 from mnemoflow.recall import RecallFilters
-from mnemoflow.service import IngestOutcome, MemoryService
+from mnemoflow.remote import connect
+from mnemoflow.reports import IngestOutcome
 from mnemoflow.storage import Scope
 
 
 class Memory:
     def __init__(self, home: str | Path | None = None, *, tenant_id: str | None = None, **settings: Any) -> None:
-        self._service = MemoryService(load_settings(home, **settings))
+        # the home's running server when there is one (`mnemoflow serve`), else the store in this process
+        self._service = connect(load_settings(home, **settings))
         self.tenant_id = tenant_id or self._service.settings.tenant_id
 
     def _scope(self, user_id: str) -> Scope:

@@ -175,6 +175,21 @@ class Settings(BaseSettings):
     recall_token_budget: int = Field(2048, ge=16, description="Default context budget in tokens.")
     recall_preset: str = Field("default", description="Named recall configuration (see mnemoflow.recall.config).")
 
+    server_host: str = Field("127.0.0.1", description="Interface `mnemoflow serve` listens on.")
+    server_port: int = Field(8765, ge=0, le=65535, description="Port of `mnemoflow serve` (0: any free port).")
+    server_outbox_poll_s: float = Field(
+        2.0, gt=0, description="How often the server's outbox worker looks for derived work (memories, vectors).")
+    quack_enabled: bool = Field(
+        True, description="Serve the live store read-only to SQL clients over DuckDB's Quack protocol (beta: when "
+        "it cannot start, the server goes on without it).")
+    quack_port: int = Field(0, ge=0, le=65535, description="Port of the Quack endpoint (0: any free port).")
+    schedules_enabled: bool = Field(
+        True, description="Run the maintenance jobs and scheduled syncs on their cron schedules while serving "
+        "(served Prefect deployments).")
+    prefect_api_url: str | None = Field(
+        None, description="Prefect server the schedules use; unset: `mnemoflow serve` starts a local one "
+        "(its database under <home>/prefect).")
+
     sources: dict[str, Source] = Field(
         default_factory=dict, description="Configured sources for `mnemoflow sync NAME`, usually from the TOML file "
         "([sources.NAME] tables).")

@@ -39,6 +39,10 @@ class StoreBusyError(TransientError):
     """Another process holds the DuckDB file for longer than the configured wait."""
 
 
+class ServerUnavailableError(TransientError):
+    """The home's server stopped answering in the middle of a call."""
+
+
 class EmbeddingUnavailableError(TransientError):
     """The embedding provider could not be reached or failed; rows stay pending."""
 

@@ -1,30 +1,36 @@
-"""The service layer every interface (Python API, CLI, HTTP, MCP) calls; none holds logic of its own.
+"""The service layer every interface (Python API, CLI, HTTP, MCP, flows) calls; none holds logic of its own.
 
-Opens the store and the embedder lazily, once, and ties the plain stage functions
-together the way a user expects: ingest returns once its embeddings are done
-(unless told not to wait), add returns the stored memory, recall packs a context.
+Opens the store, the embedder and the generation engine lazily, once, and ties the plain stage
+functions together the way a user expects: ingest returns once its embeddings are done (unless
+told not to wait), add returns the stored memory, recall packs a context.
+
+Light to import: the engines (DuckDB, LanceDB, the model) load on first use, so a command that
+sends its work to a running server (`mnemoflow.remote`) never loads them. One instance may serve
+many threads (a server's requests, its outbox worker): opening is locked, and one drain of the
+outbox runs at a time.
 """
 
 from __future__ import annotations
 
+import threading
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from mnemoflow import ingest
 from mnemoflow.config import Settings, configure_runtime
-from mnemoflow.embedding import Embedder, create_embedder
 from mnemoflow.errors import NotFoundError
-from mnemoflow.ingest import Drained, IngestOutcome, Progress, SyncReport
-from mnemoflow.ingest.sequence import Step, inline
-from mnemoflow.maintenance import JobReport, run_job
-from mnemoflow.memory.candidates import GenerationEngine
-from mnemoflow.memory.direct import draft_memory
-from mnemoflow.memory.engines import generation_engine
+from mnemoflow.maintenance import JobReport
 from mnemoflow.models import HistoryEntry, MemoryItem, MemoryKind, RecallResult, ReviewItem
-from mnemoflow.recall import RecallConfig, RecallFilters, preset, recall
-from mnemoflow.storage import Scope, Store, open_store
+from mnemoflow.progress import Progress, Step
+from mnemoflow.recall.config import RecallConfig, RecallFilters, preset
+from mnemoflow.reports import Drained, IngestOutcome, SqlResult, SyncReport
 from mnemoflow.storage.commits import VerifyReport
+from mnemoflow.storage.scope import Scope
+
+if TYPE_CHECKING:
+    from mnemoflow.embedding import Embedder
+    from mnemoflow.memory.candidates import GenerationEngine
+    from mnemoflow.storage import Store
 
 
 class MemoryService:
@@ -34,34 +40,46 @@ class MemoryService:
         self._store: Store | None = None
         self._embedder: Embedder | None = None
         self._engine: GenerationEngine | None = None
+        self._opening = threading.RLock()
+        self._draining = threading.Lock()
 
     @property
     def store(self) -> Store:
-        if self._store is None:
-            self._store = open_store(self.settings)
-        return self._store
+        with self._opening:
+            if self._store is None:
+                from mnemoflow.storage import open_store
+
+                self._store = open_store(self.settings)
+            return self._store
 
     @property
     def embedder(self) -> Embedder:
-        if self._embedder is None:
-            self._embedder = create_embedder(self.settings)
-        return self._embedder
+        with self._opening:
+            if self._embedder is None:
+                from mnemoflow.embedding import create_embedder
+
+                self._embedder = create_embedder(self.settings)
+            return self._embedder
 
     @property
     def engine(self) -> GenerationEngine:
         """The memory generation engine the settings name (the rule-based one offline)."""
-        if self._engine is None:
-            self._engine = generation_engine(self.settings)
-        return self._engine
+        with self._opening:
+            if self._engine is None:
+                from mnemoflow.memory.engines import generation_engine
+
+                self._engine = generation_engine(self.settings)
+            return self._engine
 
     def close(self) -> None:
         """Let go of the engine and the store; the next call opens them again."""
-        if self._engine is not None:
-            self._engine.close()
-            self._engine = None
-        if self._store is not None:
-            self._store.close()
-            self._store = None
+        with self._opening:
+            if self._engine is not None:
+                self._engine.close()
+                self._engine = None
+            if self._store is not None:
+                self._store.close()
+                self._store = None
 
     def __enter__(self) -> MemoryService:
         return self
@@ -72,18 +90,30 @@ class MemoryService:
     # ------------------------------------------------------------------ writes
     def ingest(
         self, scope: Scope, paths: list[Path], *, wait: bool = True, progress: Progress | None = None,
-        step: Step = inline,
+        step: Step | None = None,
     ) -> IngestOutcome:
         """Files and directories for one user; returns once their embeddings are done unless told not to wait."""
-        return ingest.ingest_paths(self, scope, paths, wait=wait, progress=progress, step=step)
+        from mnemoflow.ingest.sequence import ingest_paths
 
-    def sync(self, name: str, *, wait: bool = True, step: Step = inline) -> SyncReport:
+        return ingest_paths(self, scope, paths, wait=wait, progress=progress, step=step)
+
+    def sync(self, name: str, *, wait: bool = True, step: Step | None = None) -> SyncReport:
         """Sync one configured source; embeds what it wrote unless told not to wait."""
-        return ingest.sync(self, name, wait=wait, step=step)
+        from mnemoflow.ingest.sequence import sync
+
+        return sync(self, name, wait=wait, step=step)
+
+    def ingest_text(self, scope: Scope, text: str, *, title: str | None = None, wait: bool = True) -> IngestOutcome:
+        """A note or document given as text (markdown or plain): a source recall can cite."""
+        from mnemoflow.ingest.sequence import ingest_text
+
+        return ingest_text(self, scope, text, title=title, wait=wait)
 
     def post_events(self, scope: Scope, turns: list[dict[str, Any]], *, wait: bool = True) -> IngestOutcome:
         """Agent events (turns) posted to the API: landed and processed like transcript files."""
-        return ingest.ingest_events(self, scope, turns, wait=wait)
+        from mnemoflow.ingest.sequence import ingest_events
+
+        return ingest_events(self, scope, turns, wait=wait)
 
     def add(
         self, scope: Scope, text: str, *, kind: MemoryKind | None = None, metadata: dict[str, Any] | None = None,
@@ -92,6 +122,8 @@ class MemoryService:
     ) -> tuple[MemoryItem, bool]:
         """Store one memory; `derived_from` names the chunks or documents it came from, so it is
         retired with them when they are gone at the source."""
+        from mnemoflow.memory.direct import draft_memory
+
         draft = draft_memory(text, kind=kind, observed_at=observed_at, expires_at=expires_at, metadata=metadata,
                              derived_from=derived_from)
         memory, created = self.store.add_memory(scope, draft, actor="api")
@@ -101,8 +133,12 @@ class MemoryService:
         return memory, created
 
     def drain(self, progress: Progress | None = None) -> Drained:
-        """Run the outbox until it is empty (memory generation, then embeddings), then refresh the indexes."""
-        return ingest.drain(self, progress)
+        """Run the outbox until it is empty (memory generation, then embeddings), then refresh the indexes.
+        One drain at a time: a caller that finds one running waits for it, then drains what is left."""
+        from mnemoflow.ingest.sequence import drain
+
+        with self._draining:
+            return drain(self, progress)
 
     def reembed(self, progress: Progress | None = None) -> tuple[int, Drained]:
         """Rebuild every vector with the configured model (after changing it); returns rows queued."""
@@ -124,6 +160,8 @@ class MemoryService:
         self, scope: Scope, query: str, *, k: int | None = None, token_budget: int | None = None,
         filters: RecallFilters | None = None, config: RecallConfig | str | None = None,
     ) -> RecallResult:
+        from mnemoflow.recall.engine import recall
+
         chosen = config if isinstance(config, RecallConfig) else preset(config or self.settings.recall_preset)
         return recall(
             self.store, self.embedder, scope, query, config=chosen, k=k or self.settings.recall_k,
@@ -137,8 +175,9 @@ class MemoryService:
         return [found[item.id].model_copy(update={"score": item.score}) for item in result.items if item.id in found]
 
     def get(self, scope: Scope, memory_id: str) -> MemoryItem:
+        """One memory in scope, current or a past version; a deleted one is gone (its history stays)."""
         memory = self.store.get_memory(scope, memory_id)
-        if memory is None:
+        if memory is None or memory.deleted_at is not None:
             raise NotFoundError(f"no memory {memory_id} for {scope}")
         return memory
 
@@ -157,7 +196,44 @@ class MemoryService:
 
     def maintain(self, name: str, *, tenant_id: str | None = None) -> JobReport:
         """Run one maintenance job (seal, decay, profiles, cluster, check, evaluate, ...) now."""
+        from mnemoflow.maintenance import run_job
+
         return run_job(self, name, tenant_id=tenant_id)
+
+    def counts(self, scope: Scope) -> dict[str, int]:
+        """Live rows per table inside the scope."""
+        return self.store.counts(scope)
+
+    def outbox_counts(self) -> dict[str, int]:
+        """Outbox jobs by status."""
+        return self.store.outbox_counts()
+
+    # ------------------------------------------------------------------ operators
+    def create_api_key(self, tenant_id: str, name: str | None = None) -> tuple[str, str]:
+        """A new key for the tenant: (key_id, secret); the secret is shown once, only its hash kept."""
+        return self.store.create_api_key(tenant_id, name)
+
+    def list_api_keys(self, tenant_id: str | None = None) -> list[dict[str, Any]]:
+        return self.store.list_api_keys(tenant_id)
+
+    def revoke_api_key(self, key_id: str) -> bool:
+        return self.store.revoke_api_key(key_id)
+
+    def tenant_for_key(self, secret: str) -> str | None:
+        """The tenant an unrevoked API key reaches, or None."""
+        return self.store.tenant_for_key(secret)
+
+    def sql(self, statement: str, params: list[Any] | None = None) -> SqlResult:
+        """One read-only statement over every tenant's tables (an operator's view), its values as JSON
+        has them (dates as ISO strings), so a result reads the same through a server."""
+        from pydantic_core import to_jsonable_python
+
+        columns, rows = self.store.sql(statement, params)
+        return SqlResult(columns=columns, rows=to_jsonable_python([list(r) for r in rows]))
+
+    def snapshot(self, out_dir: Path) -> dict[str, int]:
+        """A consistent Parquet copy of every table and view in `out_dir`; rows per table."""
+        return self.store.snapshot(out_dir)
 
     def verify(self, tenant_id: str | None = None) -> list[VerifyReport]:
         tenants = [tenant_id] if tenant_id else self.store.tenants()

@@ -111,7 +111,7 @@ def test_eval_scenarios_reports_the_suite(capsys: pytest.CaptureFixture[str], tm
 
 def test_the_review_hint_names_the_scope_it_was_ingested_into() -> None:
     from mnemoflow.cli import generation_line
-    from mnemoflow.memory.worker import GenerationDrainReport
+    from mnemoflow.reports import GenerationDrainReport
     from mnemoflow.storage.scope import Scope
 
     report = GenerationDrainReport(turns=5, created=4, reviews=1, sessions=2)

@@ -1,15 +1,28 @@
 """The Python API speaks mem0's verbs over the same service."""
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from mnemoflow import Memory
 from mnemoflow.errors import NotFoundError
+from tests.serving import served
 
 
-def test_mem0_verbs(tmp_path: Path) -> None:
-    with Memory(home=tmp_path / "home", tenant_id="acme") as m:
+@pytest.fixture(params=["in-process", "through a server"])
+def home(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Path]:
+    """The same calls must give the same results in both modes."""
+    home = tmp_path / "home"
+    if request.param == "in-process":
+        yield home
+        return
+    with served(home):
+        yield home
+
+
+def test_mem0_verbs(tmp_path: Path, home: Path) -> None:
+    with Memory(home=home, tenant_id="acme") as m:
         first = m.add("Alex prefers morning meetings", user_id="alex")
         assert first["created"] and first["memory"].kind == "preference"
         assert not m.add("alex prefers morning meetings", user_id="alex")["created"]

@@ -6,7 +6,6 @@ the request, so no request can name another tenant.
 
 from __future__ import annotations
 
-import threading
 from typing import Annotated, Any, Literal
 
 from fastapi import Depends, FastAPI, HTTPException, Query, Request, status
@@ -68,13 +67,21 @@ class SearchIn(Scoped):
 
 
 _STATUS = {NotFoundError: 404, ScopeError: 422, BadInputError: 422, StoreBusyError: 503}
+
+
+def status_of(exc: MnemoflowError) -> int:
+    """The HTTP status of an error: 404 not in scope, 422 bad input, 503 busy or unavailable, else 500."""
+    code = next((c for kind, c in _STATUS.items() if isinstance(exc, kind)), None)
+    if code is None:
+        code = 503 if exc.transient else 500
+    return code
 _bearer = HTTPBearer(auto_error=False)
 
 
 def _tenant(request: Request, credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]) -> str:
     """The tenant the presented key belongs to; 401 without a valid, unrevoked key."""
     service: MemoryService = request.app.state.service
-    found = service.store.tenant_for_key(credentials.credentials) if credentials else None
+    found = service.tenant_for_key(credentials.credentials) if credentials else None
     if found is None:
         raise HTTPException(status.HTTP_401_UNAUTHORIZED, "a valid API key is required (Authorization: Bearer ...)",
                             headers={"WWW-Authenticate": "Bearer"})
@@ -97,15 +104,14 @@ def _body_scope(tenant_id: str, body: Scoped) -> Scope:
 QueryScope = Annotated[Scope, Depends(_query_scope)]
 
 
-def create_app(service: MemoryService) -> FastAPI:
-    app = FastAPI(title="mnemoflow", version="1", description="Per-tenant long-term memory for AI agents.")
+def create_app(service: MemoryService, lifespan: Any = None) -> FastAPI:
+    app = FastAPI(title="mnemoflow", version="1", description="Per-tenant long-term memory for AI agents.",
+                  lifespan=lifespan)
     app.state.service = service
-    landing = threading.Lock()  # dlt runs one pipeline at a time per scope; events are landed in turn
 
     @app.exception_handler(MnemoflowError)
     def _error(_: Request, exc: MnemoflowError) -> JSONResponse:
-        code = next((c for kind, c in _STATUS.items() if isinstance(exc, kind)), 500)
-        return JSONResponse(status_code=code, content={"detail": str(exc)})
+        return JSONResponse(status_code=status_of(exc), content={"detail": str(exc)})
 
     @app.get("/v1/health")
     def health() -> dict[str, str]:
@@ -113,8 +119,7 @@ def create_app(service: MemoryService) -> FastAPI:
 
     @app.post("/v1/events", response_model=EventsOut)
     def post_events(body: EventsIn, tenant_id: Tenant) -> EventsOut:
-        with landing:
-            outcome = service.post_events(_body_scope(tenant_id, body), body.turns, wait=body.wait)
+        outcome = service.post_events(_body_scope(tenant_id, body), body.turns, wait=body.wait)
         r = outcome.report
         return EventsOut(turns_added=r.turns_added, chunks_added=r.chunks_added,
                          pending_embeddings=outcome.pending_embeddings, errors=[e.reason for e in r.errors])

@@ -1,4 +1,4 @@
-"""Operator commands: integrity, Prefect deployments, API keys, servers."""
+"""Operator commands: integrity, Prefect deployments, API keys."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from mnemoflow.cli.app import ArgumentError, Home, Tenant, app, keys_app, out, serve_app, service_for, writable
+from mnemoflow.cli.app import ArgumentError, Home, Tenant, app, keys_app, out, service_for, writable
 from mnemoflow.config import load_settings
 
 
@@ -62,7 +62,7 @@ def keys_create(
 ) -> None:
     """Create an API key; its secret is printed once and only its hash is kept."""
     with service_for(home) as service:
-        key_id, secret = service.store.create_api_key(tenant, name)
+        key_id, secret = service.create_api_key(tenant, name)
     out.print(f"{key_id} for tenant {tenant}")
     sys.stdout.write(secret + "\n")
 
@@ -71,7 +71,7 @@ def keys_create(
 def keys_list(tenant: Tenant = None, home: Home = None) -> None:
     """List API keys (never their secrets)."""
     with service_for(home) as service:
-        for key in service.store.list_api_keys(tenant):
+        for key in service.list_api_keys(tenant):
             state = f"revoked {key['revoked_at']:%Y-%m-%d}" if key["revoked_at"] else "active"
             out.print(f"{key['key_id']}  {key['tenant_id']}  {key['name'] or '-'}  {state}")
 
@@ -80,24 +80,6 @@ def keys_list(tenant: Tenant = None, home: Home = None) -> None:
 def keys_revoke(key_id: Annotated[str, typer.Argument(help="The key to revoke.")], home: Home = None) -> None:
     """Revoke an API key at once."""
     with service_for(home) as service:
-        if not service.store.revoke_api_key(key_id):
+        if not service.revoke_api_key(key_id):
             raise ArgumentError(f"no active key {key_id}")
     out.print(f"revoked {key_id}")
-
-
-ReviewId = Annotated[str, typer.Argument(help="The review to decide (an id from `mnemoflow review list`).")]
-
-@serve_app.command("http")
-def serve_http(
-    host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(min=1, max=65535, help="Port to listen on.")] = 8000,
-    home: Home = None,
-) -> None:
-    """Serve the HTTP API (OpenAPI at /docs); keys come from `mnemoflow keys create`."""
-    import uvicorn
-
-    from mnemoflow.api.http import create_app
-
-    with service_for(home) as service:
-        uvicorn.run(create_app(service), host=host, port=port, log_level="info")
-

@@ -31,7 +31,10 @@ eval_app = typer.Typer(no_args_is_help=True, help="Evaluation suites.")
 app.add_typer(eval_app, name="eval")
 keys_app = typer.Typer(no_args_is_help=True, help="API keys of the HTTP API (one tenant per key).")
 app.add_typer(keys_app, name="keys")
-serve_app = typer.Typer(no_args_is_help=True, help="Long-running servers (one process, one store connection).")
+serve_app = typer.Typer(
+    invoke_without_command=True,
+    help="Own the home's store and serve everyone else: the HTTP API, MCP, the outbox worker, the schedules "
+    "and a read-only SQL endpoint (`serve`), or one part (`serve http`, `serve mcp`).")
 app.add_typer(serve_app, name="serve")
 review_app = typer.Typer(no_args_is_help=True, help="Relationship decisions waiting for a person (review queue).")
 app.add_typer(review_app, name="review")
@@ -56,9 +59,11 @@ def writable(path: Path, option: str) -> Path:
 
 
 def service_for(home: Path | None) -> MemoryService:
-    from mnemoflow.service import MemoryService
+    """The home's running server when there is one (the work is sent there), else the store in this
+    process."""
+    from mnemoflow.remote import connect
 
-    return MemoryService(load_settings(home))
+    return connect(load_settings(home))
 
 
 def scope_of(service: MemoryService, tenant: str | None, user: str | None) -> Scope:

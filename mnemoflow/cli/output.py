@@ -14,8 +14,7 @@ from mnemoflow.storage.scope import Scope
 from mnemoflow.timeutil import clock
 
 if TYPE_CHECKING:
-    from mnemoflow.ingest import IngestOutcome
-    from mnemoflow.memory.worker import GenerationDrainReport
+    from mnemoflow.reports import GenerationDrainReport, IngestOutcome
     from mnemoflow.models import RecallResult
     from mnemoflow.service import MemoryService
 

@@ -182,9 +182,10 @@ TURNS_TABLE: dict[str, Any] = {
 def _run(store: Store, pipeline_name: str, pipelines_dir: Path, data: Any) -> None:
     import dlt
 
-    pipeline = dlt.pipeline(pipeline_name=pipeline_name, pipelines_dir=str(pipelines_dir),
-                            destination=store.dlt_destination(), dataset_name=DATASET)
-    pipeline.run(data)
+    with store.landing() as destination:
+        pipeline = dlt.pipeline(pipeline_name=pipeline_name, pipelines_dir=str(pipelines_dir),
+                                destination=destination, dataset_name=DATASET)
+        pipeline.run(data)
 
 
 def land_transcripts(

@@ -82,9 +82,10 @@ def land_files(
                           primary_key=("tenant_id", "user_id", "source", "file_url"))
         for n, glob in enumerate(globs)
     ]
-    pipeline = dlt.pipeline(pipeline_name=_pipeline_name(scope, source), pipelines_dir=str(pipelines_dir),
-                            destination=store.dlt_destination(), dataset_name=DATASET)
-    pipeline.run(resources)
+    with store.landing() as destination:
+        pipeline = dlt.pipeline(pipeline_name=_pipeline_name(scope, source), pipelines_dir=str(pipelines_dir),
+                                destination=destination, dataset_name=DATASET)
+        pipeline.run(resources)
     seen: set[str] = set()  # a file two globs match is read once
     landing.changed = [i for i in landing.changed if not (i["file_url"] in seen or seen.add(i["file_url"]))]
     return landing

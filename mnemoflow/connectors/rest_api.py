@@ -166,12 +166,13 @@ def land_records(
     except (DltException, ValueError, TypeError, KeyError) as exc:
         raise ConfigError(f"source {name!r}: invalid REST API configuration: {_first_line(exc)}") from exc
 
-    pipeline = dlt.pipeline(pipeline_name=_pipeline_name(scope, name), pipelines_dir=str(pipelines_dir),
-                            destination=store.dlt_destination(), dataset_name=DATASET)
-    try:
-        pipeline.run([api.resources[r.name] | lander(r) for r in source.resources])
-    except Exception as exc:  # dlt wraps whatever failed in PipelineStepFailed: translated here, at the boundary
-        raise _translate(name, source, exc) from exc
+    with store.landing() as destination:
+        pipeline = dlt.pipeline(pipeline_name=_pipeline_name(scope, name), pipelines_dir=str(pipelines_dir),
+                                destination=destination, dataset_name=DATASET)
+        try:
+            pipeline.run([api.resources[r.name] | lander(r) for r in source.resources])
+        except Exception as exc:  # dlt wraps whatever failed in PipelineStepFailed: translated at the boundary
+            raise _translate(name, source, exc) from exc
     return landing
 
 

@@ -4,23 +4,14 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 
 from mnemoflow.embedding.base import Embedder
 from mnemoflow.errors import EmbeddingUnavailableError
+from mnemoflow.reports import DrainReport
 from mnemoflow.storage import Scope, Store
 from mnemoflow.storage.outbox import Job
-
-
-@dataclass
-class DrainReport:
-    embedded: int = 0
-    reused: int = 0
-    skipped: int = 0
-    failed: int = 0
-    unavailable: str | None = None
 
 
 def drain_embeddings(

@@ -9,8 +9,8 @@ from prefect import flow
 
 from mnemoflow.config import load_settings
 from mnemoflow.flows.tasks import as_task
-from mnemoflow.ingest import IngestOutcome
-from mnemoflow.service import MemoryService
+from mnemoflow.reports import IngestOutcome
+from mnemoflow.remote import connect
 from mnemoflow.storage import Scope
 
 
@@ -37,6 +37,6 @@ def outcome_summary(outcome: IngestOutcome) -> dict[str, Any]:
 def ingest_flow(paths: list[str], tenant_id: str, user_id: str, home: str | None = None, wait: bool = True) -> dict[str, Any]:
     """Ingest files and directories for one user; returns counts (embedding arrays stay out of it)."""
     scope = Scope(tenant_id, user_id)
-    with MemoryService(load_settings(home)) as service:
+    with connect(load_settings(home)) as service:
         outcome = service.ingest(scope, [Path(p) for p in paths], wait=wait, step=as_task)
-        return {**outcome_summary(outcome), "counts": service.store.counts(scope)}
+        return {**outcome_summary(outcome), "counts": service.counts(scope)}

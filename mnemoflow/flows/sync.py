@@ -12,13 +12,13 @@ from prefect import flow
 
 from mnemoflow.config import load_settings
 from mnemoflow.flows.tasks import as_task
-from mnemoflow.service import MemoryService
+from mnemoflow.remote import connect
 
 
 @flow(name="sync", log_prints=True)
 def sync_flow(source: str, home: str | None = None) -> dict[str, Any]:
     """Sync one configured source for its tenant and user."""
-    with MemoryService(load_settings(home)) as service:
+    with connect(load_settings(home)) as service:
         report = service.sync(source, step=as_task)
     r = report.ingested
     return {"kind": report.kind, "files_read": report.files_read, "files_unchanged": report.files_unchanged,

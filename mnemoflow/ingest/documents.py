@@ -18,8 +18,9 @@ from mnemoflow.connectors.rest_api import CONNECTOR as REST_API, record_key, rec
 from mnemoflow.errors import BadInputError
 from mnemoflow.extractors import Extracted, extractor_for, mime_for
 from mnemoflow.extractors.records import record_unit
-from mnemoflow.ingest.report import IngestReport, path_error
+from mnemoflow.ingest.report import path_error
 from mnemoflow.models import DocumentRecord, DocumentWrite, DocumentWriteResult, IngestErrorRecord
+from mnemoflow.reports import IngestReport
 from mnemoflow.storage import Scope, Store
 
 WRITE_BATCH = 200  # documents per transaction (and commit): bounded commits, few statements

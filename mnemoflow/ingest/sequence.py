@@ -8,32 +8,27 @@ call without Prefect.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+import hashlib
 from pathlib import Path
 from typing import Any, Protocol
 
 from mnemoflow.config import Settings
 from mnemoflow.connectors.conversations import land_events
 from mnemoflow.embedding import Embedder
-from mnemoflow.embedding.worker import DrainReport, drain_embeddings
+from mnemoflow.errors import BadInputError
+from mnemoflow.embedding.worker import drain_embeddings
 from mnemoflow.ingest.conversations import land_conversations, process_landed_turns
 from mnemoflow.ingest.discover import discover
-from mnemoflow.ingest.documents import ingest_documents
-from mnemoflow.ingest.report import IngestReport
-from mnemoflow.ingest.sync import SyncReport, source_scope, sync_source
+from mnemoflow.ingest.documents import extract_document, ingest_documents, write_in_batches
+from mnemoflow.ingest.sync import source_scope, sync_source
 from mnemoflow.memory.candidates import GenerationEngine
-from mnemoflow.memory.worker import GenerationDrainReport, drain_generation
+from mnemoflow.memory.worker import drain_generation
 from mnemoflow.models import IngestErrorRecord
+from mnemoflow.progress import Progress, Quiet, Step, inline
+from mnemoflow.reports import Drained, IngestOutcome, IngestReport, SyncReport
 from mnemoflow.storage import Scope, Store
 
-Step = Callable[..., Any]
-
-
-def inline(stage: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
-    """Run a stage as a plain call (the in-process `step`)."""
-    return stage(*args, **kwargs)
-
+NOTES = "notes"  # the connector of text handed over directly (MCP ingest_text, HTTP)
 
 class Workers(Protocol):
     """What the sequence works with: the store, the settings, and the derivers (opened on first use)."""
@@ -48,41 +43,6 @@ class Workers(Protocol):
 
     @property
     def engine(self) -> GenerationEngine: ...
-
-
-class Progress(Protocol):
-    """Where a long run reports how far it is (the CLI draws it)."""
-
-    def file_read(self, path: Path) -> None: ...
-
-    def deriving(self, pending: int) -> None: ...
-
-    def embedded(self, count: int) -> None: ...
-
-
-class Quiet:
-    def file_read(self, path: Path) -> None:
-        pass
-
-    def deriving(self, pending: int) -> None:
-        pass
-
-    def embedded(self, count: int) -> None:
-        pass
-
-
-@dataclass
-class Drained(DrainReport):
-    """One outbox pass: the embeddings, and the memory generation that ran before them."""
-
-    generation: GenerationDrainReport | None = None
-
-
-@dataclass
-class IngestOutcome:
-    report: IngestReport
-    drain: Drained | None
-    pending_embeddings: int
 
 
 # ---------------------------------------------------------------------- stages
@@ -110,11 +70,11 @@ def drain(workers: Workers, progress: Progress | None = None) -> Drained:
 
 # ---------------------------------------------------------------------- sequences
 def ingest_paths(
-    workers: Workers, scope: Scope, paths: list[Path], *, wait: bool = True, step: Step = inline,
+    workers: Workers, scope: Scope, paths: list[Path], *, wait: bool = True, step: Step | None = None,
     progress: Progress | None = None,
 ) -> IngestOutcome:
     """Files and directories of every supported kind, transcripts included, for one user."""
-    progress = progress or Quiet()
+    progress, step = progress or Quiet(), step or inline
     store, settings = workers.store, workers.settings
     inputs = step(discover, paths, settings.max_file_bytes)
     report = IngestReport(errors=list(inputs.errors))
@@ -129,10 +89,10 @@ def ingest_paths(
 
 
 def ingest_events(
-    workers: Workers, scope: Scope, turns: list[dict[str, Any]], *, wait: bool = True, step: Step = inline,
+    workers: Workers, scope: Scope, turns: list[dict[str, Any]], *, wait: bool = True, step: Step | None = None,
 ) -> IngestOutcome:
     """Agent events (turns) posted to an API: landed and processed like transcript files."""
-    store, settings = workers.store, workers.settings
+    store, settings, step = workers.store, workers.settings, step or inline
     landing = step(land_events, store, scope, turns, pipelines_dir=settings.dlt_dir)
     report = IngestReport(errors=list(landing.errors))
     for write in step(process_landed_turns, store, settings, scope):
@@ -140,21 +100,41 @@ def ingest_events(
     return finish(workers, scope, report, wait=wait, step=step)
 
 
-def sync(workers: Workers, name: str, *, wait: bool = True, step: Step = inline) -> SyncReport:
+def ingest_text(
+    workers: Workers, scope: Scope, text: str, *, title: str | None = None, wait: bool = True,
+) -> IngestOutcome:
+    """A note given as text: one markdown document, addressed by its content, so the same text twice is
+    one document."""
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    name = title or f"note {digest[:12]}"
+    report = IngestReport()
+    try:
+        writes, errors = extract_document(workers.settings, scope, connector=NOTES, uri=f"note:{digest}", name=name,
+                                          data=text.encode(), mime="text/markdown")
+    except BadInputError as exc:
+        report.errors.append(IngestErrorRecord(NOTES, f"note:{digest}", "text/markdown", str(exc)))
+    else:
+        report.errors += errors
+        write_in_batches(workers.store, scope, writes, actor="ingest", report=report)
+    return finish(workers, scope, report, wait=wait)
+
+
+def sync(workers: Workers, name: str, *, wait: bool = True, step: Step | None = None) -> SyncReport:
     """One configured source (`ingest.sync`), then its derived work unless told not to wait."""
     scope, _ = source_scope(workers.settings, name)
+    step = step or inline
     report = step(sync_source, workers.store, workers.settings, name)
     report.drained = finish(workers, scope, report.ingested, wait=wait, step=step).drain
     return report
 
 
 def finish(
-    workers: Workers, scope: Scope, report: IngestReport, *, wait: bool, step: Step = inline,
+    workers: Workers, scope: Scope, report: IngestReport, *, wait: bool, step: Step | None = None,
     progress: Progress | None = None,
 ) -> IngestOutcome:
     """The end of every sequence: errors recorded, derived work drained (or left to the worker, the
     search indexes refreshed so BM25 sees the new rows at once)."""
-    store = workers.store
+    store, step = workers.store, step or inline
     step(record_errors, store, scope, report.errors)
     drained = step(drain, workers, progress) if wait else None
     if not wait:

@@ -9,8 +9,6 @@ nothing; a record whose content hash is unchanged writes nothing.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from mnemoflow.config import ConversationsSource, FilesystemSource, RestApiSource, Settings
 from mnemoflow.connectors import filesystem as fs
@@ -20,31 +18,11 @@ from mnemoflow.errors import BadInputError, ConfigError
 from mnemoflow.extractors import mime_for
 from mnemoflow.ingest.conversations import process_landed_turns
 from mnemoflow.ingest.documents import WRITE_BATCH, extract_document, record_document, write_in_batches
-from mnemoflow.ingest.report import IngestReport
 from mnemoflow.models import DocumentWrite, IngestErrorRecord
+from mnemoflow.reports import SyncReport
 from mnemoflow.storage import Scope, Store
 
-if TYPE_CHECKING:
-    from mnemoflow.ingest.sequence import Drained
-
 ATTACHMENT_MARK = "#attachment="
-
-
-@dataclass
-class SyncReport:
-    source: str
-    kind: str
-    ingested: IngestReport = field(default_factory=IngestReport)
-    files_read: int = 0
-    files_unchanged: int = 0
-    records: int = 0
-    documents_deleted: int = 0
-    memories_deleted: int = 0
-    drained: Drained | None = None  # the derived work the sync waited for
-
-    @property
-    def errors(self) -> list[IngestErrorRecord]:
-        return self.ingested.errors
 
 
 def source_scope(settings: Settings, name: str) -> tuple[Scope, FilesystemSource | ConversationsSource | RestApiSource]:

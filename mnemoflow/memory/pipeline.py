@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 from itertools import islice
 
@@ -31,6 +31,7 @@ from mnemoflow.memory.entities import categories_of, relation_triples, typed_ent
 from mnemoflow.memory.relations import Decision, Neighbour, action, classify, derive
 from mnemoflow.memory.sentences import strip_padding
 from mnemoflow.models import LinkDraft, MemoryDraft, MemoryItem, RelationDraft
+from mnemoflow.reports import GenerationReport
 from mnemoflow.scoring import fast_score
 from mnemoflow.storage import Scope, Store
 from mnemoflow.storage.store import MemoryWrites, memory_content_hash
@@ -39,29 +40,6 @@ from mnemoflow.timeutil import utcnow
 WINDOW_TURNS = 6  # recent turns an engine may read for an elliptic question's topic
 NEIGHBOURS_PER_SIGNAL = 10
 KNOWN_MEMORIES = 5  # what the scope already knows, shown to the engine per turn
-
-
-@dataclass
-class GenerationReport:
-    turns: int = 0
-    candidates: int = 0
-    created: int = 0
-    reinforced: int = 0
-    linked: dict[str, int] = field(default_factory=dict)
-    reviews: int = 0
-
-    def count_link(self, relation: str, times: int = 1) -> None:
-        self.linked[relation] = self.linked.get(relation, 0) + times
-
-    def add(self, other: GenerationReport) -> None:
-        """Sum another run's counts into this one."""
-        self.turns += other.turns
-        self.candidates += other.candidates
-        self.created += other.created
-        self.reinforced += other.reinforced
-        self.reviews += other.reviews
-        for relation, count in other.linked.items():
-            self.count_link(relation, count)
 
 
 @dataclass

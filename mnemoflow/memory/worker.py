@@ -10,23 +10,14 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from mnemoflow.embedding.base import Embedder
 from mnemoflow.errors import EmbeddingUnavailableError
 from mnemoflow.memory.candidates import GenerationEngine, TurnView
-from mnemoflow.memory.pipeline import GenerationReport, MemoryGenerator
+from mnemoflow.memory.pipeline import MemoryGenerator
+from mnemoflow.reports import GenerationDrainReport
 from mnemoflow.storage import Scope, Store
 from mnemoflow.storage.outbox import Job
-
-
-@dataclass
-class GenerationDrainReport(GenerationReport):
-    """What the generators of one pass did, summed, and how many sessions were read or failed."""
-
-    sessions: int = 0
-    failed: int = 0
-    unavailable: str | None = None
 
 
 def _session_order(job: Job) -> tuple[str, str]:

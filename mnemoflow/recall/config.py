@@ -109,3 +109,13 @@ def preset(name: str) -> RecallConfig:
         return PRESETS[name]
     except KeyError:
         raise KeyError(f"unknown recall preset {name!r}; choose one of {', '.join(PRESETS)}") from None
+
+
+class RecallFilters(BaseModel):
+    """Narrow what recall may return."""
+
+    kinds: list[Literal["memory", "chunk"]] | None = None
+    include_history: bool = Field(
+        False, description="Also return memories that are no longer current (superseded, past valid_to, "
+        "expired), each marked as such (scores['history'] = 1, why says by what); deleted memories never.",
+    )

@@ -20,16 +20,15 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, Field
 
 from mnemoflow.chunking import day_label
 from mnemoflow.embedding.base import Embedder
 from mnemoflow.errors import EmbeddingUnavailableError
 from mnemoflow.memory.entities import entity_id
 from mnemoflow.models import Citation, MemoryItem, RecallItem, RecallResult
-from mnemoflow.recall.config import RecallConfig
+from mnemoflow.recall.config import RecallConfig, RecallFilters
 from mnemoflow.recall.fusion import Fused, rrf
 from mnemoflow.recall.graph import Expansion, expand
 from mnemoflow.recall.packing import Candidate, TurnKey, pack, tokens_of
@@ -41,16 +40,6 @@ from mnemoflow.timeutil import utcnow
 @cache
 def _pool() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(max_workers=2, thread_name_prefix="mnemoflow-recall")
-
-
-class RecallFilters(BaseModel):
-    """Narrow what recall may return."""
-
-    kinds: list[Literal["memory", "chunk"]] | None = None
-    include_history: bool = Field(
-        False, description="Also return memories that are no longer current (superseded, past valid_to, "
-        "expired), each marked as such (scores['history'] = 1, why says by what); deleted memories never.",
-    )
 
 
 @dataclass

@@ -1,14 +1,19 @@
-"""What analysts and operators read: any read-only SQL over the tables. The operator's view spans
-every tenant (this is not a tenant API: the HTTP and MCP routes never reach it)."""
+"""What analysts and operators read: any read-only SQL over the tables, and the live store served to
+SQL clients over DuckDB's Quack protocol. The operator's view spans every tenant (this is not a
+tenant API: the HTTP and MCP routes never reach it)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import duckdb
 
-from mnemoflow.errors import BadInputError
+from mnemoflow.errors import BadInputError, ConfigError
 from mnemoflow.storage.room import Room
+
+SNAPSHOT_EXCLUDED = frozenset({"api_keys"})  # credentials never leave, not even hashed
+QUACK_EXTENSIONS = ("httpfs", "quack")  # loaded from their duckdb-extension-* wheels, never downloaded
 
 _READS = {duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN}
 
@@ -35,3 +40,46 @@ class Analytics(Room):
                 raise BadInputError(str(exc).splitlines()[0]) from None
             finally:
                 con.execute("ROLLBACK")
+
+    def snapshot(self, out_dir: Path) -> dict[str, int]:
+        """A consistent Parquet copy of every table and view of the store (API key hashes excepted): one
+        transaction, so every file shows the same moment. Returns rows per table."""
+        out_dir.mkdir(parents=True, exist_ok=True)
+        written: dict[str, int] = {}
+        with self._db.read() as con:
+            names = [r[0] for r in con.execute(
+                "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' "
+                "ORDER BY table_name").fetchall() if r[0] not in SNAPSHOT_EXCLUDED]
+            con.execute("BEGIN TRANSACTION")
+            try:
+                for name in names:
+                    target = str(out_dir / f"{name}.parquet").replace("'", "''")
+                    con.execute(f"COPY (SELECT * FROM main.\"{name}\") TO '{target}' (FORMAT parquet)")
+                    written[name] = con.execute(f"SELECT count(*) FROM main.\"{name}\"").fetchone()[0]
+            finally:
+                con.execute("ROLLBACK")
+        return written
+
+    def serve_sql(self, uri: str, token: str) -> None:
+        """Serve this database at `uri` (`quack:HOST:PORT`) to clients presenting `token`; they attach it
+        read-only (`ATTACH 'quack:HOST:PORT' AS mf (READ_ONLY)` after `CREATE SECRET (TYPE quack, TOKEN ...)`).
+        ConfigError when the extension cannot load or serve."""
+        import duckdb_extensions
+
+        with self._db.read() as con:
+            try:
+                for name in QUACK_EXTENSIONS:
+                    duckdb_extensions.import_extension(name, con=con)
+                    con.execute(f"LOAD {name}")
+                con.execute("CALL quack_serve(?, token => ?)", [uri, token]).fetchall()
+            except (duckdb.Error, ImportError, OSError) as exc:
+                raise ConfigError(f"cannot serve SQL at {uri}: {str(exc).splitlines()[0]}") from None
+
+    def stop_sql(self, uri: str) -> None:
+        with self._db.read() as con:
+            con.execute("CALL quack_stop(?)", [uri]).fetchall()
+
+    def checkpoint(self) -> None:
+        """Fold the write-ahead log into the database file (a clean stop leaves no WAL behind)."""
+        with self._db.read() as con:
+            con.execute("CHECKPOINT")

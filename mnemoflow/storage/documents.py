@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
@@ -40,6 +42,14 @@ def _chunk_row(scope: Scope, chunk: ChunkRecord, document: DocumentRecord) -> di
 
 
 class Documents(Room):
+    @contextmanager
+    def landing(self) -> Iterator[Any]:
+        """A dlt run's turn at the store: one pipeline at a time per process, because two pipelines
+        creating the same landing tables at once conflict in DuckDB's catalog. Yields the destination
+        (`dlt_destination`)."""
+        with self._landing:
+            yield self.dlt_destination()
+
     def dlt_destination(self) -> Any:
         """A dlt duckdb destination writing raw landing tables into this store's file.
 

@@ -3,6 +3,7 @@ how the store was configured). `Store` is the rooms together; callers only ever 
 
 from __future__ import annotations
 
+import threading
 from typing import Literal
 
 from mnemoflow.storage.connection import Database
@@ -18,3 +19,4 @@ class Room:
     _bm25_engine: Bm25Engine
     _max_attempts: int
     _lease_s: float
+    _landing: threading.RLock

@@ -11,6 +11,8 @@ in the outbox; LanceDB follows after the transaction (memory writes turn that ro
 
 from __future__ import annotations
 
+import threading
+
 import duckdb
 
 from mnemoflow.storage.analytics import Analytics
@@ -45,6 +47,7 @@ class Store(Documents, Memories, Graph, Reviews, Keys, Vectors, Search, Analytic
         self._bm25_engine = bm25_engine
         self._max_attempts = max_attempts
         self._lease_s = lease_s
+        self._landing = threading.RLock()
 
     def close(self) -> None:
         self._db.close()

@@ -1,0 +1,56 @@
+"""The operator endpoint local clients use (`mnemoflow.remote`): any service method, any tenant.
+
+It answers only the local client token the server wrote into its home (owner-only), never a tenant
+API key: tenant keys are for the tenant routes of the HTTP API and MCP.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+from typing import Any
+
+from fastapi import APIRouter, Body, Depends, HTTPException, Request, status
+from fastapi.responses import JSONResponse
+from pydantic import ValidationError
+
+from mnemoflow.errors import BadInputError, MnemoflowError
+from mnemoflow.remote import error_payload, method_spec
+from mnemoflow.service import MemoryService
+
+log = logging.getLogger("mnemoflow.serve")
+
+
+def rpc_router(service: MemoryService, token: str, status_of: Any) -> APIRouter:
+    """`status_of(exc)` maps an error to its HTTP status, as the tenant routes do."""
+
+    def operator(request: Request) -> None:
+        presented = request.headers.get("authorization", "")
+        if not secrets.compare_digest(presented.encode(), f"Bearer {token}".encode()):
+            raise HTTPException(status.HTTP_401_UNAUTHORIZED, "the local client token is required")
+
+    router = APIRouter(prefix="/v1", dependencies=[Depends(operator)], include_in_schema=False)
+
+    @router.get("/local/health")
+    def health() -> dict[str, Any]:
+        return {"status": "ok", "pid": os.getpid(), "home": str(service.settings.home)}
+
+    @router.post("/rpc/{method}")
+    def call(method: str, arguments: dict[str, Any] = Body(default_factory=dict)) -> JSONResponse:  # noqa: B008
+        try:
+            spec = method_spec(method)
+            try:
+                kwargs = spec.decode_call(arguments)
+            except ValidationError as exc:  # arguments the method's types refuse
+                raise BadInputError(f"{method}: {exc.errors()[0]['loc']}: {exc.errors()[0]['msg']}") from None
+            result = getattr(service, method)(**kwargs)
+            return JSONResponse({"result": spec.result.dump_python(result, mode="json")})
+        except MnemoflowError as exc:
+            return JSONResponse(error_payload(exc), status_code=status_of(exc))
+        except Exception as exc:  # a bug or a library failing: the client gets one line, the log the trace
+            log.exception("rpc %s failed", method)
+            failure = MnemoflowError(f"the server failed running {method}: {type(exc).__name__}: {exc}")
+            return JSONResponse(error_payload(failure), status_code=500)
+
+    return router

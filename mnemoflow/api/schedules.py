@@ -1,0 +1,136 @@
+"""The server's schedules: the maintenance jobs and the configured sources' syncs as served Prefect
+deployments (a Prefect `Runner` in a thread of the server).
+
+Prefect schedules need a Prefect server; with none configured (`prefect_api_url`), one is started
+for the home (`prefect server start`, its database under `<home>/prefect`). Scheduled runs execute
+in subprocesses; their flows find this home's server (`server.json`) and send it the work.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from mnemoflow.config import Settings
+from mnemoflow.errors import ConfigError
+
+log = logging.getLogger("mnemoflow.serve")
+PREFECT_START_TIMEOUT_S = 180.0
+
+
+class Schedules:
+    """A running Runner (and the Prefect server started for it, if any)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self._settings = settings
+        self._prefect: subprocess.Popen[bytes] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._runner: Any = None
+        self._ready = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="mnemoflow-schedules", daemon=True)
+        self.api_url: str | None = settings.prefect_api_url
+        self.deployments: list[str] = []
+        self.error: str | None = None
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def wait_ready(self, timeout: float | None = None) -> bool:
+        """True once the deployments are served (for tests and the one real run)."""
+        return self._ready.wait(timeout)
+
+    def _run(self) -> None:
+        try:
+            if self.api_url is None:
+                self.api_url = self._start_prefect_server()
+            os.environ["PREFECT_API_URL"] = self.api_url  # the runner's client and its flow-run subprocesses
+            self._loop = asyncio.new_event_loop()
+            self._loop.run_until_complete(self._serve())
+        except Exception as exc:  # noqa: BLE001  (schedules are one part: the server goes on without them)
+            self.error = f"{type(exc).__name__}: {exc}"
+            log.warning("schedules stopped: %s", self.error)
+            self._ready.set()
+
+    def _start_prefect_server(self) -> str:
+        from mnemoflow.api.server import free_port
+
+        home = self._settings.home / "prefect"
+        home.mkdir(parents=True, exist_ok=True)
+        port = free_port("127.0.0.1")
+        env = {**os.environ, "PREFECT_HOME": str(home), "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+               "DO_NOT_TRACK": "1", "PREFECT_LOGGING_LEVEL": "WARNING"}
+        env.pop("PREFECT_API_URL", None)
+        with (home / "server.log").open("ab") as logfile:
+            self._prefect = subprocess.Popen(
+                [sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1", "--port", str(port)],
+                env=env, stdout=logfile, stderr=subprocess.STDOUT, start_new_session=True)
+        url = f"http://127.0.0.1:{port}/api"
+        _wait_for(url, self._prefect, PREFECT_START_TIMEOUT_S, home / "server.log")
+        return url
+
+    async def _serve(self) -> None:
+        from prefect.runner import Runner
+
+        from mnemoflow.flows.maintenance import maintain_flow
+        from mnemoflow.flows.sync import sync_flow
+        from mnemoflow.maintenance import jobs
+
+        home = str(self._settings.home)
+        self._runner = Runner(name=f"mnemoflow-{_slug(self._settings.home)}", query_seconds=5)
+        for name, job in jobs().items():
+            await self._runner.aadd_flow(maintain_flow, name=f"maintain-{name}", cron=job.schedule,
+                                         parameters={"job": name, "home": home}, description=job.description)
+            self.deployments.append(f"maintain-{name}")
+        for name, source in sorted(self._settings.sources.items()):
+            if source.schedule:
+                await self._runner.aadd_flow(sync_flow, name=f"sync-{name}", cron=source.schedule,
+                                             parameters={"source": name, "home": home})
+                self.deployments.append(f"sync-{name}")
+        self._ready.set()
+        await self._runner.start(webserver=False)
+
+    def stop(self) -> None:
+        if self._runner is not None and self._loop is not None and self._runner.started:
+            asyncio.run_coroutine_threadsafe(self._runner.astop(), self._loop).result(timeout=30)
+        self._thread.join(timeout=30)
+        if self._prefect is not None:
+            self._prefect.terminate()
+            try:
+                self._prefect.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self._prefect.kill()
+
+
+def _slug(home: Path) -> str:
+    import hashlib
+
+    return hashlib.sha256(str(home).encode()).hexdigest()[:10]
+
+
+def _wait_for(url: str, process: subprocess.Popen[bytes], timeout: float, logfile: Path) -> None:
+    import httpx
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise ConfigError(f"the Prefect server exited with {process.returncode} (see {logfile})")
+        try:
+            if httpx.get(f"{url}/health", timeout=2).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.5)
+    raise ConfigError(f"the Prefect server did not answer within {timeout:.0f} s (see {logfile})")
+
+
+def start_schedules(settings: Settings) -> Schedules:
+    schedules = Schedules(settings)
+    schedules.start()
+    return schedules

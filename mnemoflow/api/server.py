@@ -1,0 +1,215 @@
+"""`mnemoflow serve`: one process owns a home's store and serves everyone else.
+
+It holds the DuckDB connection and runs, on one port, the tenant HTTP API (`/v1/...`, tenant
+keys), the MCP server (`/mcp`, tenant keys) and the operator endpoint local clients use
+(`/v1/rpc`, the local client token); beside them the outbox worker (memories and vectors for what
+clients wrote), the maintenance and sync schedules (served Prefect deployments), and the Quack
+endpoint analysts attach read-only. It writes its address and the local client token into
+`<home>/server.json` (owner-only) and removes it on a clean stop; SIGTERM or Ctrl-C finishes the
+requests in flight and the current outbox batch, checkpoints the store, and exits.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+import socket
+import threading
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from mnemoflow.config import Settings
+from mnemoflow.errors import ConfigError, MnemoflowError
+from mnemoflow.remote import ServerInfo, running_server, server_file, write_server_info
+from mnemoflow.service import MemoryService
+
+log = logging.getLogger("mnemoflow.serve")
+
+
+@dataclass(frozen=True)
+class Parts:
+    """Which parts a server runs (`serve` runs them all; `serve http` the HTTP API alone)."""
+
+    mcp: bool = True
+    worker: bool = True
+    quack: bool = True
+    schedules: bool = True
+
+
+class AlreadyServing(ConfigError):
+    """Another server owns this home."""
+
+
+def free_port(host: str) -> int:
+    with socket.socket() as probe:
+        probe.bind((host, 0))
+        return probe.getsockname()[1]
+
+
+class OutboxWorker:
+    """Drains the outbox while the server runs, so a client's write with `wait=False` (or a sync)
+    gets its memories and vectors without anyone running `mnemoflow worker`."""
+
+    def __init__(self, service: MemoryService, poll_s: float) -> None:
+        self._service, self._poll_s = service, poll_s
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="mnemoflow-outbox", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                if self._service.outbox_counts().get("pending", 0):
+                    self._service.drain()
+            except MnemoflowError as exc:  # an embedder that is down: try again at the next poll
+                log.warning("outbox worker: %s", exc)
+            except Exception:  # noqa: BLE001  (the worker must outlive a bad batch; the job records it)
+                log.exception("outbox worker: unexpected failure")
+            self._stop.wait(self._poll_s)
+
+    def stop(self) -> None:
+        """Let the batch in hand finish, then stop."""
+        self._stop.set()
+        self._thread.join()
+
+
+@dataclass
+class Running:
+    """What a server started, to stop in reverse order."""
+
+    info: ServerInfo | None = None
+    worker: OutboxWorker | None = None
+    schedules: Any = None
+    quack_uri: str | None = None
+    quack_token: str | None = None
+    notes: list[str] = field(default_factory=list)  # what it says on start ("quack: unavailable, ...")
+    stopped: bool = False
+    lock: threading.Lock = field(default_factory=threading.Lock)  # starting parts and stopping take turns
+
+
+def build_app(service: MemoryService, token: str, url: str, parts: Parts, on_stop: Any = None) -> Any:
+    """The ASGI app: tenant routes, the operator endpoint, and (with `parts.mcp`) the MCP server.
+    `on_stop()` runs at shutdown, after the requests in flight have finished."""
+    from mnemoflow.api.http import create_app, status_of
+    from mnemoflow.api.rpc import rpc_router
+
+    mcp = mcp_app = None
+    if parts.mcp:
+        from mnemoflow.api.mcp import build_mcp
+
+        mcp = build_mcp(service, url=f"{url}/mcp")
+        mcp_app = mcp.streamable_http_app(host=url.split("://", 1)[1].rsplit(":", 1)[0])
+
+    @asynccontextmanager
+    async def lifespan(_: Any) -> Any:
+        try:
+            if mcp is None:
+                yield
+            else:
+                async with mcp.session_manager.run():
+                    yield
+        finally:
+            if on_stop is not None:
+                on_stop()
+
+    app = create_app(service, lifespan=lifespan)
+    app.include_router(rpc_router(service, token, status_of))
+    if mcp_app is not None:
+        app.mount("/", mcp_app)  # after every FastAPI route: it serves /mcp and its auth metadata
+    return app
+
+
+def serve(settings: Settings, *, host: str | None = None, port: int | None = None, parts: Parts = Parts(),
+          on_ready: Any = None) -> None:
+    """Run the server in this thread until SIGTERM or SIGINT; raises AlreadyServing when the home has
+    one. `on_ready(info, notes)` is told the address once it listens."""
+    import uvicorn
+
+    host = host or settings.server_host
+    port = settings.server_port if port is None else port
+    if (other := running_server(settings)) is not None:
+        raise AlreadyServing(f"a server already runs for {settings.home} at {other.url} (pid {other.pid})")
+    service = MemoryService(settings)
+    service.store  # noqa: B018  (own the store before listening: a busy home fails here, clearly)
+    port = port or free_port(host)
+    url = f"http://{host}:{port}"
+    token = secrets.token_urlsafe(32)
+    running = Running()
+    app = build_app(service, token, url, parts, on_stop=lambda: _stop(service, settings, running))
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on"))
+
+    def announce() -> None:
+        """Once it listens: start the other parts, then tell clients where it is."""
+        while not server.started and not server.should_exit:
+            threading.Event().wait(0.05)
+        with running.lock:
+            if server.should_exit or running.stopped:
+                return
+            _start_parts()
+        if on_ready is not None:
+            on_ready(running.info, running.notes)
+
+    def _start_parts() -> None:
+        # the model loads once, now, rather than in the first client's request
+        threading.Thread(target=service.embedder.embed_query, args=("warm up",), daemon=True).start()
+        if parts.quack and settings.quack_enabled:
+            _start_quack(service, settings, host, running)
+        if parts.worker:
+            running.worker = OutboxWorker(service, settings.server_outbox_poll_s)
+            running.worker.start()
+        running.info = ServerInfo(url=url, token=token, pid=os.getpid(), quack_uri=running.quack_uri,
+                                  quack_token=running.quack_token)
+        write_server_info(settings.home, running.info)
+        if parts.schedules and settings.schedules_enabled:
+            from mnemoflow.api.schedules import start_schedules
+
+            try:
+                running.schedules = start_schedules(settings)
+            except MnemoflowError as exc:
+                running.notes.append(f"schedules: not running ({exc})")
+
+    announcer = threading.Thread(target=announce, name="mnemoflow-announce", daemon=True)
+    announcer.start()
+    # SIGTERM and SIGINT: stop accepting, finish the requests in flight, then the app's lifespan
+    # shutdown runs `_stop` (uvicorn re-raises the signal afterwards, so nothing may follow here)
+    server.run()
+
+
+def _start_quack(service: MemoryService, settings: Settings, host: str, running: Running) -> None:
+    uri = f"quack:{host}:{settings.quack_port or free_port(host)}"
+    token = secrets.token_urlsafe(24)
+    try:
+        service.store.serve_sql(uri, token)
+    except ConfigError as exc:
+        running.notes.append(f"SQL endpoint: not running ({exc})")
+        return
+    running.quack_uri, running.quack_token = uri, token
+
+
+def _stop(service: MemoryService, settings: Settings, running: Running) -> None:
+    """Reverse order: no new work, the batch in hand finished, the store checkpointed and closed, the
+    server file gone (clients fall back to opening the store themselves)."""
+    with running.lock:
+        if running.stopped:
+            return
+        running.stopped = True
+        _stop_parts(service, settings, running)
+
+
+def _stop_parts(service: MemoryService, settings: Settings, running: Running) -> None:
+    if running.schedules is not None:
+        running.schedules.stop()
+    if running.worker is not None:
+        running.worker.stop()
+    if running.quack_uri is not None:
+        service.store.stop_sql(running.quack_uri)
+    try:
+        service.store.checkpoint()
+    finally:
+        service.close()
+        if running.info is not None:
+            server_file(settings.home).unlink(missing_ok=True)

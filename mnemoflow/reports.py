@@ -1,0 +1,108 @@
+"""What operations report back: plain dataclasses, light to import, the same whether the work ran
+in this process or in a server (the remote client decodes a server's answer into these types)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from mnemoflow.models import DocumentWriteResult, IngestErrorRecord
+
+
+@dataclass
+class DrainReport:
+    """One embedding pass of the outbox."""
+
+    embedded: int = 0
+    reused: int = 0
+    skipped: int = 0
+    failed: int = 0
+    unavailable: str | None = None
+
+
+@dataclass
+class GenerationReport:
+    turns: int = 0
+    candidates: int = 0
+    created: int = 0
+    reinforced: int = 0
+    linked: dict[str, int] = field(default_factory=dict)
+    reviews: int = 0
+
+    def count_link(self, relation: str, times: int = 1) -> None:
+        self.linked[relation] = self.linked.get(relation, 0) + times
+
+    def add(self, other: GenerationReport) -> None:
+        """Sum another run's counts into this one."""
+        self.turns += other.turns
+        self.candidates += other.candidates
+        self.created += other.created
+        self.reinforced += other.reinforced
+        self.reviews += other.reviews
+        for relation, count in other.linked.items():
+            self.count_link(relation, count)
+
+
+@dataclass
+class GenerationDrainReport(GenerationReport):
+    """What the generators of one pass did, summed, and how many sessions were read or failed."""
+
+    sessions: int = 0
+    failed: int = 0
+    unavailable: str | None = None
+
+
+@dataclass
+class Drained(DrainReport):
+    """One outbox pass: the embeddings, and the memory generation that ran before them."""
+
+    generation: GenerationDrainReport | None = None
+
+
+@dataclass
+class IngestReport:
+    documents_changed: int = 0  # conversation sessions included
+    sessions_changed: int = 0
+    turns_added: int = 0
+    chunks_added: int = 0
+    chunks_removed: int = 0
+    errors: list[IngestErrorRecord] = field(default_factory=list)
+
+    def add(self, write: DocumentWriteResult, *, session: bool = False) -> None:
+        self.documents_changed += int(write.changed)
+        self.sessions_changed += int(write.changed and session)
+        self.turns_added += write.turns_added
+        self.chunks_added += write.chunks_added
+        self.chunks_removed += write.chunks_removed
+
+
+@dataclass
+class IngestOutcome:
+    report: IngestReport
+    drain: Drained | None
+    pending_embeddings: int
+
+
+@dataclass
+class SyncReport:
+    source: str
+    kind: str
+    ingested: IngestReport = field(default_factory=IngestReport)
+    files_read: int = 0
+    files_unchanged: int = 0
+    records: int = 0
+    documents_deleted: int = 0
+    memories_deleted: int = 0
+    drained: Drained | None = None  # the derived work the sync waited for
+
+    @property
+    def errors(self) -> list[IngestErrorRecord]:
+        return self.ingested.errors
+
+
+@dataclass
+class SqlResult:
+    """A read-only query's columns and rows, each value as JSON has it."""
+
+    columns: list[str]
+    rows: list[list[Any]]
