@@ -112,7 +112,9 @@ class _Section:
 
 
 def _markdown_sections(text: str) -> Iterator[_Section]:
-    path: list[str] = []
+    """Sections by heading; a heading's path is the open headings of lower levels and itself, so
+    headings that skip a level (a page whose first heading is ####) stay siblings."""
+    open_headings: list[tuple[int, str]] = []
     current = _Section([], [])
     in_fence = False
     for line in text.splitlines():
@@ -122,8 +124,10 @@ def _markdown_sections(text: str) -> Iterator[_Section]:
         if heading:
             yield current
             level = len(heading.group(1))
-            path = path[: level - 1] + [heading.group(2).strip()]
-            current = _Section(list(path), [])
+            while open_headings and open_headings[-1][0] >= level:
+                open_headings.pop()
+            open_headings.append((level, heading.group(2).strip()))
+            current = _Section([title for _, title in open_headings], [])
         else:
             current.lines.append(line)
     yield current

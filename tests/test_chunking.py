@@ -36,6 +36,12 @@ def test_markdown_sections_carry_heading_paths() -> None:
     assert chunks[2].context == "Runbook > Deploy > Rollback"
 
 
+def test_headings_that_skip_a_level_nest_by_level_not_by_position() -> None:
+    text = "#### Arrays\n\nA.\n\n#### Unions\n\nU.\n\n# Types\n\nT.\n\n### Enums\n\nE.\n\n## Sizes\n\nS.\n"
+    paths = [c.locator["heading_path"] for c in chunk_markdown("doc", text, 256)]
+    assert paths == [["Arrays"], ["Unions"], ["Types"], ["Types", "Enums"], ["Types", "Sizes"]]
+
+
 def test_chunk_ids_are_deterministic_and_content_addressed() -> None:
     first = chunk_markdown("doc", MARKDOWN, 256)
     assert [c.chunk_id for c in first] == [c.chunk_id for c in chunk_markdown("doc", MARKDOWN, 256)]
