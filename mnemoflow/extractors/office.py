@@ -25,6 +25,7 @@ from lxml import etree
 from mnemoflow.config import Settings
 from mnemoflow.errors import BadInputError
 from mnemoflow.extractors.registry import Extracted, register
+from mnemoflow.extractors.text import escape_markdown_blocks
 
 DOCX_MIME = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 MAX_UNCOMPRESSED_BYTES = 100_000_000
@@ -34,7 +35,6 @@ RATIO_FLOOR_BYTES = 1 << 20
 MAX_MEMBERS = 10_000
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # legacy .doc, and Office's encrypted container
 _HEADING_STYLE = re.compile(r"Heading ([1-9])")
-_MARKDOWN_SYNTAX = re.compile(r"^([ \t]*)(?=#{1,6}\s|```|~~~)", re.MULTILINE)  # what the chunker would act on
 
 
 def uncompressed_cap(settings: Settings) -> int:
@@ -121,7 +121,7 @@ def _blocks(document: Document) -> Iterator[tuple[str | None, str]]:
         else:
             text = "\n".join(line.rstrip() for line in item.text.strip().splitlines())
         if text:
-            yield None, _MARKDOWN_SYNTAX.sub(r"\1\\", text)
+            yield None, escape_markdown_blocks(text)
 
 
 @register(DOCX_MIME)
