@@ -203,6 +203,11 @@ def land_transcripts(
             url = item["file_url"]
             if not url.lower().endswith(TRANSCRIPT_SUFFIXES):
                 continue
+            size = item.get("size_in_bytes")
+            if size is not None and size > max_bytes:  # before reading: a 2 GiB file would be read whole
+                result.errors.append(IngestErrorRecord(CONNECTOR, url, "transcript",
+                                                       f"file is {size} bytes, over the {max_bytes}-byte limit"))
+                continue
             try:
                 data = item.read_bytes()
             except OSError as exc:
