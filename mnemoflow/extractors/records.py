@@ -19,6 +19,10 @@ from mnemoflow.extractors.registry import Extracted, TextUnit, mime_for, registe
 from mnemoflow.extractors.text import decode_utf8, without_lone_surrogates
 
 MAX_RECORDS = 100_000  # one file is one source; past this it is a dataset, to be loaded as one
+MAX_COLUMNS = 16_384  # Excel's limit: a wider "CSV" is a matrix or a dump, not records
+# A record's locator names the header so a citation reads on its own; a wider header is in the
+# document's metadata only, since every chunk of every row would carry (and store) all of it.
+LOCATOR_COLUMNS = 100
 TITLE_FIELDS = ("title", "name", "subject")  # first one present names a record in its search context
 _SNIFF_CHARS = 16_384
 _DELIMITERS = ",;\t|"
@@ -118,13 +122,20 @@ def extract_csv(data: bytes, name: str, settings: Settings) -> Extracted:
             if not any(cell.strip() for cell in row):
                 continue
             if not header:
+                if len(row) > MAX_COLUMNS:
+                    raise BadInputError(f"the header row has {len(row)} columns, over the limit of {MAX_COLUMNS}: "
+                                        "not records (a matrix or a dump?)")
                 header = [cell.strip() or f"column_{i}" for i, cell in enumerate(row, start=1)]
                 if all(_is_number(cell) for cell in header):
                     raise BadInputError("no header row: the first row is all numbers, not field names")
                 continue
+            if len(row) > MAX_COLUMNS:
+                raise BadInputError(f"line {first_line}: {len(row)} columns, over the limit of {MAX_COLUMNS}")
             ragged += len(row) != len(header)
             names = header + [f"column_{i}" for i in range(len(header) + 1, len(row) + 1)]
-            locator = {"record": len(units) + 1, "line": first_line, "columns": header}
+            locator = {"record": len(units) + 1, "line": first_line}
+            if len(header) <= LOCATOR_COLUMNS:
+                locator["columns"] = header
             if unit := _unit(((k, v.strip()) for k, v in zip(names, row) if v.strip()), locator, name):
                 units.append(unit)
                 _cap(len(units))

@@ -165,3 +165,18 @@ def test_recall_cites_the_csv_record(service: MemoryService, tmp_path: Path) -> 
     hit = service.recall(SCOPE, "which supplier needs a letter of credit?", k=3).items[0]
     assert "Atlas Steel" in hit.text
     assert hit.citations[0].locator == {"record": 2, "line": 3, "columns": ["supplier", "country", "contact", "terms"]}
+
+
+def test_a_wide_csv_keeps_its_header_in_the_document_and_a_matrix_is_refused(settings: Settings) -> None:
+    wide = records.LOCATOR_COLUMNS + 1
+    data = (",".join(f"c{n}" for n in range(wide)) + "\n" + ",".join(str(n) for n in range(wide)) + "\n").encode()
+    extracted = extract(CSV, data, "wide.csv", settings)
+    assert extracted.units[0].locator == {"record": 1, "line": 2}  # not 101 names in every chunk of every row
+    assert len(extracted.metadata["columns"]) == wide
+
+    matrix = ",".join(["x"] * (records.MAX_COLUMNS + 1)).encode() + b"\n1\n"
+    with pytest.raises(BadInputError, match=f"header row has {records.MAX_COLUMNS + 1} columns, over the limit"):
+        extract(CSV, matrix, "matrix.csv", settings)
+    wide_row = b"a,b\n" + ",".join(["1"] * (records.MAX_COLUMNS + 1)).encode() + b"\n"
+    with pytest.raises(BadInputError, match="line 2: .* columns, over the limit"):
+        extract(CSV, wide_row, "ragged.csv", settings)
