@@ -143,6 +143,11 @@ class Settings(BaseSettings):
 
     max_file_bytes: int = Field(50_000_000, ge=1, description="Files larger than this go to ingest_errors.")
     chunk_max_tokens: int = Field(256, ge=16, description="Token cap per chunk (ceil(chars/4)).")
+    pdf_max_page_content_bytes: int = Field(
+        8_000_000, ge=1, description="A PDF page whose content streams inflate past this is not read (text "
+        "extraction costs ~60 bytes of memory per content byte: a 1 MB file can inflate to gigabytes); the rest "
+        "of the document is, and the page is listed in its metadata.",
+    )
     code_max_bytes: int = Field(
         1_000_000, ge=1, description="Source files larger than this are not parsed (recorded in ingest_errors)."
     )
