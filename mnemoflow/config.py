@@ -154,6 +154,10 @@ class Settings(BaseSettings):
     audio_engine: Literal["faster-whisper", "openai-whisper"] = Field(
         "faster-whisper", description="Speech-to-text engine; faster-whisper runs the offline tiny.en model."
     )
+    audio_max_seconds: float = Field(
+        4 * 3600, gt=0, description="Recordings longer than this go to ingest_errors (refused before decoding "
+        "when the header says so; transcription runs at ~20-50x real time on two cores).",
+    )
     whisper_model_path: Path | None = Field(
         None, description="faster-whisper: a CTranslate2 model directory (default: the bundled tiny.en); "
         "openai-whisper: a checkpoint file (required for that engine)."
