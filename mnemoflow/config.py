@@ -143,6 +143,10 @@ class Settings(BaseSettings):
 
     max_file_bytes: int = Field(50_000_000, ge=1, description="Files larger than this go to ingest_errors.")
     chunk_max_tokens: int = Field(256, ge=16, description="Token cap per chunk (ceil(chars/4)).")
+    max_chunks_per_document: int = Field(
+        25_000, ge=1, description="An input that chunks into more than this goes to ingest_errors: writing a "
+        "document costs ~25 KB of memory per chunk, so 25,000 (about 7,000 dense pages) stays near 1 GB.",
+    )
     pdf_max_page_content_bytes: int = Field(
         8_000_000, ge=1, description="A PDF page whose content streams inflate past this is not read (text "
         "extraction costs ~60 bytes of memory per content byte: a 1 MB file can inflate to gigabytes); the rest "
