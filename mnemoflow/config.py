@@ -147,6 +147,10 @@ class Settings(BaseSettings):
         25_000, ge=1, description="An input that chunks into more than this goes to ingest_errors: writing a "
         "document costs ~25 KB of memory per chunk, so 25,000 (about 7,000 dense pages) stays near 1 GB.",
     )
+    html_main_content_max_bytes: int = Field(
+        5_000_000, ge=0, description="Larger HTML pages are read whole once navigation and page furniture are "
+        "removed, without trafilatura's main-content choice (it holds ~30 bytes per page byte: 1.5 GB for 47 MB).",
+    )
     pdf_max_page_content_bytes: int = Field(
         8_000_000, ge=1, description="A PDF page whose content streams inflate past this is not read (text "
         "extraction costs ~60 bytes of memory per content byte: a 1 MB file can inflate to gigabytes); the rest "

@@ -7,7 +7,9 @@ for that (sidebars, related articles, share widgets). Its own output is not used
 because it loses headings where the content does not sit in a container it recognises, and it
 falls back to a headingless baseline on short pages; instead every block of the page is marked
 at its first text node, and the blocks whose mark trafilatura kept are written as markdown, each
-heading kept where its section keeps text. The chunker then cites a heading path.
+heading kept where its section keeps text. The chunker then cites a heading path. A page larger
+than `html_main_content_max_bytes` (a spec, an export) is read whole once its furniture is gone:
+trafilatura's copies of a 47 MB page take 1.5 GB.
 
 The page is decoded and parsed here rather than by trafilatura, because trafilatura guesses the
 encoding without reading the page's own charset declaration and hides parser failures behind an
@@ -160,7 +162,7 @@ def extract_html(data: bytes, name: str, settings: Settings) -> Extracted:
     if not any(not block.heading for block in blocks):
         raise BadInputError("no text: the page holds only navigation and page furniture (menus, banners, "
                             "header, footer)" if had_text else "no text: the page has no readable content")
-    main = _main_content(tree, blocks)
+    main = _main_content(tree, blocks) if len(data) <= settings.html_main_content_max_bytes else None
     metadata = {"content": "main" if main else "body",
                 **{k: v for k, v in (("url", meta.url), ("author", meta.author)) if v}}
     return Extracted(mime="text/html", title=meta.title or name, layout="markdown", text=render(main or blocks),

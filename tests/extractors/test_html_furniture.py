@@ -149,3 +149,16 @@ def test_trafilatura_still_chooses_the_main_content(settings: Settings, containe
     assert not [c.text for c in chunks if "Zebrafish" in c.text or "Quokka" in c.text]
     assert {tuple(c.locator["heading_path"]) for c in chunks} == {
         ("Release notes",), ("Release notes", "Sync"), ("Release notes", "Export")}
+
+
+def test_a_page_past_the_size_for_choosing_main_content_is_read_whole(settings: Settings) -> None:
+    """trafilatura's copies of a 47 MB page took 1.5 GB; a larger page keeps all but its furniture."""
+    data = (f"<body><nav><a href='/'>Zebrafish portal</a></nav>{content('small')}<div class='comments'>"
+            f"<p>Quokka says: great release!</p></div></body>").encode()
+    whole = extractor_for("text/html")(data, "notes.html", settings.model_copy(update={
+        "html_main_content_max_bytes": len(data) - 1}))
+    chosen = extractor_for("text/html")(data, "notes.html", settings)
+
+    assert (whole.metadata["content"], chosen.metadata["content"]) == ("body", "main")
+    assert "Quokka says" in whole.text and "Quokka" not in chosen.text
+    assert "Zebrafish" not in whole.text and "## Sync" in whole.text
