@@ -6,12 +6,18 @@ min(`MAX_UNCOMPRESSED_BYTES`, `FILE_SIZE_FACTOR` x max_file_bytes) (what parsing
 the file limit, and in proportion to it where the limit is set low), and no member that inflates
 more than `MAX_RATIO` times to over `RATIO_FLOOR_BYTES` (a zip bomb: real Word XML compresses 5-30x,
 a long table of identical rows about 125x; deflate cannot exceed about 1030x).
+
+Those sizes are what the zip's headers state, so every deflated member is also inflated here,
+counted and not held, to check it holds no more than stated: zipfile reads a member by inflating
+all of it in one call and cutting it to the stated size afterwards, so a 2 GiB member whose headers
+claim 4 KiB cost 2.4 GB before its CRC failed.
 """
 
 from __future__ import annotations
 
 import io
 import re
+import struct
 import zipfile
 import zlib
 from collections.abc import Iterator
@@ -41,6 +47,29 @@ def uncompressed_cap(settings: Settings) -> int:
     return min(MAX_UNCOMPRESSED_BYTES, FILE_SIZE_FACTOR * settings.max_file_bytes)
 
 
+_LOCAL_HEADER = struct.Struct("<IHHHHHIIIHH")  # a zip member's local header, before its name and extra field
+_LOCAL_SIGNATURE = 0x04034B50
+
+
+def _holds_more_than_stated(data: bytes, member: zipfile.ZipInfo) -> bool:
+    """Whether a deflated member inflates past its stated size; counted 1 MiB at a time, never held."""
+    start = member.header_offset
+    header = data[start : start + _LOCAL_HEADER.size]
+    if len(header) < _LOCAL_HEADER.size or _LOCAL_HEADER.unpack(header)[0] != _LOCAL_SIGNATURE:
+        return False  # a damaged directory: python-docx's reader reports it
+    *_, name_length, extra_length = _LOCAL_HEADER.unpack(header)  # the local header's, not the directory's
+    start += _LOCAL_HEADER.size + name_length + extra_length
+    pending = data[start : start + member.compress_size]
+    inflater, size = zlib.decompressobj(-zlib.MAX_WBITS), 0
+    try:
+        while pending and size <= member.file_size:
+            size += len(inflater.decompress(pending, 1 << 20))
+            pending = inflater.unconsumed_tail
+    except zlib.error:
+        return False  # damaged data: python-docx's reader reports it
+    return size > member.file_size
+
+
 def check_archive(data: bytes, settings: Settings) -> None:
     """Refuse what is not a zip, or would cost far more to inflate and parse than the file's size."""
     if not data:
@@ -67,6 +96,9 @@ def check_archive(data: bytes, settings: Settings) -> None:
             ratio = member.file_size / max(member.compress_size, 1)
             raise BadInputError(f"DOCX member {member.filename} inflates {ratio:.0f}x to {member.file_size} bytes, "
                                 f"over the {MAX_RATIO}x limit (a zip bomb?)")
+        if member.compress_type == zipfile.ZIP_DEFLATED and _holds_more_than_stated(data, member):
+            raise BadInputError(f"corrupt DOCX: member {member.filename} inflates past the {member.file_size} bytes "
+                                "its zip headers state (damaged, or a zip bomb)")
 
 
 def _open(data: bytes) -> Document:
