@@ -47,6 +47,24 @@ def _make_chunk(document_id: str, ordinal: int, text: str, context: str | None, 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])")
 
 
+def _hard_cuts(sentence: str, max_chars: int) -> list[str]:
+    """A sentence cut at the last space before each `max_chars`, or at `max_chars` where there is
+    none in the second half. Cuts move an offset, never copy the rest: a 40 MB line without a
+    space or a full stop is 40,000 cuts, which re-slicing the remainder made quadratic."""
+    pieces: list[str] = []
+    start, end = 0, len(sentence)
+    while end - start > max_chars:
+        cut = sentence.rfind(" ", start, start + max_chars)
+        cut = cut if cut > start + max_chars // 2 else start + max_chars
+        pieces.append(sentence[start:cut].strip())
+        start = cut
+        while start < end and sentence[start].isspace():
+            start += 1
+    if start < end:
+        pieces.append(sentence[start:])
+    return pieces
+
+
 def split_to_cap(text: str, max_tokens: int) -> list[str]:
     """Paragraphs, then sentences, then hard cuts, packed greedily up to `max_tokens` each."""
     max_chars = max_tokens * 4
@@ -59,13 +77,7 @@ def split_to_cap(text: str, max_tokens: int) -> list[str]:
             pieces.append(paragraph)
             continue
         for sentence in _SENTENCE_END.split(paragraph):
-            while len(sentence) > max_chars:
-                cut = sentence.rfind(" ", 0, max_chars)
-                cut = cut if cut > max_chars // 2 else max_chars
-                pieces.append(sentence[:cut].strip())
-                sentence = sentence[cut:].strip()
-            if sentence:
-                pieces.append(sentence)
+            pieces += _hard_cuts(sentence, max_chars)
     packed: list[str] = []
     for piece in pieces:
         if packed and len(packed[-1]) + 2 + len(piece) <= max_chars:
@@ -82,12 +94,13 @@ def split_lines_to_cap(text: str, max_tokens: int) -> list[tuple[int, str]]:
     pieces: list[tuple[int, str]] = []
     start, current = 0, ""
     for offset, line in enumerate(text.split("\n")):
-        while len(line) > max_chars:
+        if len(line) > max_chars:  # cut by offsets: re-slicing the rest of a long line is quadratic
             if current:
                 pieces.append((start, current))
                 current = ""
-            pieces.append((offset, line[:max_chars]))
-            line = line[max_chars:]
+            whole = (len(line) - 1) // max_chars * max_chars  # what is cut off; at most max_chars stay
+            pieces += [(offset, line[i : i + max_chars]) for i in range(0, whole, max_chars)]
+            line = line[whole:]
         if not current:
             start, current = offset, line
         elif len(current) + 1 + len(line) <= max_chars:
@@ -112,7 +125,9 @@ class _Section:
 
 
 def _markdown_sections(text: str) -> Iterator[_Section]:
-    path: list[str] = []
+    """Sections by heading; a heading's path is the open headings of lower levels and itself, so
+    headings that skip a level (a page whose first heading is ####) stay siblings."""
+    open_headings: list[tuple[int, str]] = []
     current = _Section([], [])
     in_fence = False
     for line in text.splitlines():
@@ -122,8 +137,10 @@ def _markdown_sections(text: str) -> Iterator[_Section]:
         if heading:
             yield current
             level = len(heading.group(1))
-            path = path[: level - 1] + [heading.group(2).strip()]
-            current = _Section(list(path), [])
+            while open_headings and open_headings[-1][0] >= level:
+                open_headings.pop()
+            open_headings.append((level, heading.group(2).strip()))
+            current = _Section([title for _, title in open_headings], [])
         else:
             current.lines.append(line)
     yield current

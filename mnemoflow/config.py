@@ -143,11 +143,28 @@ class Settings(BaseSettings):
 
     max_file_bytes: int = Field(50_000_000, ge=1, description="Files larger than this go to ingest_errors.")
     chunk_max_tokens: int = Field(256, ge=16, description="Token cap per chunk (ceil(chars/4)).")
+    max_chunks_per_document: int = Field(
+        25_000, ge=1, description="An input that chunks into more than this goes to ingest_errors: writing a "
+        "document costs ~25 KB of memory per chunk, so 25,000 (about 7,000 dense pages) stays near 1 GB.",
+    )
+    html_main_content_max_bytes: int = Field(
+        5_000_000, ge=0, description="Larger HTML pages are read whole once navigation and page furniture are "
+        "removed, without trafilatura's main-content choice (it holds ~30 bytes per page byte: 1.5 GB for 47 MB).",
+    )
+    pdf_max_page_content_bytes: int = Field(
+        8_000_000, ge=1, description="A PDF page whose content streams inflate past this is not read (text "
+        "extraction costs ~60 bytes of memory per content byte: a 1 MB file can inflate to gigabytes); the rest "
+        "of the document is, and the page is listed in its metadata.",
+    )
     code_max_bytes: int = Field(
         1_000_000, ge=1, description="Source files larger than this are not parsed (recorded in ingest_errors)."
     )
     audio_engine: Literal["faster-whisper", "openai-whisper"] = Field(
         "faster-whisper", description="Speech-to-text engine; faster-whisper runs the offline tiny.en model."
+    )
+    audio_max_seconds: float = Field(
+        4 * 3600, gt=0, description="Recordings longer than this go to ingest_errors (refused before decoding "
+        "when the header says so; transcription runs at ~20-50x real time on two cores).",
     )
     whisper_model_path: Path | None = Field(
         None, description="faster-whisper: a CTranslate2 model directory (default: the bundled tiny.en); "

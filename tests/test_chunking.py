@@ -2,7 +2,14 @@ from datetime import datetime
 
 from hypothesis import given, strategies as st
 
-from mnemoflow.chunking import chunk_markdown, chunk_plain_text, chunk_session, split_to_cap, token_count
+from mnemoflow.chunking import (
+    chunk_markdown,
+    chunk_plain_text,
+    chunk_session,
+    split_lines_to_cap,
+    split_to_cap,
+    token_count,
+)
 from mnemoflow.models import TurnRecord
 
 MARKDOWN = """# Runbook
@@ -34,6 +41,12 @@ def test_markdown_sections_carry_heading_paths() -> None:
     assert paths == [["Runbook"], ["Runbook", "Deploy"], ["Runbook", "Deploy", "Rollback"], ["Runbook", "On-call"]]
     assert "# not a heading inside a fence" in chunks[1].text
     assert chunks[2].context == "Runbook > Deploy > Rollback"
+
+
+def test_headings_that_skip_a_level_nest_by_level_not_by_position() -> None:
+    text = "#### Arrays\n\nA.\n\n#### Unions\n\nU.\n\n# Types\n\nT.\n\n### Enums\n\nE.\n\n## Sizes\n\nS.\n"
+    paths = [c.locator["heading_path"] for c in chunk_markdown("doc", text, 256)]
+    assert paths == [["Arrays"], ["Unions"], ["Types"], ["Types", "Enums"], ["Types", "Sizes"]]
 
 
 def test_chunk_ids_are_deterministic_and_content_addressed() -> None:
@@ -83,3 +96,11 @@ def test_a_chunk_keeps_its_id_when_only_its_context_changes() -> None:
     first = chunk_session("d", [_turn(0, "Ana", "Hi")], 256)
     grown = chunk_session("d", [_turn(0, "Ana", "Hi"), _turn(1, "Ben", "Hello")], 256)
     assert grown[0].chunk_id == first[0].chunk_id and grown[0].context != first[0].context
+
+
+def test_a_line_without_spaces_is_cut_into_whole_pieces() -> None:
+    line = "".join(chr(97 + i % 26) for i in range(10_001))
+
+    assert split_to_cap(f"{line} tail", 16) == [line[i : i + 64] for i in range(0, 9984, 64)] + [line[9984:] + " tail"]
+    assert split_lines_to_cap(f"head\n{line}\nend", 16) == [
+        (0, "head"), *[(1, line[i : i + 64]) for i in range(0, 9984, 64)], (1, line[9984:] + "\nend")]

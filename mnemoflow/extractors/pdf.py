@@ -4,11 +4,16 @@ MuPDF repairs broken files quietly and returns what it could read, so damage is 
 here: a file cut short (it needed repair and has no end-of-file marker) and page content that
 could not be decoded (MuPDF's zlib and read errors) are refused rather than ingested half-read.
 Pages without a text layer are not OCRed; a PDF with no text at all is refused with that reason.
+
+A page's content streams are measured before MuPDF reads them: a few kilobytes of Flate can inflate
+to gigabytes of text operators, and MuPDF holds what it extracts (about 60 bytes per content byte).
+A page past `pdf_max_page_content_bytes` is left out and listed; the other pages are read.
 """
 
 from __future__ import annotations
 
 import re
+import zlib
 from typing import Any
 
 import pymupdf
@@ -69,19 +74,54 @@ def _check(doc: pymupdf.Document, data: bytes) -> None:
         raise BadInputError("PDF has no pages")
 
 
-def _read_pages(doc: pymupdf.Document) -> list[str]:
-    """Every page's text; MuPDF's message store (process-wide) is read page by page for damage."""
-    texts = []
+def _inflated_size(doc: pymupdf.Document, xref: int, limit: int) -> int:
+    """What a stream inflates to, counted (past `limit` it stops counting) without holding it.
+    Only Flate is inflated here (what bombs use); other filters count at their stored size."""
+    raw = doc.xref_stream_raw(xref) or b""
+    _, value = doc.xref_get_key(xref, "Filter")
+    if value.strip("[] ") != "/FlateDecode":
+        return len(raw)
+    inflater, size = zlib.decompressobj(), 0
+    try:
+        while raw and size <= limit:
+            size += len(inflater.decompress(raw, 1 << 20))
+            raw = inflater.unconsumed_tail
+    except zlib.error:
+        return size  # damage: MuPDF reads the page and reports it
+    return size
+
+
+def _content_size(doc: pymupdf.Document, page: pymupdf.Page, limit: int) -> int:
+    """The page's content streams and the forms it draws, inflated (each form counted once)."""
+    xrefs = [*page.get_contents(), *(xobject[0] for xobject in page.get_xobjects())]
+    size = 0
+    for xref in dict.fromkeys(xrefs):
+        size += _inflated_size(doc, xref, limit - size)
+        if size > limit:
+            break
+    return size
+
+
+def _read_pages(doc: pymupdf.Document, settings: Settings) -> tuple[list[str], list[int]]:
+    """Every page's text ("" for a page over the content limit, numbered in the second list);
+    MuPDF's message store (process-wide) is read page by page for damage."""
+    texts, over = [], []
+    limit = settings.pdf_max_page_content_bytes
     pymupdf.TOOLS.mupdf_warnings(reset=True)
     for number in range(1, doc.page_count + 1):
         try:
-            texts.append(_page_text(doc[number - 1]))
+            page = doc[number - 1]
+            if _content_size(doc, page, limit) > limit:
+                texts.append("")
+                over.append(number)
+                continue
+            texts.append(_page_text(page))
         except (RuntimeError, IndexError, pymupdf.mupdf.FzErrorBase) as exc:  # IndexError: a broken page tree
             raise BadInputError(f"damaged PDF: page {number} cannot be read ({_message(exc)})") from None
         damage = [w for w in pymupdf.TOOLS.mupdf_warnings(reset=True).splitlines() if _DAMAGE.search(w)]
         if damage:
             raise BadInputError(f"damaged PDF: the content of page {number} is corrupt ({_message(damage[0])})")
-    return texts
+    return texts, over
 
 
 def _no_text_reason(doc: pymupdf.Document) -> str:
@@ -96,7 +136,11 @@ def _no_text_reason(doc: pymupdf.Document) -> str:
 def extract_pdf(data: bytes, name: str, settings: Settings) -> Extracted:
     with _open(data) as doc:
         _check(doc, data)
-        texts = _read_pages(doc)
+        texts, over = _read_pages(doc, settings)
+        if not any(texts) and over:
+            raise BadInputError(f"content of {len(over)} of {doc.page_count} page(s) inflates past the "
+                                f"{settings.pdf_max_page_content_bytes}-byte limit per page (a decompression "
+                                f"bomb?), and no other page has text")
         if not any(texts):
             raise BadInputError(_no_text_reason(doc))
         info = doc.metadata or {}
@@ -110,4 +154,6 @@ def extract_pdf(data: bytes, name: str, settings: Settings) -> Extracted:
         metadata["author"] = info["author"]
     if len(units) < page_count:
         metadata["pages_without_text"] = [n for n, text in enumerate(texts, start=1) if not text]
+    if over:
+        metadata["pages_over_content_limit"] = over
     return Extracted(mime="application/pdf", title=title, layout="units", units=units, metadata=metadata)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -19,6 +20,10 @@ from mnemoflow.extractors.registry import Extracted, TextUnit, mime_for, registe
 from mnemoflow.extractors.text import decode_utf8, without_lone_surrogates
 
 MAX_RECORDS = 100_000  # one file is one source; past this it is a dataset, to be loaded as one
+MAX_COLUMNS = 16_384  # Excel's limit: a wider "CSV" is a matrix or a dump, not records
+# A record's locator names the header so a citation reads on its own; a wider header is in the
+# document's metadata only, since every chunk of every row would carry (and store) all of it.
+LOCATOR_COLUMNS = 100
 TITLE_FIELDS = ("title", "name", "subject")  # first one present names a record in its search context
 _SNIFF_CHARS = 16_384
 _DELIMITERS = ",;\t|"
@@ -118,13 +123,20 @@ def extract_csv(data: bytes, name: str, settings: Settings) -> Extracted:
             if not any(cell.strip() for cell in row):
                 continue
             if not header:
+                if len(row) > MAX_COLUMNS:
+                    raise BadInputError(f"the header row has {len(row)} columns, over the limit of {MAX_COLUMNS}: "
+                                        "not records (a matrix or a dump?)")
                 header = [cell.strip() or f"column_{i}" for i, cell in enumerate(row, start=1)]
                 if all(_is_number(cell) for cell in header):
                     raise BadInputError("no header row: the first row is all numbers, not field names")
                 continue
+            if len(row) > MAX_COLUMNS:
+                raise BadInputError(f"line {first_line}: {len(row)} columns, over the limit of {MAX_COLUMNS}")
             ragged += len(row) != len(header)
             names = header + [f"column_{i}" for i in range(len(header) + 1, len(row) + 1)]
-            locator = {"record": len(units) + 1, "line": first_line, "columns": header}
+            locator = {"record": len(units) + 1, "line": first_line}
+            if len(header) <= LOCATOR_COLUMNS:
+                locator["columns"] = header
             if unit := _unit(((k, v.strip()) for k, v in zip(names, row) if v.strip()), locator, name):
                 units.append(unit)
                 _cap(len(units))
@@ -165,9 +177,84 @@ def _json_records(document: Any) -> list[tuple[str, Any]]:
     return [(f"{base}[{i}]", item) for i, item in enumerate(items)]
 
 
+_JSON_SPACE = re.compile(r"[ \t\n\r]*")
+_DECODER = json.JSONDecoder()
+
+
+def _skip(text: str, pos: int) -> int:
+    return _JSON_SPACE.match(text, pos).end()  # type: ignore[union-attr]  (matches the empty string)
+
+
+def _array(text: str, pos: int, limit: int, sniff: bool) -> tuple[list[Any], int]:
+    """The array at `pos`, item by item: refused past `limit` items (or, to `sniff`, cut there;
+    the end is then -1), before a parser's objects for millions of them take gigabytes."""
+    items: list[Any] = []
+    pos = _skip(text, pos + 1)
+    if text.startswith("]", pos):
+        return items, pos + 1
+    while True:
+        if len(items) == limit:
+            if sniff:
+                return items, -1
+            raise BadInputError(f"more than {limit} records in one array: split the file or load it as a dataset")
+        item, pos = _DECODER.raw_decode(text, pos)
+        items.append(item)
+        pos = _skip(text, pos)
+        if text.startswith(",", pos):
+            pos = _skip(text, pos + 1)
+        elif text.startswith("]", pos):
+            return items, pos + 1
+        else:
+            raise json.JSONDecodeError("Expecting ',' delimiter", text, pos)
+
+
+def _object(text: str, pos: int, limit: int, sniff: bool) -> tuple[dict[str, Any], int]:
+    """The object at `pos`, member by member; an array member is read as `_array` reads one."""
+    members: dict[str, Any] = {}
+    pos = _skip(text, pos + 1)
+    if text.startswith("}", pos):
+        return members, pos + 1
+    while True:
+        if not text.startswith('"', pos):
+            raise json.JSONDecodeError("Expecting property name enclosed in double quotes", text, pos)
+        key, pos = _DECODER.raw_decode(text, pos)
+        pos = _skip(text, pos)
+        if not text.startswith(":", pos):
+            raise json.JSONDecodeError("Expecting ':' delimiter", text, pos)
+        pos = _skip(text, pos + 1)
+        if text.startswith("[", pos):
+            members[key], pos = _array(text, pos, limit, sniff)
+            if pos < 0:
+                return members, pos
+        else:
+            members[key], pos = _DECODER.raw_decode(text, pos)
+        pos = _skip(text, pos)
+        if text.startswith(",", pos):
+            pos = _skip(text, pos + 1)
+        elif text.startswith("}", pos):
+            return members, pos + 1
+        else:
+            raise json.JSONDecodeError("Expecting ',' delimiter", text, pos)
+
+
+def _parse_json(text: str, limit: int, sniff: bool = False) -> Any:
+    """`json.loads`, but the top level and the arrays of a top-level object (where records are) are
+    read item by item, at most `limit` items each (see `_array`)."""
+    pos = _skip(text, 0)
+    if text.startswith("[", pos):
+        document, end = _array(text, pos, limit, sniff)
+    elif text.startswith("{", pos):
+        document, end = _object(text, pos, limit, sniff)
+    else:
+        document, end = _DECODER.raw_decode(text, pos)
+    if end >= 0 and _skip(text, end) != len(text):
+        raise json.JSONDecodeError("Extra data", text, _skip(text, end))
+    return document
+
+
 def _load_json(text: str) -> Any:
     try:
-        return json.loads(text)
+        return _parse_json(text, MAX_RECORDS)
     except json.JSONDecodeError as exc:
         raise BadInputError(f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
     except RecursionError:
@@ -224,7 +311,7 @@ def looks_like_transcript(data: bytes, name: str) -> bool:
         first = next((value for _, value in _json_lines(text) if value is not None), None)
     else:
         try:
-            document = json.loads(text)
+            document = _parse_json(text, 1, sniff=True)  # the first record decides; the rest is not read
         except (ValueError, RecursionError):  # JSONDecodeError is a ValueError
             return True
         if isinstance(document, list):

@@ -10,6 +10,13 @@ from mnemoflow.extractors.registry import Extracted, register
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_BLOCK_SYNTAX = re.compile(r"^([ \t]*)(?=#{1,6}\s|```|~~~)", re.MULTILINE)  # what the chunker acts on
+
+
+def escape_markdown_blocks(text: str) -> str:
+    """Text that is not markdown, made safe to put in markdown: a line that would read as a heading
+    or a code fence gets a backslash, so the chunker does not cut a section or a fence there."""
+    return _BLOCK_SYNTAX.sub(r"\1\\", text)
 
 
 def without_lone_surrogates(text: str) -> str:

@@ -4,6 +4,7 @@ documents (read by the extractors), and paths that cannot be read at all."""
 from __future__ import annotations
 
 import glob
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,6 +45,16 @@ def _is_transcript(path: Path, max_bytes: int) -> bool:
     return looks_like_transcript(head, path.name)
 
 
+def _not_regular(path: Path) -> str | None:
+    """Why a path that is not a directory cannot be read as a file: a named pipe blocks a read
+    forever, and a device (a link to /dev/zero, say) claims 0 bytes and never ends."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return None  # the read that follows says what is wrong
+    return None if stat.S_ISREG(mode) else "not a regular file (a named pipe, device or socket)"
+
+
 def discover(paths: Iterable[Path], max_bytes: int) -> Inputs:
     """Sort the given files and directories (recursively, hidden entries skipped) by how they are read."""
     found = Inputs()
@@ -58,6 +69,9 @@ def discover(paths: Iterable[Path], max_bytes: int) -> Inputs:
                 relative = child.relative_to(path).parts
                 if any(part.startswith(".") for part in relative) or child.is_dir():
                     continue
+                if reason := _not_regular(child):
+                    found.errors.append(path_error(child, "unreadable", reason))
+                    continue
                 if child.suffix.lower() in TRANSCRIPT_SUFFIXES and _is_transcript(child, max_bytes):
                     continue  # the directory's transcripts go through the conversations connector
                 if child.is_symlink() and not child.exists():
@@ -66,6 +80,8 @@ def discover(paths: Iterable[Path], max_bytes: int) -> Inputs:
                     found.documents.append(child)
                 else:
                     found.errors.append(path_error(child, "unsupported", f"no extractor for {mime_for(child)}"))
+        elif reason := _not_regular(path):
+            found.errors.append(path_error(path, "unreadable", reason))
         elif path.suffix.lower() in TRANSCRIPT_SUFFIXES and _is_transcript(path, max_bytes):
             found.transcripts.append((path.parent, glob.escape(path.name)))
         elif path.suffix.lower() in supported_suffixes():

@@ -68,6 +68,9 @@ def extract_document(
     chunks = chunk_extracted(document_id, extracted, settings.chunk_max_tokens)
     if not chunks:
         raise BadInputError(f"no text in this {extracted.mime} input")
+    if len(chunks) > settings.max_chunks_per_document:  # storage holds every chunk of a document at once
+        raise BadInputError(f"{len(chunks)} chunks, over the max_chunks_per_document limit of "
+                            f"{settings.max_chunks_per_document}: split the input or raise the limit")
     document = DocumentRecord(
         document_id=document_id, connector=connector, uri=uri, mime=extracted.mime, title=extracted.title,
         content_hash=hashlib.sha256(data).hexdigest(), metadata={**extracted.metadata, **(metadata or {})},

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import av
+import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
@@ -25,9 +26,10 @@ from mnemoflow.chunking import chunk_extracted
 from mnemoflow.config import Settings, load_settings
 from mnemoflow.errors import BadInputError, ConfigError
 from mnemoflow.extractors import Extracted, extractor_for
-from mnemoflow.extractors.audio import Spoken, speech_units
+from mnemoflow.extractors.audio import SAMPLE_RATE, Spoken, speech_units, windows
 from mnemoflow.service import MemoryService
 from mnemoflow.storage import Scope
+from tests.hostile_inputs import mp3_silence
 
 SCOPE = Scope("acme", "alex")
 needs_espeak = pytest.mark.skipif(shutil.which("espeak-ng") is None,
@@ -202,6 +204,31 @@ def test_unreadable_audio_is_refused_with_the_decoders_reason(settings: Settings
 def test_silence_is_refused_rather_than_ingested_empty(settings: Settings) -> None:
     with pytest.raises(BadInputError, match=r"^no speech found in 5 s of audio$"):
         extract(silent_wav(5.0), "quiet.wav", settings)
+
+
+def test_a_recording_past_the_length_limit_is_refused_before_it_is_decoded(settings: Settings,
+                                                                           tmp_path: Path) -> None:
+    short = settings.model_copy(update={"audio_max_seconds": 300})
+    with pytest.raises(BadInputError, match="^5 s of audio, over the audio_max_seconds limit of 2 s$"):
+        extract(silent_wav(5.0), "quiet.wav", settings.model_copy(update={"audio_max_seconds": 2}))
+    mp3_silence(12)(tmp_path / "long.mp3", True)  # ten minutes of repeated frames, no header with a length
+    with pytest.raises(BadInputError, match=r"^\d+ s of audio, over the audio_max_seconds limit of 300 s$"):
+        extract((tmp_path / "long.mp3").read_bytes(), "long.mp3", short)
+
+
+def test_a_recording_is_cut_into_windows_where_it_is_quiet() -> None:
+    """Memory stays that of one window whatever the length; a cut falls in the quietest 0.1 s of
+    the ten seconds before each mark, not inside a word."""
+    signal = np.random.default_rng(1).uniform(-0.5, 0.5, 45 * SAMPLE_RATE).astype(np.float32)
+    for pause in (17.3, 35.0):  # one before each mark (20 s, then 17.3 + 20 s)
+        signal[int(pause * SAMPLE_RATE) : int((pause + 0.2) * SAMPLE_RATE)] = 0.0
+    pieces = np.array_split(signal, 97)
+
+    cut = list(windows(pieces, window_s=20))
+
+    assert [start for start, _ in cut] == [0.0, 17.3, 35.0]
+    assert [len(audio) / SAMPLE_RATE for _, audio in cut] == [17.3, 17.7, 10.0]
+    assert np.array_equal(np.concatenate([audio for _, audio in cut]), signal)
 
 
 def test_a_missing_engine_or_model_is_a_configuration_error(settings: Settings, tmp_path: Path) -> None:

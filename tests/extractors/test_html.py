@@ -116,10 +116,16 @@ def test_deeply_nested_page_fails_fast_with_a_reason(settings: Settings) -> None
     assert time.monotonic() - started < 10
 
 
-def test_a_page_of_links_gives_its_links_and_an_empty_page_is_refused(settings: Settings) -> None:
+def test_a_page_of_links_keeps_them_and_a_page_of_furniture_is_refused(settings: Settings) -> None:
+    links = b"<html><head><title>Tools</title></head><body><h1>Useful tools</h1><ul><li><a href='/rg'>ripgrep</a>" \
+            b"</li><li><a href='/fd'>fd</a></li><li><a href='/jq'>jq</a></li></ul></body></html>"
+    extracted = extract(links, settings)
+    assert extracted.text.split() == ["#", "Useful", "tools", "-", "ripgrep", "-", "fd", "-", "jq"]
+
     nav_only = b"<html><head><title>Site map</title></head><body><nav><a href='/'>Home</a> <a href='/p'>Pricing</a>" \
                b" <a href='/b'>Blog</a></nav></body></html>"
-    assert extract(nav_only, settings).text.split() == ["Home", "Pricing", "Blog"]
+    with pytest.raises(BadInputError, match="no text: the page holds only navigation"):
+        extract(nav_only, settings)
 
     furniture_only = b"<html><body><nav></nav><footer>(c) Acme</footer><script>x = 1</script></body></html>"
     for empty in (b"", b"  \n", furniture_only):
@@ -129,13 +135,17 @@ def test_a_page_of_links_gives_its_links_and_an_empty_page_is_refused(settings: 
         extract(b"\x00\x01PNG\x00", settings)
 
 
-def test_body_text_when_no_main_content_is_found(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_every_block_with_headings_when_no_main_content_is_found(settings: Settings,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(trafilatura, "extract", lambda *args, **kwargs: None)
     extracted = extract(PAGE.encode(), settings)
 
-    assert (extracted.layout, extracted.metadata["content"]) == ("plain", "body")
+    assert (extracted.layout, extracted.metadata["content"]) == ("markdown", "body")
     assert "promote the replica in eu-west-1" in extracted.text
-    assert "tracking-snippet" not in extracted.text and "font-family" not in extracted.text
+    for furniture in ("tracking-snippet", "font-family", "Accept all cookies", "Pricing plans", "All rights reserved"):
+        assert furniture not in extracted.text
+    paths = {tuple(c.locator["heading_path"]) for c in chunk_extracted("doc", extracted, settings.chunk_max_tokens)}
+    assert ("Staging Database Runbook", "Failover", "Checking replication lag") in paths
 
 
 def test_recall_cites_the_section_of_an_ingested_page(service: MemoryService, tmp_path: Path) -> None:

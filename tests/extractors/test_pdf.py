@@ -1,6 +1,7 @@
 """PDF: one unit per page cited by page number; scans, passwords and damaged files fail with a reason."""
 
 import re
+import zlib
 from pathlib import Path
 
 import pymupdf
@@ -8,7 +9,7 @@ import pytest
 
 import mnemoflow.extractors.pdf  # noqa: F401  (registers application/pdf)
 from mnemoflow.chunking import chunk_extracted
-from mnemoflow.config import Settings
+from mnemoflow.config import Settings, load_settings
 from mnemoflow.errors import BadInputError
 from mnemoflow.extractors import Extracted, extractor_for
 from mnemoflow.service import MemoryService
@@ -152,3 +153,29 @@ def test_unreadable_pdfs_land_in_ingest_errors_with_their_reason(service: Memory
     assert reasons["scan.pdf"].startswith("no text layer: 1 of 1 pages are images")
     assert reasons["cut.pdf"].startswith("truncated PDF")
     assert service.store.counts(SCOPE)["documents"] == 0
+
+
+def with_inflating_page(pages: list[str], inflated: int) -> bytes:
+    """The pages, then one whose content stream inflates to `inflated` bytes of text operators."""
+    doc = pymupdf.open(stream=write_pdf(pages), filetype="pdf") if pages else pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 72), "x")
+    font = page.get_fonts()[0][4]
+    shown = b"(" + b"A" * 1000 + b") Tj\n"
+    operators = f"BT /{font} 1 Tf 0 0 Td\n".encode() + shown * (inflated // len(shown)) + b"ET\n"
+    xref = page.get_contents()[0]
+    doc.update_stream(xref, zlib.compress(operators, 9), compress=False)
+    doc.xref_set_key(xref, "Filter", "/FlateDecode")
+    return doc.tobytes()
+
+
+def test_a_page_whose_content_inflates_past_the_limit_is_left_out(tmp_path: Path) -> None:
+    settings = load_settings(home=tmp_path / "home", pdf_max_page_content_bytes=1_000_000)
+
+    extracted = extract(with_inflating_page(PAGES[:1], 4_000_000), settings)
+    assert [u.locator["page"] for u in extracted.units] == [1]
+    assert extracted.metadata["pages_over_content_limit"] == [2]
+
+    with pytest.raises(BadInputError, match="content of 1 of 1 page.* inflates past the 1000000-byte limit"):
+        extract(with_inflating_page([], 4_000_000), settings)
+    assert "pages_over_content_limit" not in extract(with_inflating_page([], 900_000), settings).metadata

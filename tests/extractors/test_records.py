@@ -165,3 +165,46 @@ def test_recall_cites_the_csv_record(service: MemoryService, tmp_path: Path) -> 
     hit = service.recall(SCOPE, "which supplier needs a letter of credit?", k=3).items[0]
     assert "Atlas Steel" in hit.text
     assert hit.citations[0].locator == {"record": 2, "line": 3, "columns": ["supplier", "country", "contact", "terms"]}
+
+
+def test_a_wide_csv_keeps_its_header_in_the_document_and_a_matrix_is_refused(settings: Settings) -> None:
+    wide = records.LOCATOR_COLUMNS + 1
+    data = (",".join(f"c{n}" for n in range(wide)) + "\n" + ",".join(str(n) for n in range(wide)) + "\n").encode()
+    extracted = extract(CSV, data, "wide.csv", settings)
+    assert extracted.units[0].locator == {"record": 1, "line": 2}  # not 101 names in every chunk of every row
+    assert len(extracted.metadata["columns"]) == wide
+
+    matrix = ",".join(["x"] * (records.MAX_COLUMNS + 1)).encode() + b"\n1\n"
+    with pytest.raises(BadInputError, match=f"header row has {records.MAX_COLUMNS + 1} columns, over the limit"):
+        extract(CSV, matrix, "matrix.csv", settings)
+    wide_row = b"a,b\n" + ",".join(["1"] * (records.MAX_COLUMNS + 1)).encode() + b"\n"
+    with pytest.raises(BadInputError, match="line 2: .* columns, over the limit"):
+        extract(CSV, wide_row, "ragged.csv", settings)
+
+
+def test_json_past_the_record_cap_is_refused_while_it_is_read(settings: Settings,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """Refused before the parser holds every record: 3.4 million tiny records took 1.5 GB as objects."""
+    monkeypatch.setattr(records, "MAX_RECORDS", 5)
+    six = [{"n": n} for n in range(6)]
+    for document in (six, {"meta": {"page": 1}, "data": six}):
+        with pytest.raises(BadInputError, match="more than 5 records in one array"):
+            extract(JSON, json.dumps(document).encode(), "many.json", settings)
+    assert len(extract(JSON, json.dumps(six[:5]).encode(), "five.json", settings).units) == 5
+    # what is past the cap is not read: a broken tail is not what refuses it
+    with pytest.raises(BadInputError, match="more than 5 records"):
+        extract(JSON, json.dumps(six)[:-1].encode() + b", oops", "tail.json", settings)
+
+
+@pytest.mark.parametrize("text", ['[{"a": 1}] x', '[1,]', '{"a" 1}', '{"a": 1,}', '[1 2]', '{"a": [1, {"b": 2}]}x'])
+def test_json_errors_read_as_before(settings: Settings, text: str) -> None:
+    with pytest.raises(json.JSONDecodeError) as expected:
+        json.loads(text)
+    with pytest.raises(BadInputError, match=f"invalid JSON: {expected.value.msg} at line 1 column {expected.value.colno}"):
+        extract(JSON, text.encode(), "bad.json", settings)
+
+
+def test_a_json_transcript_is_told_by_its_first_turn_alone() -> None:
+    turn = {"session_id": "s", "turn_id": "1", "speaker": "Ada", "ts": "2024-06-11T09:00:00Z", "text": "hi"}
+    assert looks_like_transcript(("[" + json.dumps(turn) + ", " + "{" * 100_000).encode(), "chat.json")
+    assert not looks_like_transcript(b'[{"name": "not a turn"}, ' + b"{" * 100_000, "rows.json")

@@ -3,6 +3,7 @@
 import os
 from pathlib import Path
 
+from mnemoflow.config import load_settings
 from mnemoflow.service import MemoryService
 from mnemoflow.storage import Scope
 from tests.conftest import turn, write_transcript
@@ -73,3 +74,18 @@ def test_what_once_ended_a_run_is_recorded_or_landed(service: MemoryService, tmp
     assert reasons["bad%FF.txt"].startswith("not UTF-8 text")  # the error names the file exactly
     hit = service.recall(SCOPE, "when is the espresso machine descaled?", k=1).items[0]
     assert "Fridays" in hit.text
+
+
+def test_an_input_of_more_chunks_than_the_limit_is_recorded(tmp_path: Path) -> None:
+    settings = load_settings(home=tmp_path / "home", max_chunks_per_document=3)
+    long = tmp_path / "long.md"
+    long.write_text("".join(f"# Part {n}\n\nThe part {n} of the handbook.\n\n" for n in range(4)))
+    short = tmp_path / "short.md"
+    short.write_text("# Part 1\n\nThe only part.\n")
+
+    with MemoryService(settings) as service:
+        report = service.ingest(SCOPE, [long, short]).report
+
+    assert [(Path(e.uri).name, e.reason) for e in report.errors] == [
+        ("long.md", "4 chunks, over the max_chunks_per_document limit of 3: split the input or raise the limit")]
+    assert report.chunks_added == 1

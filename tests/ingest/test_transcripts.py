@@ -104,3 +104,12 @@ def test_parse_transcript_file_level_problems() -> None:
     assert "not UTF-8" in parse_transcript(b"\xff\xfe{}", "f.jsonl", max_bytes=100).errors[0].reason
     assert "over the 10-byte limit" in parse_transcript(b"x" * 11, "f.jsonl", max_bytes=10).errors[0].reason
     assert "must hold a list" in parse_transcript(b'{"a": 1}', "f.json", max_bytes=100).errors[0].reason
+
+
+def test_a_turn_longer_than_a_book_is_refused_and_the_rest_of_the_file_is_read() -> None:
+    long_turn = {**TURNS[1], "text": "word " * 200_001}  # 1,000,004 characters once stripped
+    lines = [json.dumps(TURNS[0]), json.dumps(long_turn), json.dumps(TURNS[2])]
+    parsed = parse_transcript("\n".join(lines).encode(), "file:///x.jsonl", max_bytes=10_000_000)
+    assert [r["turn_id"] for r in parsed.rows] == [TURNS[0]["turn_id"], TURNS[2]["turn_id"]]
+    assert [e.reason for e in parsed.errors] == [
+        "line 2: text: 1000004 characters, over the 1000000-character limit for one turn"]
