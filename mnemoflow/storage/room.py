@@ -18,3 +18,5 @@ class Room:
     _bm25_engine: Bm25Engine
     _max_attempts: int
     _lease_s: float
+    _backoff_s: float
+    _backoff_max_s: float

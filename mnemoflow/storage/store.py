@@ -1,8 +1,9 @@
 """The tenant-scoped store: the only door to DuckDB and LanceDB.
 
 `Store` is the rooms of the storage package together, one per concept (documents, memories,
-graph, reviews, keys, vectors, search, analytics); callers see only `Store`. Every method that reads or
-writes tenant data takes a `Scope`, and every tenant or user predicate comes from `scope.py`.
+graph, reviews, keys, vectors, search, analytics, lifecycle, purge, queue); callers see only
+`Store`. Every method that reads or writes tenant data takes a `Scope` (or, for tenant-wide
+operations, a tenant id), and every tenant or user predicate comes from `scope.py`.
 Reads see the user's rows and the tenant's shared rows; writes touch only the user's rows.
 Each write is one DuckDB transaction that also appends a commit and enqueues its derived work
 in the outbox; LanceDB follows after the transaction (memory writes turn that round: see
@@ -20,8 +21,11 @@ from mnemoflow.storage.documents import Documents
 from mnemoflow.storage.graph import Graph
 from mnemoflow.storage.keys import Keys
 from mnemoflow.storage.lance_index import LanceIndex
+from mnemoflow.storage.lifecycle import Lifecycle
 from mnemoflow.storage.memories import Memories
 from mnemoflow.storage.memory_writes import MemoryWrites
+from mnemoflow.storage.purge import Purge
+from mnemoflow.storage.queue import Queue
 from mnemoflow.storage.reviews import Reviews
 from mnemoflow.storage.room import Bm25Engine, Target
 from mnemoflow.storage.rows import memory_content_hash, search_text
@@ -33,18 +37,20 @@ __all__ = ["ChunkHit", "EmbeddingInput", "MemoryWrites", "SearchHit", "Store", "
            "search_text"]
 
 
-class Store(Documents, Memories, Graph, Reviews, Keys, Vectors, Search, Analytics):
+class Store(Documents, Memories, Graph, Reviews, Keys, Vectors, Search, Analytics, Lifecycle, Purge, Queue):
     """One DuckDB connection (one unit of work or one long-lived server) plus the LanceDB tables."""
 
     def __init__(
         self, con: duckdb.DuckDBPyConnection, index: LanceIndex, *, max_attempts: int, lease_s: float,
-        bm25_engine: Bm25Engine = "lancedb",
+        bm25_engine: Bm25Engine = "lancedb", backoff_s: float = 30.0, backoff_max_s: float = 3600.0,
     ) -> None:
         self._db = Database(con)
         self._index = index
         self._bm25_engine = bm25_engine
         self._max_attempts = max_attempts
         self._lease_s = lease_s
+        self._backoff_s = backoff_s
+        self._backoff_max_s = backoff_max_s
 
     def close(self) -> None:
         self._db.close()
