@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 
 JOB_MODULES: tuple[str, ...] = (  # each calls `job` at import
     "mnemoflow.maintenance.decay",
+    "mnemoflow.maintenance.check",
+    "mnemoflow.maintenance.evaluate",
 )
 
 

@@ -207,8 +207,9 @@ class LanceIndex:
         return [(row_id, score, {name: values[i] for name, values in payload.items()})
                 for i, (row_id, score) in enumerate(zip(ids, scores))]
 
-    def lookup(self, spec: IndexSpec, where: str, columns: list[str], limit: int) -> pa.Table:
-        """Plain filtered scan (no vector query), e.g. for the embedding cache."""
+    def lookup(self, spec: IndexSpec, where: str, columns: list[str] | dict[str, str], limit: int) -> pa.Table:
+        """Plain filtered scan (no vector query), e.g. for the embedding cache; `columns` may name SQL
+        expressions ({"has_vector": "vector IS NOT NULL"})."""
         return self.table(spec).search().where(where).select(columns).limit(limit).to_arrow()
 
     def update(self, spec: IndexSpec, where: str, values: dict[str, object]) -> None:

@@ -1,9 +1,9 @@
 """The tenant-scoped store: the only door to DuckDB and LanceDB.
 
 `Store` is the rooms of the storage package together, one per concept (documents, memories,
-graph, reviews, keys, vectors, search, analytics, lifecycle, purge, queue); callers see only
-`Store`. Every method that reads or writes tenant data takes a `Scope` (or, for tenant-wide
-operations, a tenant id), and every tenant or user predicate comes from `scope.py`.
+graph, reviews, keys, vectors, search, analytics, lifecycle, purge, queue, quality, evals);
+callers see only `Store`. Every method that reads or writes tenant data takes a `Scope` (or, for
+tenant-wide operations, a tenant id), and every tenant or user predicate comes from `scope.py`.
 Reads see the user's rows and the tenant's shared rows; writes touch only the user's rows.
 Each write is one DuckDB transaction that also appends a commit and enqueues its derived work
 in the outbox; LanceDB follows after the transaction (memory writes turn that round: see
@@ -18,6 +18,7 @@ from mnemoflow.storage.analytics import Analytics
 from mnemoflow.storage.commits import VerifyReport, verify_tenant
 from mnemoflow.storage.connection import Database
 from mnemoflow.storage.documents import Documents
+from mnemoflow.storage.evals import EvalRuns
 from mnemoflow.storage.graph import Graph
 from mnemoflow.storage.keys import Keys
 from mnemoflow.storage.lance_index import LanceIndex
@@ -25,6 +26,7 @@ from mnemoflow.storage.lifecycle import Lifecycle
 from mnemoflow.storage.memories import Memories
 from mnemoflow.storage.memory_writes import MemoryWrites
 from mnemoflow.storage.purge import Purge
+from mnemoflow.storage.quality import QualityData
 from mnemoflow.storage.queue import Queue
 from mnemoflow.storage.reviews import Reviews
 from mnemoflow.storage.room import Bm25Engine, Target
@@ -37,7 +39,8 @@ __all__ = ["ChunkHit", "EmbeddingInput", "MemoryWrites", "SearchHit", "Store", "
            "search_text"]
 
 
-class Store(Documents, Memories, Graph, Reviews, Keys, Vectors, Search, Analytics, Lifecycle, Purge, Queue):
+class Store(Documents, Memories, Graph, Reviews, Keys, Vectors, Search, Analytics, Lifecycle, Purge, Queue,
+            QualityData, EvalRuns):
     """One DuckDB connection (one unit of work or one long-lived server) plus the LanceDB tables."""
 
     def __init__(
