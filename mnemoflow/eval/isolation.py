@@ -72,7 +72,8 @@ def run_isolation_probes(
 
     rng = random.Random(seed)
     report = IsolationReport(settings.bm25_engine, seed)
-    scopes = [Scope(f"probe{t}.{_code(rng)[:4]}", f"user{u}") for t in range(tenants) for u in range(users)]
+    tenant_ids = [f"probe{t}.{_code(rng)[:4]}" for t in range(tenants)]
+    scopes = [Scope(tenant_id, f"user{u}") for tenant_id in tenant_ids for u in range(users)]
     with tempfile.TemporaryDirectory(prefix="mnemoflow-probes-") as scratch:
         probe_settings = settings.model_copy(update={"home": Path(scratch) / "home", "sources": {},
                                                       "recall_track_access": False})
