@@ -27,8 +27,8 @@ QualityFrames = dict[str, pa.Table]
 
 
 def _commit_found(alias: str) -> str:
-    return (f"EXISTS (SELECT 1 FROM commits c WHERE c.commit_id = {alias}.commit_id "
-            f"AND c.tenant_id = {alias}.tenant_id) AS commit_found")
+    return (f"EXISTS (SELECT 1 FROM commits c WHERE {alias}.commit_id = c.commit_id "
+            f"AND {alias}.tenant_id = c.tenant_id) AS commit_found")
 
 
 def _key(alias: str, id_sql: str) -> str:
