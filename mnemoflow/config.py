@@ -184,8 +184,12 @@ class Settings(BaseSettings):
     recall_token_budget: int = Field(2048, ge=16, description="Default context budget in tokens.")
     recall_preset: str = Field("default", description="Named recall configuration (see mnemoflow.recall.config).")
     recall_track_access: bool = Field(
-        True, description="Count every memory recall returns (access_count, last_accessed_at; one statement per "
-        "recall): decay keeps memories that are used longer.")
+        True, description="Count every memory recall returns (access_count, last_accessed_at): decay keeps "
+        "memories that are used longer.")
+    recall_access_flush_s: float = Field(
+        5.0, ge=0, description="Counted accesses wait in memory at most this long before one transaction writes "
+        "them (also before decay and when the store closes); 0 writes them with every recall, which costs "
+        "recall a commit (~8 ms).")
 
     decay_half_life_days: float = Field(
         30.0, gt=0, description="Decay: the days an unused memory takes to lose half its retention, before the "

@@ -8,6 +8,7 @@ the row digest, so they change without one.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -89,17 +90,46 @@ class Lifecycle(Room):
         return updated
 
     def record_accesses(self, scope: Scope, memory_ids: list[str]) -> None:
-        """Recall returned these memories: one statement counts the access and stamps the time."""
+        """Recall returned these memories: count the access and stamp the time. Accesses wait in memory
+        and are written together, one statement per scope in one transaction, once
+        `access_flush_s` has passed since the first of them (0: at once), before decay reads them, and
+        when the store closes. A commit costs ~8 ms (its WAL flush), a tenth of a recall: written on
+        every recall it would slow recall by as much (bench/README.md)."""
         if not memory_ids:
             return
-        where, params = visible(scope)
-        with self._db.tx() as con, batch.id_set(con, memory_ids) as ids:
-            con.execute(f"UPDATE memories SET access_count = access_count + 1, last_accessed_at = ? "
-                        f"WHERE {where} AND memory_id IN {ids}", [utcnow(), *params])
+        now = utcnow()
+        with self._access_lock:
+            for memory_id in memory_ids:
+                times, _ = self._accesses.get((scope, memory_id), (0, now))
+                self._accesses[(scope, memory_id)] = (times + 1, now)
+            if self._accesses_since is None:
+                self._accesses_since = time.monotonic()
+            due = time.monotonic() - self._accesses_since >= self._access_flush_s
+        if due:
+            self.flush_accesses()
+
+    def flush_accesses(self) -> None:
+        """Write the accesses waiting in memory: per scope, one UPDATE adding the counts and stamping
+        the latest time, all in one transaction."""
+        with self._access_lock:
+            waiting, self._accesses, self._accesses_since = self._accesses, {}, None
+        by_scope: dict[Scope, list[list[object]]] = {}
+        for (scope, memory_id), (times, at) in waiting.items():
+            by_scope.setdefault(scope, []).append([memory_id, times, at])
+        if not by_scope:
+            return
+        with self._db.tx() as con:
+            for scope, rows in by_scope.items():
+                where, params = visible(scope, "memories")
+                with batch.registered(con, ["memory_id", "times", "at"], rows) as b:
+                    con.execute(f"UPDATE memories SET access_count = access_count + b.times, last_accessed_at = "
+                                f"greatest(coalesce(memories.last_accessed_at, b.at), b.at) FROM {b} b "
+                                f"WHERE {where} AND memories.memory_id = b.memory_id", params)
 
     def decay_inputs(self, tenant_id: str) -> list[DecayInput]:
         """The tenant's active memories (deleted, superseded, archived and expired ones aside) with what
         decay scores them on; the heat of an entity is its hotness decayed to now, as `entities` reads it."""
+        self.flush_accesses()
         now = utcnow()
         within, params = tenant(tenant_id, "m")
         with self._db.read() as con:

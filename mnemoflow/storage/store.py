@@ -12,6 +12,8 @@ in the outbox; LanceDB follows after the transaction (memory writes turn that ro
 
 from __future__ import annotations
 
+import threading
+
 import duckdb
 
 from mnemoflow.storage.analytics import Analytics
@@ -46,6 +48,7 @@ class Store(Documents, Memories, Graph, Reviews, Keys, Vectors, Search, Analytic
     def __init__(
         self, con: duckdb.DuckDBPyConnection, index: LanceIndex, *, max_attempts: int, lease_s: float,
         bm25_engine: Bm25Engine = "lancedb", backoff_s: float = 30.0, backoff_max_s: float = 3600.0,
+        access_flush_s: float = 5.0,
     ) -> None:
         self._db = Database(con)
         self._index = index
@@ -54,8 +57,13 @@ class Store(Documents, Memories, Graph, Reviews, Keys, Vectors, Search, Analytic
         self._lease_s = lease_s
         self._backoff_s = backoff_s
         self._backoff_max_s = backoff_max_s
+        self._access_flush_s = access_flush_s
+        self._access_lock = threading.Lock()
+        self._accesses = {}
+        self._accesses_since = None
 
     def close(self) -> None:
+        self.flush_accesses()
         self._db.close()
 
     def __enter__(self) -> Store:

@@ -72,20 +72,34 @@ def test_decay_archives_unused_memories_out_of_default_recall_and_keeps_them_in_
         assert all(report.ok for report in service.verify())
 
 
-def test_recall_counts_an_access_in_one_statement_and_a_used_memory_lasts(tmp_path: Path) -> None:
-    with MemoryService(load_settings(tmp_path / "home")) as service:
+def test_recall_counts_accesses_written_together_and_a_used_memory_lasts(tmp_path: Path) -> None:
+    def accesses(service: MemoryService) -> dict[str, tuple]:
+        return {r[0]: r[1:] for r in service.store.sql("SELECT memory_id, access_count, last_accessed_at "
+                                                        "FROM memories")[1]}
+
+    with MemoryService(load_settings(tmp_path / "home", recall_access_flush_s=3600)) as service:
         used, _ = service.add(SCOPE, PLAIN)
         unused, _ = service.add(SCOPE, "Alex keeps spare umbrellas in the cupboard next to the lifts")
         _age(service, 400, used.id, unused.id)
         service.recall(SCOPE, "grey van bakery", k=1)
         service.recall(SCOPE, "grey van bakery", k=1)
-        rows = dict((r[0], r[1:]) for r in service.store.sql(
-            "SELECT memory_id, access_count, last_accessed_at FROM memories")[1])
-        assert rows[used.id][0] == 2 and rows[used.id][1] > utcnow() - timedelta(minutes=1)
-        assert rows[unused.id] == (0, None)
-        report = service.maintain("decay")
+        assert accesses(service)[used.id] == (0, None)  # waiting in memory, not a commit per recall
+        service.close()  # closing the store writes them
+        assert accesses(service)[used.id][0] == 2 and accesses(service)[unused.id] == (0, None)
+        assert accesses(service)[used.id][1] > utcnow() - timedelta(minutes=1)
+
+        service.recall(SCOPE, "grey van bakery", k=1)
+        report = service.maintain("decay")  # decay writes what waits before it reads
+        assert accesses(service)[used.id][0] == 3
         assert report.counts["archived"] == 1
         assert service.get(SCOPE, unused.id).archived_at is not None and service.get(SCOPE, used.id).archived_at is None
+
+
+def test_accesses_are_written_with_every_recall_when_asked(tmp_path: Path) -> None:
+    with MemoryService(load_settings(tmp_path / "home", recall_access_flush_s=0)) as service:
+        memory, _ = service.add(SCOPE, PLAIN)
+        service.recall(SCOPE, "grey van bakery", k=1)
+        assert service.store.sql("SELECT access_count FROM memories")[1] == [(1,)]
 
 
 def test_counting_accesses_can_be_switched_off(tmp_path: Path) -> None:
