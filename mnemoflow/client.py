@@ -56,6 +56,10 @@ class Memory:
     def delete(self, memory_id: str, *, user_id: str) -> None:
         self._service.delete(self._scope(user_id), memory_id)
 
+    def pin(self, memory_id: str, *, user_id: str, pinned: bool = True) -> MemoryItem:
+        """Keep a memory whatever its retention (decay never archives it); `pinned=False` undoes it."""
+        return self._service.pin(self._scope(user_id), memory_id, pinned=pinned)
+
     def history(self, memory_id: str, *, user_id: str) -> list[HistoryEntry]:
         return self._service.history(self._scope(user_id), memory_id)
 

@@ -138,8 +138,17 @@ class Settings(BaseSettings):
         1024, ge=1, description="Jobs claimed per outbox pass; large batches let the model sort texts by "
         "length and pad less (256 costs ~15% more embedding time than 1024).",
     )
-    outbox_max_attempts: int = Field(5, ge=1, description="Attempts before a job is marked failed.")
+    outbox_max_attempts: int = Field(
+        5, ge=1, description="Attempts before a failing job becomes a dead letter (status 'dead', its last error "
+        "kept; `mnemoflow replay` queues it again).")
     outbox_lease_s: float = Field(300.0, gt=0, description="How long a claimed job stays leased.")
+    outbox_backoff_s: float = Field(
+        30.0, gt=0, description="How long a job that failed waits before its next attempt; the wait doubles with "
+        "each further failure, up to outbox_backoff_max_s.")
+    outbox_backoff_max_s: float = Field(3600.0, gt=0, description="The longest wait between two attempts of a job.")
+    outbox_stuck_after_s: float = Field(
+        3600.0, gt=0, description="A pending job nobody has touched for this long (and that is not backing off) is "
+        "reported stuck by `mnemoflow maintain check`.")
 
     max_file_bytes: int = Field(50_000_000, ge=1, description="Files larger than this go to ingest_errors.")
     chunk_max_tokens: int = Field(256, ge=16, description="Token cap per chunk (ceil(chars/4)).")
@@ -191,6 +200,37 @@ class Settings(BaseSettings):
     )
     recall_token_budget: int = Field(2048, ge=16, description="Default context budget in tokens.")
     recall_preset: str = Field("default", description="Named recall configuration (see mnemoflow.recall.config).")
+    recall_track_access: bool = Field(
+        True, description="Count every memory recall returns (access_count, last_accessed_at): decay keeps "
+        "memories that are used longer.")
+    recall_access_flush_s: float = Field(
+        5.0, ge=0, description="Counted accesses wait in memory at most this long before one transaction writes "
+        "them (also before decay and when the store closes); 0 writes them with every recall, which costs "
+        "recall a commit (~8 ms).")
+
+    decay_half_life_days: float = Field(
+        30.0, gt=0, description="Decay: the days an unused memory takes to lose half its retention, before the "
+        "boosts for accesses and hot entities lengthen it.")
+    decay_access_weight: float = Field(
+        0.5, ge=0, description="Decay: how much recall accesses and restatements lengthen the half-life "
+        "(x (1 + w * ln(1 + uses))).")
+    decay_hotness_weight: float = Field(
+        0.5, ge=0, description="Decay: how much the hottest entity a memory names lengthens its half-life "
+        "(x (1 + w * ln(1 + heat))).")
+    decay_archive_threshold: float = Field(
+        0.05, ge=0, le=1, description="Decay archives a memory whose retention falls under this (out of default "
+        "recall, still in history).")
+    decay_immune_salience: float = Field(
+        0.9, ge=0, le=1, description="Memories at least this salient are never archived by decay (nor pinned ones).")
+    retention_days: float = Field(
+        30.0, ge=0, description="Hard deletion: what was deleted (memories, documents, chunks) or archived longer ago "
+        "than this is removed for good by the decay job, from DuckDB, LanceDB and both BM25 indexes.")
+
+    eval_scenarios_dir: Path | None = Field(
+        None, description="Scenario files the evaluate job runs; unset: the repository's eval/scenarios when present.")
+    eval_locomo_dir: Path | None = Field(
+        None, description="A LoCoMo data directory (conversations.jsonl, questions.jsonl); set, the evaluate job "
+        "also runs LoCoMo at 512 and 2048 tokens.")
 
     server_host: str = Field("127.0.0.1", description="Interface `mnemoflow serve` listens on.")
     server_port: int = Field(8765, ge=0, le=65535, description="Port of `mnemoflow serve` (0: any free port).")

@@ -207,13 +207,17 @@ class MemoryItem(BaseModel):
     temporal_text: str | None = None
     embedding_status: str
     metadata: dict[str, Any] = Field(default_factory=dict)
+    pinned: bool = Field(False, description="Kept by a person: decay never archives it.")
+    archived_at: datetime | None = Field(
+        None, description="When decay archived it (its retention fell under the threshold, or it expired): out of "
+        "default recall, still in history until the retention period ends.")
     score: float | None = None
 
     def active_at(self, now: datetime) -> bool:
         """Recall's default gate for a memory in hand (the store's SQL gate): not deleted, the latest
-        version, and neither past its validity nor expired at `now`."""
-        return (self.deleted_at is None and self.is_latest and (self.valid_to is None or self.valid_to > now)
-                and (self.expires_at is None or self.expires_at > now))
+        version, not archived, and neither past its validity nor expired at `now`."""
+        return (self.deleted_at is None and self.is_latest and self.archived_at is None
+                and (self.valid_to is None or self.valid_to > now) and (self.expires_at is None or self.expires_at > now))
 
 
 class Citation(BaseModel):
@@ -297,3 +301,13 @@ class ReviewItem(BaseModel):
     dst_content: str | None = None
     src_current: bool = False  # live and latest: a decision can still be applied to it
     dst_current: bool = False
+
+
+class TenantDeletion(BaseModel):
+    """What deleting a tenant did: soft deletion at `deleted_at` (its keys revoked, nothing of it returned
+    from then on), then the hard purge, by table (rows, LanceDB rows, cache vectors)."""
+
+    tenant_id: str
+    deleted_at: datetime
+    keys_revoked: int
+    purged: dict[str, int] = Field(default_factory=dict)

@@ -4,7 +4,10 @@ in this process or in a server (the remote client decodes a server's answer into
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
+
+from pydantic import BaseModel, Field
 
 from mnemoflow.models import DocumentWriteResult, IngestErrorRecord
 
@@ -106,3 +109,28 @@ class SqlResult:
 
     columns: list[str]
     rows: list[list[Any]]
+
+
+class OutboxJob(BaseModel):
+    """One outbox job as an operator sees it (its payload names rows by id, never their content)."""
+
+    job_key: str
+    tenant_id: str
+    user_id: str
+    kind: str
+    status: str
+    attempts: int
+    last_error: str | None = None
+    created_at: datetime
+    updated_at: datetime
+    next_attempt_at: datetime | None = None
+
+
+class OutboxStatus(BaseModel):
+    """The outbox at a glance: jobs by kind and status, how long the oldest pending one has waited,
+    how many are backing off after a failure, and the dead letters with their last errors."""
+
+    counts: dict[str, dict[str, int]] = Field(default_factory=dict, description="kind -> status -> jobs")
+    oldest_pending_age_s: float | None = None
+    backing_off: int = 0
+    dead: list[OutboxJob] = Field(default_factory=list)

@@ -20,12 +20,12 @@ from typing import TYPE_CHECKING, Any
 from mnemoflow.config import Settings, configure_runtime
 from mnemoflow.errors import NotFoundError
 from mnemoflow.maintenance import JobReport
-from mnemoflow.models import HistoryEntry, MemoryItem, MemoryKind, RecallResult, ReviewItem
+from mnemoflow.models import HistoryEntry, MemoryItem, MemoryKind, RecallResult, ReviewItem, TenantDeletion
 from mnemoflow.progress import Progress, Step
 from mnemoflow.recall.config import RecallConfig, RecallFilters, preset
-from mnemoflow.reports import Drained, IngestOutcome, SqlResult, SyncReport
+from mnemoflow.reports import Drained, IngestOutcome, OutboxStatus, SqlResult, SyncReport
 from mnemoflow.storage.commits import VerifyReport
-from mnemoflow.storage.scope import Scope
+from mnemoflow.storage.scope import Scope, check_id
 
 if TYPE_CHECKING:
     from mnemoflow.embedding import Embedder
@@ -149,6 +149,46 @@ class MemoryService:
         if not self.store.delete_memory(scope, memory_id, actor="api"):
             raise NotFoundError(f"no memory {memory_id} for {scope}")
 
+    def pin(self, scope: Scope, memory_id: str, pinned: bool = True) -> MemoryItem:
+        """Keep one of the user's memories whatever its retention: decay never archives a pinned
+        memory, and pinning an archived one brings it back. `pinned=False` lets decay judge it again."""
+        memory = self.store.set_memory_flags(scope, memory_id, actor="api", pinned=pinned)
+        if memory is None:
+            raise NotFoundError(f"no memory {memory_id} for {scope}")
+        return memory
+
+    def share(self, scope: Scope, memory_id: str, shared: bool = True) -> MemoryItem:
+        """Make one of the user's memories visible to every user of the tenant (or the user's alone again)."""
+        memory = self.store.set_memory_flags(scope, memory_id, actor="api", shared=shared)
+        if memory is None:
+            raise NotFoundError(f"no memory {memory_id} for {scope}")
+        return memory
+
+    def delete_tenant(self, tenant_id: str, *, actor: str = "api") -> TenantDeletion:
+        """Delete a tenant: soft deletion first (its keys revoked, everything marked deleted, so nothing
+        of it is returned from then on), then at once the hard purge from DuckDB, LanceDB and both
+        BM25 indexes; a purge that stops half-way is finished by the next `decay` run."""
+        check_id("tenant_id", tenant_id)
+        if not self.store.tenant_known(tenant_id):
+            raise NotFoundError(f"no tenant {tenant_id} in this store")
+        deleted_at, revoked = self.store.delete_tenant(tenant_id, actor=actor)
+        purge = self.store.purge_tenant(tenant_id, actor=actor)
+        self.store.settle_purges()
+        return TenantDeletion(tenant_id=tenant_id, deleted_at=deleted_at, keys_revoked=revoked, purged=purge.counts)
+
+    def replay(self, job_keys: list[str] | None = None, *, dead: bool = False) -> list[str]:
+        """Queue outbox jobs again with their attempts reset: these keys, or with `dead` every dead
+        letter. NotFoundError names keys the outbox does not hold (nothing is replayed then)."""
+        keys = list(job_keys or [])
+        if dead:
+            keys += self.store.dead_job_keys()
+        if not keys:
+            return []
+        held = set(self.store.known_job_keys(keys))
+        if missing := [k for k in keys if k not in held]:
+            raise NotFoundError(f"no outbox job {', '.join(missing[:5])}")
+        return self.store.replay_jobs(keys)
+
     def decide_review(
         self, scope: Scope, review_id: str, accept: bool, *, link_type: str | None = None, actor: str = "api",
     ) -> ReviewItem:
@@ -163,10 +203,13 @@ class MemoryService:
         from mnemoflow.recall.engine import recall
 
         chosen = config if isinstance(config, RecallConfig) else preset(config or self.settings.recall_preset)
-        return recall(
+        result = recall(
             self.store, self.embedder, scope, query, config=chosen, k=k or self.settings.recall_k,
             token_budget=token_budget or self.settings.recall_token_budget, filters=filters,
         )
+        if self.settings.recall_track_access:  # what recall returns counts as used: decay keeps it longer
+            self.store.record_accesses(scope, [item.id for item in result.items if item.kind == "memory"])
+        return result
 
     def search(self, scope: Scope, query: str, *, limit: int = 10) -> list[MemoryItem]:
         """Memories only, best first, each with its fused score (mem0's `search`)."""
@@ -175,7 +218,7 @@ class MemoryService:
         return [found[item.id].model_copy(update={"score": item.score}) for item in result.items if item.id in found]
 
     def get(self, scope: Scope, memory_id: str) -> MemoryItem:
-        """One memory in scope, current or a past version; a deleted one is gone (its history stays)."""
+        """One memory by id, current or history (superseded, expired, archived); a deleted one is gone."""
         memory = self.store.get_memory(scope, memory_id)
         if memory is None or memory.deleted_at is not None:
             raise NotFoundError(f"no memory {memory_id} for {scope}")
@@ -234,6 +277,10 @@ class MemoryService:
     def snapshot(self, out_dir: Path) -> dict[str, int]:
         """A consistent Parquet copy of every table and view in `out_dir`; rows per table."""
         return self.store.snapshot(out_dir)
+
+    def outbox_status(self, tenant_id: str | None = None) -> OutboxStatus:
+        """Outbox jobs by kind and status, the oldest pending job's age, and the dead letters with their errors."""
+        return self.store.outbox_status(tenant_id)
 
     def verify(self, tenant_id: str | None = None) -> list[VerifyReport]:
         tenants = [tenant_id] if tenant_id else self.store.tenants()

@@ -14,7 +14,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, Field
 
 from mnemoflow.errors import BadInputError, MnemoflowError, NotFoundError, ScopeError, StoreBusyError
-from mnemoflow.models import HistoryEntry, MemoryItem, MemoryKind
+from mnemoflow.models import HistoryEntry, MemoryItem, MemoryKind, TenantDeletion
 from mnemoflow.recall import RecallFilters
 from mnemoflow.service import MemoryService
 from mnemoflow.storage import Scope
@@ -59,6 +59,10 @@ class RecallIn(Scoped):
         False, description="Also return memories that are no longer current (superseded, expired), marked; "
         "deleted memories never.",
     )
+
+
+class PinIn(Scoped):
+    pinned: bool = Field(True, description="False lets decay judge the memory again.")
 
 
 class SearchIn(Scoped):
@@ -141,6 +145,16 @@ def create_app(service: MemoryService, lifespan: Any = None) -> FastAPI:
     @app.delete("/v1/memories/{memory_id}", status_code=204)
     def delete_memory(memory_id: str, scope: QueryScope) -> None:
         service.delete(scope, memory_id)
+
+    @app.post("/v1/memories/{memory_id}/pin", response_model=MemoryItem)
+    def pin_memory(memory_id: str, body: PinIn, tenant_id: Tenant) -> MemoryItem:
+        return service.pin(_body_scope(tenant_id, body), memory_id, pinned=body.pinned)
+
+    @app.delete("/v1/tenant", response_model=TenantDeletion)
+    def delete_tenant(tenant_id: Tenant) -> TenantDeletion:
+        """Delete the key's own tenant, for good: its keys are revoked (this one included) and every
+        memory, document, vector and index entry of it is removed."""
+        return service.delete_tenant(tenant_id, actor="api")
 
     @app.get("/v1/memories/{memory_id}/history", response_model=list[HistoryEntry])
     def history(memory_id: str, scope: QueryScope) -> list[HistoryEntry]:

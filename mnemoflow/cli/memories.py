@@ -38,7 +38,7 @@ def recall(
     preset: Annotated[str | None, typer.Option(help="Recall preset: default, bm25, rrf.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     history: Annotated[bool, typer.Option(
-        "--history", help="Also show memories that are no longer current (superseded, expired), marked.")] = False,
+        "--history", help="Also show memories that are no longer current (superseded, expired, archived), marked.")] = False,
 ) -> None:
     """Hybrid recall with citations, packed into a token budget."""
     from mnemoflow.recall import PRESETS, RecallFilters

@@ -20,7 +20,11 @@ from mnemoflow.timeutil import utcnow
 if TYPE_CHECKING:
     from mnemoflow.service import MemoryService
 
-JOB_MODULES: tuple[str, ...] = ()  # e.g. "mnemoflow.maintenance.seal"; each calls `job` at import
+JOB_MODULES: tuple[str, ...] = (  # each calls `job` at import
+    "mnemoflow.maintenance.decay",
+    "mnemoflow.maintenance.check",
+    "mnemoflow.maintenance.evaluate",
+)
 
 
 @dataclass

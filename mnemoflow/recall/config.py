@@ -117,5 +117,6 @@ class RecallFilters(BaseModel):
     kinds: list[Literal["memory", "chunk"]] | None = None
     include_history: bool = Field(
         False, description="Also return memories that are no longer current (superseded, past valid_to, "
-        "expired), each marked as such (scores['history'] = 1, why says by what); deleted memories never.",
+        "expired, archived by decay), each marked as such (scores['history'] = 1, why says by what); deleted "
+        "memories never.",
     )

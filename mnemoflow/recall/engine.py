@@ -134,7 +134,8 @@ def _memory_candidate(memory: MemoryItem, ranked: _Ranked, history: str | None) 
     if history is not None:
         scores["history"] = 1.0
         why += f"; history: {history}"
-        stamp += ", superseded" if history.startswith("superseded") else ", no longer current"
+        stamp += (", superseded" if history.startswith("superseded") else ", archived" if history.startswith("archived")
+                  else ", no longer current")
     return Candidate("memory", memory.id, f"- {memory.content} ({stamp})", ranked.score, scores, why, memory,
                      group="memories", header="[memories]", order=(when, memory.id),
                      # a past version says what its turns no longer make true: never left out for them
@@ -292,7 +293,8 @@ def _expand(
 
 
 def _history_notes(store: Store, scope: Scope, memories: dict[str, MemoryItem]) -> dict[str, str]:
-    """Why each memory that is no longer current is not: superseded by which, or since when."""
+    """Why each memory that is no longer current is not: superseded by which, or since when (its
+    validity ended, it expired, decay archived it)."""
     now = utcnow()
     past = {i: m for i, m in memories.items() if not m.active_at(now)}  # deleted ones never reach recall
     if not past:
@@ -309,8 +311,10 @@ def _history_notes(store: Store, scope: Scope, memories: dict[str, MemoryItem]) 
             notes[i] = "superseded"
         elif m.valid_to is not None and m.valid_to <= now:
             notes[i] = f"valid until {m.valid_to:%Y-%m-%d %H:%M}"
-        else:
+        elif m.expires_at is not None and m.expires_at <= now:
             notes[i] = f"expired {m.expires_at:%Y-%m-%d %H:%M}"
+        else:
+            notes[i] = f"archived {m.archived_at:%Y-%m-%d %H:%M} (its retention ran out)"
     return notes
 
 

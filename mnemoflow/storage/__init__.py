@@ -50,4 +50,5 @@ def open_store(settings: Settings) -> Store:
         con.close()
         raise
     return Store(con, index, max_attempts=settings.outbox_max_attempts, lease_s=settings.outbox_lease_s,
-                 bm25_engine=settings.bm25_engine)
+                 bm25_engine=settings.bm25_engine, backoff_s=settings.outbox_backoff_s,
+                 backoff_max_s=settings.outbox_backoff_max_s, access_flush_s=settings.recall_access_flush_s)

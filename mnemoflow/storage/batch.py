@@ -18,9 +18,15 @@ import pyarrow as pa
 @contextmanager
 def registered(con: duckdb.DuckDBPyConnection, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> Iterator[str]:
     """Expose `rows` as a temporary relation; yields its name."""
-    data = {name: [row[i] for row in rows] for i, name in enumerate(columns)}
+    with arrow(con, pa.table({name: [row[i] for row in rows] for i, name in enumerate(columns)})) as name:
+        yield name
+
+
+@contextmanager
+def arrow(con: duckdb.DuckDBPyConnection, table: pa.Table) -> Iterator[str]:
+    """Expose an Arrow table as a temporary relation; yields its name."""
     name = f"_batch_{uuid.uuid4().hex[:12]}"
-    con.register(name, pa.table(data))
+    con.register(name, table)
     try:
         yield name
     finally:

@@ -73,6 +73,9 @@ TRACKED_TABLES: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 
 
+PURGED = "purge"  # the op of a row a hard deletion removed: recorded with no digest
+
+
 def row_digest_sql(table: str) -> str:
     _, columns = TRACKED_TABLES[table]
     packed = ", ".join(f"{c} := {c}" for c in columns)
@@ -100,6 +103,11 @@ class PendingCommit:
         if ids:
             self.ops.setdefault(table, {}).update({row_id: op for row_id in ids})
 
+    def record_purged(self, table: str, ids: list[str]) -> None:
+        """Rows this unit of work removed for good: the commit names them without a digest (nothing is
+        left to digest), so the chain says when each went and by whose hand."""
+        self.record(table, PURGED, ids)
+
     @property
     def empty(self) -> bool:
         return not any(self.ops.values())
@@ -124,9 +132,8 @@ def _commit_hash(
 
 
 def write_commit(con: duckdb.DuckDBPyConnection, pending: PendingCommit, now: datetime) -> CommitInfo:
-    """Digest the rows the unit of work wrote and append the commit to its tenant's chain.
-
-    Runs inside the caller's transaction, after the row writes.
+    """Digest the rows the unit of work wrote and append the commit to its tenant's chain (a purged
+    row is named with no digest). Runs inside the caller's transaction, after the row writes.
     """
     rows: list[list[str]] = []
     within, params = tenant(pending.tenant_id)
@@ -134,8 +141,11 @@ def write_commit(con: duckdb.DuckDBPyConnection, pending: PendingCommit, now: da
         id_col, _ = TRACKED_TABLES[table]
         digests = dict(con.execute(
             f"SELECT {id_col}, {row_digest_sql(table)} FROM {table} WHERE {within} AND commit_id = ?",
-            [*params, pending.commit_id]).fetchall())
+            [*params, pending.commit_id]).fetchall()) if any(op != PURGED for op in ops.values()) else {}
         for row_id, op in sorted(ops.items()):
+            if op == PURGED:
+                rows.append([table, op, row_id, None])
+                continue
             if row_id not in digests:
                 raise RuntimeError(f"{table} row {row_id} was recorded but does not name commit {pending.commit_id}")
             rows.append([table, op, row_id, digests[row_id]])

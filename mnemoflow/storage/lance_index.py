@@ -10,6 +10,7 @@ served by bitmap indexes. One model and dimension per table, recorded in its sch
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import timedelta
@@ -206,8 +207,9 @@ class LanceIndex:
         return [(row_id, score, {name: values[i] for name, values in payload.items()})
                 for i, (row_id, score) in enumerate(zip(ids, scores))]
 
-    def lookup(self, spec: IndexSpec, where: str, columns: list[str], limit: int) -> pa.Table:
-        """Plain filtered scan (no vector query), e.g. for the embedding cache."""
+    def lookup(self, spec: IndexSpec, where: str, columns: list[str] | dict[str, str], limit: int) -> pa.Table:
+        """Plain filtered scan (no vector query), e.g. for the embedding cache; `columns` may name SQL
+        expressions ({"has_vector": "vector IS NOT NULL"})."""
         return self.table(spec).search().where(where).select(columns).limit(limit).to_arrow()
 
     def update(self, spec: IndexSpec, where: str, values: dict[str, object]) -> None:
@@ -215,6 +217,19 @@ class LanceIndex:
 
     def count(self, spec: IndexSpec, where: str | None = None) -> int:
         return self.table(spec).count_rows(where)
+
+    def forget_history(self, spec: IndexSpec) -> None:
+        """After a hard deletion: rewrite every fragment holding a deleted row (LanceDB's own optimize
+        leaves a fragment alone below 10% deleted rows, the text still in its file), fold the indexes
+        and remove every older version, so nothing deleted stays in a data or index file, searchable
+        or readable by time travel. Only the store's owner process may run it (a reader of an older
+        version would fail)."""
+        table = self.table(spec)
+        table.to_lance().optimize.compact_files(materialize_deletions=True, materialize_deletions_threshold=0.0)
+        table.checkout_latest()
+        with warnings.catch_warnings():  # that older versions go is the point (LanceDB warns about it)
+            warnings.filterwarnings("ignore", message=r"optimize\(cleanup_older_than=0\)")
+            table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
 
     def refresh(self, spec: IndexSpec) -> None:
         """Fold new rows into the indexes, creating them when first useful.

@@ -301,6 +301,74 @@ def _memory_reinforcement(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("ALTER TABLE memories ADD COLUMN reinforcement INTEGER DEFAULT 0")
 
 
+@migration("0006_lifecycle_quality")
+def _lifecycle_quality(con: duckdb.DuckDBPyConnection) -> None:
+    """Decay, deletion and quality: memories can be pinned and archived and carry their last retention
+    score (lifecycle state, like access_count, so not part of the row digest: adding them leaves
+    every recorded digest valid); outbox jobs back off between attempts and end as dead letters;
+    deleted tenants, quality results and generic evaluation results get tables of their own."""
+    con.execute("""
+        ALTER TABLE memories ADD COLUMN pinned BOOLEAN DEFAULT false;
+        ALTER TABLE memories ADD COLUMN archived_at TIMESTAMP;
+        ALTER TABLE memories ADD COLUMN retention DOUBLE;
+        CREATE TABLE outbox_v6 (
+            job_key VARCHAR PRIMARY KEY,
+            tenant_id VARCHAR NOT NULL,
+            user_id VARCHAR NOT NULL,
+            kind VARCHAR NOT NULL,
+            payload JSON NOT NULL,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            lease_until TIMESTAMP,
+            next_attempt_at TIMESTAMP,
+            status VARCHAR NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'done', 'dead')),
+            last_error VARCHAR,
+            created_at TIMESTAMP NOT NULL,
+            updated_at TIMESTAMP NOT NULL
+        );
+        INSERT INTO outbox_v6 SELECT job_key, tenant_id, user_id, kind, payload, attempts, lease_until, NULL,
+            CASE status WHEN 'failed' THEN 'dead' ELSE status END, last_error, created_at, updated_at FROM outbox;
+        DROP TABLE outbox;
+        ALTER TABLE outbox_v6 RENAME TO outbox;
+        CREATE TABLE tenant_deletions (
+            tenant_id VARCHAR PRIMARY KEY,
+            requested_at TIMESTAMP NOT NULL,
+            actor VARCHAR NOT NULL,
+            purged_at TIMESTAMP
+        );
+        CREATE TABLE quality_runs (
+            run_id VARCHAR NOT NULL,
+            run_at TIMESTAMP NOT NULL,
+            tenant_id VARCHAR,
+            suite VARCHAR NOT NULL,
+            expectation VARCHAR NOT NULL,
+            success BOOLEAN NOT NULL,
+            observed_value JSON,
+            unexpected_count BIGINT,
+            failing_ids VARCHAR[]
+        );
+        CREATE TABLE eval_results_v6 (
+            run_id VARCHAR NOT NULL,
+            item_id VARCHAR NOT NULL,
+            budget INTEGER NOT NULL DEFAULT 0,
+            metric VARCHAR NOT NULL,
+            value DOUBLE,
+            category VARCHAR,
+            PRIMARY KEY (run_id, item_id, budget, metric)
+        );
+        INSERT INTO eval_results_v6
+            SELECT run_id, question_id, budget, 'evidence_recall', evidence_recall, category FROM eval_results
+            UNION ALL SELECT run_id, question_id, budget, 'latency_ms', latency_ms, category FROM eval_results;
+        DROP TABLE eval_results;
+        ALTER TABLE eval_results_v6 RENAME TO eval_results;
+        CREATE VIEW eval_trends AS
+            SELECT r.suite, r.created_at, r.run_id, e.metric, e.budget, e.value,
+                   e.value - lag(e.value) OVER (PARTITION BY r.suite, e.metric, e.budget ORDER BY r.created_at)
+                       AS change
+            FROM eval_runs r JOIN eval_results e ON e.run_id = r.run_id
+            WHERE e.item_id = '';
+    """)
+
+
 def apply_migrations(con: duckdb.DuckDBPyConnection) -> list[str]:
     """Apply pending migrations in order; returns the names applied now."""
     con.execute(

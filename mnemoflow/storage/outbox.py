@@ -1,7 +1,10 @@
-"""The outbox: derived work (embeddings) queued in the same transaction as the rows it derives from.
+"""The outbox: derived work (embeddings, memory generation) queued in the same transaction as the
+rows it derives from.
 
-At least once, idempotent: job keys are unique, so enqueueing twice is a no-op;
-a claimed job is leased, and a lease that runs out makes it claimable again.
+At least once, idempotent: job keys are unique, so enqueueing twice is a no-op; a claimed job is
+leased, and a lease that runs out makes it claimable again. A job that fails waits before its
+next attempt, twice as long each time (`fail`), and after its last attempt it is a dead
+letter (status `dead`, with its last error) until someone replays it.
 """
 
 from __future__ import annotations
@@ -55,17 +58,19 @@ def requeue(con: duckdb.DuckDBPyConnection, jobs: list[Job], now: datetime) -> N
 def claim(
     con: duckdb.DuckDBPyConnection, kind: str, limit: int, lease_s: float, now: datetime
 ) -> list[Job]:
-    """Lease up to `limit` pending jobs of `kind` whose lease is free, oldest first."""
+    """Lease up to `limit` pending jobs of `kind` whose lease is free and whose backoff has ended,
+    oldest first."""
     rows = con.execute(
         """
         UPDATE outbox SET attempts = attempts + 1, lease_until = ?, updated_at = ?
         WHERE job_key IN (
             SELECT job_key FROM outbox
             WHERE status = 'pending' AND kind = ? AND (lease_until IS NULL OR lease_until < ?)
+              AND (next_attempt_at IS NULL OR next_attempt_at <= ?)
             ORDER BY created_at, job_key LIMIT ?)
         RETURNING job_key, tenant_id, user_id, kind, payload, attempts
         """,
-        [now + timedelta(seconds=lease_s), now, kind, now, limit],
+        [now + timedelta(seconds=lease_s), now, kind, now, now, limit],
     ).fetchall()
     return [Job(r[0], r[1], r[2], r[3], json.loads(r[4]), r[5]) for r in rows]
 
@@ -74,22 +79,28 @@ def complete(con: duckdb.DuckDBPyConnection, keys: list[str], now: datetime) -> 
     if keys:
         with batch.id_set(con, keys) as ids:
             con.execute(
-                "UPDATE outbox SET status = 'done', lease_until = NULL, last_error = NULL, updated_at = ? "
+                "UPDATE outbox SET status = 'done', lease_until = NULL, next_attempt_at = NULL, last_error = NULL, "
+                "updated_at = ? "
                 f"WHERE job_key IN {ids}",
                 [now],
             )
 
 
 def fail(
-    con: duckdb.DuckDBPyConnection, keys: list[str], error: str, max_attempts: int, now: datetime
+    con: duckdb.DuckDBPyConnection, keys: list[str], error: str, max_attempts: int, now: datetime,
+    *, base_s: float, max_s: float,
 ) -> None:
-    """A job-specific failure: counts against the job; past `max_attempts` it is marked failed."""
+    """A job-specific failure: counts against the job, which is not claimable again before its
+    backoff ends (`base_s` after the first attempt, doubling with each one, at most `max_s`); after
+    `max_attempts` it is a dead letter."""
     if keys:
         with batch.id_set(con, keys) as ids:
             con.execute(
                 "UPDATE outbox SET lease_until = NULL, last_error = ?, updated_at = ?, "
-                f"status = CASE WHEN attempts >= ? THEN 'failed' ELSE 'pending' END WHERE job_key IN {ids}",
-                [error[:2000], now, max_attempts],
+                "next_attempt_at = ? + to_microseconds(CAST(1000000 * least(?, ? * pow(2, greatest(attempts - 1, 0))) "
+                "AS BIGINT)), "
+                f"status = CASE WHEN attempts >= ? THEN 'dead' ELSE 'pending' END WHERE job_key IN {ids}",
+                [error[:2000], now, now, max_s, base_s, max_attempts],
             )
 
 
@@ -106,3 +117,14 @@ def release(con: duckdb.DuckDBPyConnection, keys: list[str], error: str, now: da
 
 def counts(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
     return dict(con.execute("SELECT status, count(*) FROM outbox GROUP BY status").fetchall())
+
+
+def replay(con: duckdb.DuckDBPyConnection, keys: list[str], now: datetime) -> list[str]:
+    """Queue these jobs again as new: attempts reset, no lease, no backoff (the last error stays until
+    an attempt succeeds). Returns the keys found."""
+    if not keys:
+        return []
+    with batch.id_set(con, keys) as ids:
+        return [r[0] for r in con.execute(
+            "UPDATE outbox SET status = 'pending', attempts = 0, lease_until = NULL, next_attempt_at = NULL, "
+            f"updated_at = ? WHERE job_key IN {ids} RETURNING job_key", [now]).fetchall()]

@@ -4,10 +4,12 @@ how the store was configured). `Store` is the rooms together; callers only ever 
 from __future__ import annotations
 
 import threading
+from datetime import datetime
 from typing import Literal
 
 from mnemoflow.storage.connection import Database
 from mnemoflow.storage.lance_index import LanceIndex
+from mnemoflow.storage.scope import Scope
 
 Target = Literal["chunks", "memories"]
 Bm25Engine = Literal["lancedb", "duckdb"]
@@ -20,3 +22,9 @@ class Room:
     _max_attempts: int
     _lease_s: float
     _landing: threading.RLock
+    _backoff_s: float
+    _backoff_max_s: float
+    _access_flush_s: float
+    _access_lock: threading.Lock
+    _accesses: dict[tuple[Scope, str], tuple[int, datetime]]  # recall accesses not written yet: times, last
+    _accesses_since: float | None  # monotonic time of the oldest of them

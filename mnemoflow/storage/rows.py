@@ -15,7 +15,7 @@ from mnemoflow.timeutil import utcnow
 MEMORY_COLUMNS = (
     "memory_id, tenant_id, user_id, content, kind, salience, confidence, is_latest, created_at, updated_at, "
     "valid_from, valid_to, expires_at, deleted_at, observed_at, event_start_at, event_end_at, temporal_text, "
-    "embedding_status, metadata"
+    "embedding_status, metadata, pinned, archived_at"
 )
 _MEMORY_NAMES = [c.strip() for c in MEMORY_COLUMNS.split(",")]
 
@@ -37,8 +37,11 @@ def epoch(value: datetime | None) -> int | None:
     return None if value is None else int((value - datetime(1970, 1, 1)).total_seconds())
 
 
-def active_until(valid_to: datetime | None, expires_at: datetime | None) -> int | None:
-    ends = [t for t in (valid_to, expires_at) if t is not None]
+def active_until(valid_to: datetime | None, expires_at: datetime | None, archived_at: datetime | None = None,
+                 ) -> int | None:
+    """When a memory leaves default recall, as LanceDB's prefilter reads it: the first of the end of its
+    validity, its expiry and its archiving (epoch seconds; None: not foreseen)."""
+    ends = [t for t in (valid_to, expires_at, archived_at) if t is not None]
     return epoch(min(ends)) if ends else None
 
 
@@ -66,7 +69,8 @@ def chunk_index_row(
 def memory_row(scope: Scope, memory: MemoryItem, content_hash: str) -> dict[str, Any]:
     return {"memory_id": memory.id, "tenant_id": scope.tenant_id, "user_id": scope.user_id, "shared": False,
             "deleted": memory.deleted_at is not None, "is_latest": memory.is_latest,
-            "active_until": active_until(memory.valid_to, memory.expires_at), "content_hash": content_hash,
+            "active_until": active_until(memory.valid_to, memory.expires_at, memory.archived_at),
+            "content_hash": content_hash,
             "text": memory.content}
 
 
@@ -87,17 +91,18 @@ def memory_content_hash(content: str) -> str:
 
 # ---------------------------------------------------------------------- the memory lifecycle gate
 def active_memory_sql(alias: str = "") -> str:
-    """Current memories: not deleted, the latest version, not past valid_to or expires_at (two `?`: now)."""
+    """Current memories: not deleted, the latest version, not archived, not past valid_to or expires_at
+    (two `?`: now)."""
     a = f"{alias}." if alias else ""
     return (
-        f"{a}deleted_at IS NULL AND {a}is_latest AND ({a}valid_to IS NULL OR {a}valid_to > ?) "
-        f"AND ({a}expires_at IS NULL OR {a}expires_at > ?)"
+        f"{a}deleted_at IS NULL AND {a}is_latest AND {a}archived_at IS NULL AND ({a}valid_to IS NULL OR "
+        f"{a}valid_to > ?) AND ({a}expires_at IS NULL OR {a}expires_at > ?)"
     )
 
 
 def lifecycle_sql(alias: str = "", *, history: bool = False) -> tuple[str, list[Any]]:
     """The memory lifecycle gate as " AND ..." and its parameters: active memories only, or with
-    `history` past versions and expired ones too; deleted ones never."""
+    `history` past versions, expired and archived ones too; deleted ones never."""
     if history:
         return f" AND {alias + '.' if alias else ''}deleted_at IS NULL", []
     now = utcnow()

@@ -1,8 +1,9 @@
 """The tenant-scoped store: the only door to DuckDB and LanceDB.
 
 `Store` is the rooms of the storage package together, one per concept (documents, memories,
-graph, reviews, keys, vectors, search, analytics); callers see only `Store`. Every method that reads or
-writes tenant data takes a `Scope`, and every tenant or user predicate comes from `scope.py`.
+graph, reviews, keys, vectors, search, analytics, lifecycle, purge, queue, quality, evals);
+callers see only `Store`. Every method that reads or writes tenant data takes a `Scope` (or, for
+tenant-wide operations, a tenant id), and every tenant or user predicate comes from `scope.py`.
 Reads see the user's rows and the tenant's shared rows; writes touch only the user's rows.
 Each write is one DuckDB transaction that also appends a commit and enqueues its derived work
 in the outbox; LanceDB follows after the transaction (memory writes turn that round: see
@@ -19,11 +20,16 @@ from mnemoflow.storage.analytics import Analytics
 from mnemoflow.storage.commits import VerifyReport, verify_tenant
 from mnemoflow.storage.connection import Database
 from mnemoflow.storage.documents import Documents
+from mnemoflow.storage.evals import EvalRuns
 from mnemoflow.storage.graph import Graph
 from mnemoflow.storage.keys import Keys
 from mnemoflow.storage.lance_index import LanceIndex
+from mnemoflow.storage.lifecycle import Lifecycle
 from mnemoflow.storage.memories import Memories
 from mnemoflow.storage.memory_writes import MemoryWrites
+from mnemoflow.storage.purge import Purge
+from mnemoflow.storage.quality import QualityData
+from mnemoflow.storage.queue import Queue
 from mnemoflow.storage.reviews import Reviews
 from mnemoflow.storage.room import Bm25Engine, Target
 from mnemoflow.storage.rows import memory_content_hash, search_text
@@ -35,12 +41,14 @@ __all__ = ["ChunkHit", "EmbeddingInput", "MemoryWrites", "SearchHit", "Store", "
            "search_text"]
 
 
-class Store(Documents, Memories, Graph, Reviews, Keys, Vectors, Search, Analytics):
+class Store(Documents, Memories, Graph, Reviews, Keys, Vectors, Search, Analytics, Lifecycle, Purge, Queue,
+            QualityData, EvalRuns):
     """One DuckDB connection (one unit of work or one long-lived server) plus the LanceDB tables."""
 
     def __init__(
         self, con: duckdb.DuckDBPyConnection, index: LanceIndex, *, max_attempts: int, lease_s: float,
-        bm25_engine: Bm25Engine = "lancedb",
+        bm25_engine: Bm25Engine = "lancedb", backoff_s: float = 30.0, backoff_max_s: float = 3600.0,
+        access_flush_s: float = 5.0,
     ) -> None:
         self._db = Database(con)
         self._index = index
@@ -48,8 +56,15 @@ class Store(Documents, Memories, Graph, Reviews, Keys, Vectors, Search, Analytic
         self._max_attempts = max_attempts
         self._lease_s = lease_s
         self._landing = threading.RLock()
+        self._backoff_s = backoff_s
+        self._backoff_max_s = backoff_max_s
+        self._access_flush_s = access_flush_s
+        self._access_lock = threading.Lock()
+        self._accesses = {}
+        self._accesses_since = None
 
     def close(self) -> None:
+        self.flush_accesses()
         self._db.close()
 
     def __enter__(self) -> Store:

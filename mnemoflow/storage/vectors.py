@@ -102,12 +102,13 @@ class Vectors(Room):
             else:
                 mine, params = owned(scope)
                 rows = con.execute(
-                    f"SELECT memory_id, content, content_hash, shared, is_latest, valid_to, expires_at FROM memories "
+                    f"SELECT memory_id, content, content_hash, shared, is_latest, valid_to, expires_at, archived_at "
+                    f"FROM memories "
                     f"WHERE {mine} AND deleted_at IS NULL AND memory_id IN {ids}", params).fetchall()
                 found = {
                     r[0]: EmbeddingInput(wanted[r[0]].job_key, r[0], r[1], r[2],
                                          {"shared": r[3], "is_latest": r[4], "deleted": False,
-                                          "active_until": active_until(r[5], r[6]), "text": r[1]})
+                                          "active_until": active_until(r[5], r[6], r[7]), "text": r[1]})
                     for r in rows
                 }
         live = [i for i in found.values() if i.content_hash == wanted[i.row_id].payload["content_hash"]]
@@ -186,7 +187,8 @@ class Vectors(Room):
 
     def fail_jobs(self, keys: list[str], error: str) -> None:
         with self._db.tx() as con:
-            outbox.fail(con, keys, error, self._max_attempts, utcnow())
+            outbox.fail(con, keys, error, self._max_attempts, utcnow(), base_s=self._backoff_s,
+                        max_s=self._backoff_max_s)
 
     def release_jobs(self, keys: list[str], error: str) -> None:
         with self._db.tx() as con:
