@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 Signal = Literal["vector", "bm25"]
+TreeUse = Literal["off", "broad", "ranked"]
 Target = Literal["memories", "chunks"]
 GraphLink = Literal["EXTENDS", "DERIVES", "UPDATES", "RELATES_TO"]
 DEFAULT_GRAPH_LINKS: tuple[GraphLink, ...] = ("EXTENDS", "DERIVES", "UPDATES")
@@ -89,8 +90,31 @@ class RecallConfig(BaseModel):
         description="As graph_hop_factor, for a memory reached through a shared entity (a weaker relation).",
     )
 
+    # The memory tree (maintenance jobs seal, profiles, cluster): what of it recall may pack.
+    summaries: TreeUse = Field(
+        "broad", description="Sealed summaries: 'broad' packs the best ones first for a query that asks for an "
+        "overview ('summarise the trip planning', 'what did we talk about in March?'; recall/intent.py) and none "
+        "otherwise; 'ranked' lets them compete with memories and chunks in every query's fusion; 'off'.",
+    )
+    summary_max_items: int = Field(2, ge=0, description="At most this many summaries in a context.")
+    summary_max_share: float = Field(
+        0.5, gt=0, le=1, description="Summaries packed first for a broad query take at most this share of the budget.",
+    )
+    profile: TreeUse = Field(
+        "broad", description="The user's profile: 'broad' packs its lines first for a query about a person as a "
+        "whole ('what do you know about me?', 'who is Maya?'); 'ranked' offers them to every query after the "
+        "evidence it outranks; 'off'.",
+    )
+    profile_max_share: float = Field(
+        0.25, gt=0, le=1, description="Profile lines packed first take at most this share of the budget.",
+    )
+    topic_boost: float = Field(
+        0.0, ge=0, description="Memories of the query's topic (the one most of its top memories share) score "
+        "x (1 + this); 0 turns the signal off.",
+    )
 
-_PLAIN: dict = {"salience_weight": 0.0, "recency_weight": 0.0, "graph": False}
+
+_PLAIN: dict = {"salience_weight": 0.0, "recency_weight": 0.0, "graph": False, "summaries": "off", "profile": "off"}
 
 PRESETS: dict[str, RecallConfig] = {
     # Measured on LoCoMo (bench/README.md): BM25 leads at the top ranks, the dense signal fills in.

@@ -53,6 +53,15 @@ MEMORY_INDEX = IndexSpec(
      ("content_hash", pa.string()), ("text", pa.string())),
     filter_columns=("tenant_id", "user_id", "shared", "deleted", "is_latest"),
 )
+SUMMARY_INDEX = IndexSpec(
+    "summary_vectors",
+    "summary_id",
+    (("summary_id", pa.string()), ("tenant_id", pa.string()), ("user_id", pa.string()), ("shared", pa.bool_()),
+     ("deleted", pa.bool_()), ("level", pa.string()), ("subject_kind", pa.string()), ("content_hash", pa.string()),
+     ("text", pa.string())),
+)
+# what each searchable target of the store is indexed as
+INDEX_OF: dict[str, IndexSpec] = {"chunks": CHUNK_INDEX, "memories": MEMORY_INDEX, "summaries": SUMMARY_INDEX}
 EMBEDDING_CACHE = IndexSpec(
     "embedding_cache", "cache_key", (("cache_key", pa.string()),), filter_columns=(), text_column=None
 )

@@ -8,7 +8,7 @@ from typing import Literal
 from mnemoflow.storage.connection import Database
 from mnemoflow.storage.lance_index import LanceIndex
 
-Target = Literal["chunks", "memories"]
+Target = Literal["chunks", "memories", "summaries"]
 Bm25Engine = Literal["lancedb", "duckdb"]
 
 
