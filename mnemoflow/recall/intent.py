@@ -28,7 +28,8 @@ _BROAD = re.compile(
 
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
           "november", "december")
-_MONTH = re.compile(rf"\b({'|'.join(MONTHS)}|{'|'.join(m[:3] for m in MONTHS)})\.?(?:,?\s+((?:19|20)\d\d))?\b", re.I)
+_MONTH = re.compile(rf"\b({'|'.join(MONTHS)}|sept|{'|'.join(m[:3] for m in MONTHS)})\.?(?:,?\s+((?:19|20)\d\d))?\b",
+                    re.I)
 
 
 def breadth(query: str) -> Breadth:
