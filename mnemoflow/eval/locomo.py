@@ -12,6 +12,7 @@ import math
 import tempfile
 import time
 from collections import defaultdict
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -107,6 +108,41 @@ def ask(service: MemoryService, questions: list[dict[str, Any]], budgets: list[i
     return results, records
 
 
+def overview_questions(conversations: dict[str, Rows]) -> Rows:
+    """One broad question per conversation and month it has sessions in, "What did we talk about in
+    May 2023?", its evidence those sessions. Not LoCoMo's: a template, the same for every month."""
+    questions = []
+    for conversation_id, rows in conversations.items():
+        months: dict[tuple[int, int], set[int]] = defaultdict(set)
+        for row in rows:
+            at = datetime.fromisoformat(row["session_at"])
+            months[(at.year, at.month)].add(row["session"])
+        for (year, month), sessions in sorted(months.items()):
+            questions.append({"conversation_id": conversation_id,
+                              "question_id": f"{conversation_id}-{year}-{month:02d}",
+                              "question": f"What did we talk about in {datetime(year, month, 1):%B %Y}?",
+                              "sessions": sorted(sessions)})
+    return questions
+
+
+def ask_overviews(service: MemoryService, questions: Rows, budgets: list[int], config: RecallConfig) -> dict[str, Any]:
+    """Session coverage of broad questions: the share of the month's sessions that the packed context
+    credits at least one turn of (crediting as for evidence recall: max(1, tokens // 20) cites per item)."""
+    records = []
+    for q in questions:
+        scope = Scope(TENANT, q["conversation_id"])
+        for budget in budgets:
+            result = service.recall(scope, q["question"], token_budget=budget, config=config)
+            items = [{"kind": i.kind, "id": i.id, "tokens": i.tokens, "cites": _item_cites(i)} for i in result.items]
+            sessions = {int(dia.split(":")[0].lstrip("D")) for dia in credited_turns(items) if dia.startswith("D")}
+            records.append({"question_id": q["question_id"], "question": q["question"], "budget": budget,
+                            "sessions": q["sessions"], "covered": sorted(sessions & set(q["sessions"])),
+                            "coverage": len(sessions & set(q["sessions"])) / len(q["sessions"]), "items": items})
+    summary = {str(b): round(sum(r["coverage"] for r in records if r["budget"] == b)
+                             / max(1, sum(r["budget"] == b for r in records)), 4) for b in budgets}
+    return {"session_coverage": summary, "questions": records}
+
+
 def run_locomo(
     data_dir: Path,
     *,
@@ -138,9 +174,11 @@ def run_locomo_presets(
     progress: Progress | None = None,
     settings_overrides: dict[str, Any] | None = None,
     maintain: tuple[str, ...] = (),
+    overviews: bool = False,
 ) -> dict[str, dict[str, Any]]:
     """`run_locomo` for several recall presets on one store (one ingest, one maintenance run): a
-    report per preset name, each complete on its own."""
+    report per preset name, each complete on its own. `overviews` adds the session coverage of one
+    broad question per conversation and month (`overview_questions`) under "overviews"."""
     conversations, questions = load_questions(data_dir, limit)
     chosen = list(conversations)
     with tempfile.TemporaryDirectory(prefix="mnemoflow-locomo-") as scratch:
@@ -180,4 +218,7 @@ def run_locomo_presets(
                     "budgets": summarize(results),
                     "questions": records,
                 }
+                if overviews:
+                    reports[config.name]["overviews"] = ask_overviews(service, overview_questions(conversations),
+                                                                      budgets, config)
     return reports

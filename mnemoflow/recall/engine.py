@@ -339,7 +339,9 @@ def recall(
                  for s, signal_hits in hits.items()}, config.signals, config.rrf_k)
     summary_fused = (rrf({s: [h for h in signal_hits if h[0][0] == "summaries"] for s, signal_hits in hits.items()},
                          config.signals, config.rrf_k) if apart else [f for f in fused if f.key[0] == "summaries"])
-    summaries = store.fetch_summaries(scope, [f.key[1] for f in summary_fused]) if with_summaries else {}
+    # ranked, only the best few can make the cap; gating each means reading every memory it covers
+    gated = [f.key[1] for f in summary_fused][:None if apart else 4 * config.summary_max_items]
+    summaries = store.fetch_summaries(scope, gated) if with_summaries else {}
     shown = {h.id: h.chunk for found_hits in found.values() for h in found_hits if h.chunk is not None}
     chunks, memories, current = _hydrate(store, scope, fused, shown, history)
     newest = max((_observed(m) for m in memories.values()), default=None)
