@@ -9,6 +9,7 @@ import yaml
 from mnemoflow.config import load_settings
 from mnemoflow.errors import ConfigError
 from mnemoflow.flows.deployments import PROJECT_ROOT, deployment_specs, prefect_yaml
+from mnemoflow.maintenance import jobs
 from tests.test_cli import run
 
 
@@ -23,7 +24,7 @@ def _settings(tmp_path: Path, schedule: str | None = "*/30 * * * *"):
 
 def test_one_sync_deployment_per_source_on_its_schedule(tmp_path: Path) -> None:
     specs = {spec["name"]: spec for spec in deployment_specs(_settings(tmp_path), timezone="Europe/Berlin")}
-    assert set(specs) == {"ingest", "sync-handbook", "sync-helpdesk"}
+    assert set(specs) == {"ingest", "sync-handbook", "sync-helpdesk", *(f"maintain-{name}" for name in jobs())}
     handbook = specs["sync-handbook"]
     assert handbook["entrypoint"] == "mnemoflow/flows/sync.py:sync_flow"
     assert handbook["parameters"] == {"source": "handbook", "home": str(tmp_path / "home")}
@@ -37,7 +38,18 @@ def test_one_sync_deployment_per_source_on_its_schedule(tmp_path: Path) -> None:
 def test_the_file_is_yaml_prefect_can_read(tmp_path: Path) -> None:
     document = yaml.safe_load(prefect_yaml(_settings(tmp_path)))
     assert document["pull"][0]["prefect.deployments.steps.set_working_directory"]["directory"] == str(PROJECT_ROOT)
-    assert [d["name"] for d in document["deployments"]] == ["ingest", "sync-handbook", "sync-helpdesk"]
+    assert [d["name"] for d in document["deployments"]] == ["ingest", "sync-handbook", "sync-helpdesk",
+                                                            *(f"maintain-{name}" for name in jobs())]
+
+
+def test_every_maintenance_job_is_deployed_on_its_default_schedule(tmp_path: Path) -> None:
+    specs = {spec["name"]: spec for spec in deployment_specs(_settings(tmp_path))}
+    assert {"seal", "profiles", "cluster"} <= set(jobs())
+    for name, job in jobs().items():
+        spec = specs[f"maintain-{name}"]
+        assert spec["entrypoint"] == "mnemoflow/flows/maintenance.py:maintain_flow"
+        assert spec["parameters"] == {"job": name, "home": str(tmp_path / "home")}
+        assert spec["schedules"] == [{"cron": job.schedule, "timezone": "UTC"}] and spec["description"]
 
 
 def test_a_bad_cron_is_refused_naming_the_source(tmp_path: Path) -> None:
