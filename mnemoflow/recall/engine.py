@@ -204,7 +204,7 @@ def _memory_factors(memory: MemoryItem, newest: datetime | None, config: RecallC
 
 def _rerank(
     query: str, fused: list[Fused], chunks: dict[str, ChunkHit], memories: dict[str, MemoryItem],
-    current: dict[str, str], config: RecallConfig, newest: datetime | None, summaries: dict[str, object],
+    current: dict[str, str], config: RecallConfig, newest: datetime | None, summaries: dict[str, object] | None = None,
 ) -> tuple[list[_Ranked], set[str]]:
     """Final order: the fused score, lowered for turns by people other than those the query names,
     and scaled for memories by their salience and recency factors. A hit on a superseded memory
@@ -228,7 +228,7 @@ def _rerank(
             factors = _memory_factors(memories[latest], newest, config)
             ranked.append(_Ranked(f.score * math.prod(factors.values()), ("memories", latest), f, factors,
                                   f"current version of {item_id}, which the query {_why(f)} (UPDATES)"))
-        elif target == "summaries" and item_id in summaries and config.summary_max_items > len(
+        elif target == "summaries" and item_id in (summaries or {}) and config.summary_max_items > len(
                 [r for r in ranked if r.key[0] == "summaries"]):
             ranked.append(_Ranked(f.score, f.key, f))
     ranked.sort(key=lambda r: (-r.score, r.key[1]))

@@ -7,11 +7,12 @@ import json
 
 import pytest
 from fastapi.testclient import TestClient
+from pydantic import TypeAdapter
 
 from mnemoflow.api.http import create_app
 from mnemoflow.cli import main
 from mnemoflow.errors import NotFoundError
-from mnemoflow.models import LinkDraft, MemoryDraft
+from mnemoflow.models import LinkDraft, MemoryDraft, Profile
 from mnemoflow.service import MemoryService
 from tests.maintenance.conftest import ANA, OTHER_TENANT, OTHER_USER
 
@@ -31,6 +32,8 @@ def test_the_profile_cites_current_memories_and_is_versioned(tree_service: Memor
     assert tree_service.maintain("profiles").counts == {"unchanged": 3}
     assert tree_service.profile(ANA).version == 1
     assert all(v.ok for v in tree_service.verify())
+    adapter = TypeAdapter(Profile)  # what a remote client gets back over HTTP is the same profile
+    assert adapter.validate_json(adapter.dump_json(profile)) == profile
 
 
 def test_a_forgotten_memory_is_withheld_at_once_and_gone_after_the_rebuild(tree_service: MemoryService) -> None:

@@ -10,11 +10,12 @@ from pathlib import Path
 import pytest
 
 from mnemoflow.config import load_settings
+from mnemoflow.models import LinkDraft, MemoryDraft
 from mnemoflow.service import MemoryService
 from tests.conftest import plant
 from tests.llm_double import ChatDouble, Reply
 from tests.loopback import free_port
-from tests.maintenance.conftest import ANA, transcript
+from tests.maintenance.conftest import ANA, OTHER_TENANT, OTHER_USER, transcript
 
 
 def sealed(service: MemoryService) -> dict[tuple[str, str], list]:
@@ -107,6 +108,27 @@ def test_a_forgotten_memory_hides_its_summaries_and_the_next_seal_replaces_them(
     assert all(gone not in s.memory_ids for s in live)
     assert any(s.subject_key == "2023-03" and s.level == "L2" for s in live)  # March summarised anew without it
     assert all(v.ok for v in tree_service.verify())
+
+
+def test_a_superseded_memory_hides_its_summaries(tree_service: MemoryService) -> None:
+    tree_service.maintain("seal")
+    day = next(s for s in tree_service.summaries(ANA, level="L1") if s.subject_kind == "day")
+    tree_service.store.write_memory(ANA, MemoryDraft(content="Ana changed her plans", kind="fact", salience=0.5),
+                                    actor="test", links=(LinkDraft("UPDATES", day.memory_ids[0], 0.95, "test"),))
+    assert day.id not in tree_service.store.fetch_summaries(ANA, [day.id])
+    assert day.id in {s.id for s in tree_service.summaries(ANA, limit=1000)}  # hidden from recall, not retired yet
+    tree_service.maintain("seal")
+    assert day.id not in {s.id for s in tree_service.summaries(ANA, limit=1000)}
+
+
+def test_summaries_stay_inside_their_scope(tree_service: MemoryService) -> None:
+    tree_service.maintain("seal")
+    anas = {s.id for s in tree_service.summaries(ANA, limit=1000)}
+    for scope in (OTHER_USER, OTHER_TENANT):
+        theirs = tree_service.summaries(scope, limit=1000)
+        assert theirs and not {s.id for s in theirs} & anas
+        assert not tree_service.store.fetch_summaries(scope, sorted(anas))
+        assert all("Dolomites" not in s.content for s in theirs)
 
 
 def test_deleting_a_source_hides_the_summaries_of_its_memories(tree_service: MemoryService) -> None:

@@ -45,7 +45,8 @@ def build(embedder: LocalEmbedder, items: list[tuple[MemoryItem, int]], **limits
 def test_stable_facts_are_static_current_plans_dynamic_the_rest_out(embedder: LocalEmbedder) -> None:
     items = [(memory(i, t, NOW - timedelta(days=200 - i)), 0) for i, t in enumerate(STATIC)]
     items += [(memory(10 + i, t, NOW - timedelta(days=5 - i)), 0) for i, t in enumerate(DYNAMIC)]
-    items += [(memory(20, OLD_PLAN, NOW - timedelta(days=120)), 0), (memory(21, OLD_EPISODE, NOW - timedelta(days=90)), 0)]
+    items += [(memory(20, OLD_PLAN, NOW - timedelta(days=120)), 0),
+              (memory(21, OLD_EPISODE, NOW - timedelta(days=90)), 0)]
     items += [(memory(30 + i, t, NOW - timedelta(days=3)), 0) for i, t in enumerate(CHATTER)]
     lines = build(embedder, items)
     static = {line.text.rstrip(".") for line in lines if line.section == "static"}

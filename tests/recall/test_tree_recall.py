@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from mnemoflow.recall import RecallFilters, preset
 from mnemoflow.service import MemoryService
-from tests.maintenance.conftest import ANA, OTHER_USER, built, tree_service  # noqa: F401  (fixtures)
+from tests.maintenance.conftest import ANA, OTHER_USER
 
 MARCH = {"trip-1", "work-2"}
 
