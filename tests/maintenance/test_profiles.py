@@ -14,6 +14,7 @@ from mnemoflow.cli import main
 from mnemoflow.errors import NotFoundError
 from mnemoflow.models import LinkDraft, MemoryDraft, Profile
 from mnemoflow.service import MemoryService
+from tests.conftest import plant
 from tests.maintenance.conftest import ANA, OTHER_TENANT, OTHER_USER
 
 
@@ -61,6 +62,15 @@ def test_a_superseded_memory_leaves_the_profile(tree_service: MemoryService) -> 
     assert line not in tree_service.profile(ANA).static  # superseded: withheld before any rebuild
     tree_service.maintain("profiles")
     assert all(old not in x.memory_ids for x in tree_service.profile(ANA).static)
+
+
+def test_tree_rows_edited_behind_the_store_fail_verify(tree_service: MemoryService) -> None:
+    tree_service.maintain("cluster")
+    tree_service.maintain("profiles")
+    plant(tree_service, "UPDATE profile_lines SET text = 'Ana is a spy.' WHERE ordinal = 0 AND section = 'static'")
+    plant(tree_service, "UPDATE topics SET label = 'nothing' WHERE true")
+    problems = [p for v in tree_service.verify() for p in v.problems]
+    assert any(p.startswith("profile_lines row") for p in problems) and any(p.startswith("topics row") for p in problems)
 
 
 def test_profiles_stay_inside_their_scope(tree_service: MemoryService) -> None:
