@@ -70,7 +70,8 @@ def test_tree_rows_edited_behind_the_store_fail_verify(tree_service: MemoryServi
     plant(tree_service, "UPDATE profile_lines SET text = 'Ana is a spy.' WHERE ordinal = 0 AND section = 'static'")
     plant(tree_service, "UPDATE topics SET label = 'nothing' WHERE true")
     problems = [p for v in tree_service.verify() for p in v.problems]
-    assert any(p.startswith("profile_lines row") for p in problems) and any(p.startswith("topics row") for p in problems)
+    assert any(p.startswith("profile_lines row") for p in problems)
+    assert any(p.startswith("topics row") for p in problems)
 
 
 def test_profiles_stay_inside_their_scope(tree_service: MemoryService) -> None:
