@@ -8,6 +8,8 @@ memories add is the difference between it and `mnemoflow-default` in the same ru
 
     .venv/bin/python bench/locomo.py [--data ../shared/eval/locomo] [--limit N]
     .venv/bin/python bench/locomo.py --runs ablations      # the default minus one thing at a time
+    .venv/bin/python bench/locomo.py --runs tree           # the memory tree: one store, cluster + seal + profiles,
+                                                           # its recall variants side by side, with overviews
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from pathlib import Path
 from common import LOCOMO, RESULTS
 from rich.console import Console
 
-from mnemoflow.eval.locomo import run_locomo
+from mnemoflow.eval.locomo import run_locomo, run_locomo_presets
 from mnemoflow.eval.report import print_summary
 from mnemoflow.recall import preset
 
@@ -47,6 +49,31 @@ ABLATIONS = {
     "depth-200": (_DEFAULT.model_copy(update={"name": "depth-200", "depth": 200}), {}),
 }
 RUNS.update(ABLATIONS)
+# The memory tree, asked on one store after the maintenance jobs: the default preset (summaries for
+# broad queries, the profile for person queries) beside no tree at all and the tree on every query.
+TREE_JOBS = ("cluster", "seal", "profiles")
+TREE_VARIANTS = {
+    "tree-off": {"summaries": "off", "profile": "off"},
+    "tree-default": {},
+    "summaries-ranked": {"summaries": "ranked", "profile": "off"},
+    "profile-ranked": {"summaries": "off", "profile": "ranked"},
+    "topic-boost-0.1": {"summaries": "off", "profile": "off", "topic_boost": 0.1},
+    "topic-boost-0.3": {"summaries": "off", "profile": "off", "topic_boost": 0.3},
+}
+
+
+def run_tree(args: argparse.Namespace, budgets: list[int], console: Console) -> None:
+    presets = [_DEFAULT.model_copy(update={"name": name, **update}) for name, update in TREE_VARIANTS.items()]
+    reports = run_locomo_presets(args.data, budgets=budgets, presets=presets, limit=args.limit, maintain=TREE_JOBS,
+                                 overviews=True)
+    summary = {}
+    for name, report in reports.items():
+        (RESULTS / f"locomo-{name}.json").write_text(json.dumps(report))
+        console.print(f"[bold]{name}[/] overviews: session coverage {report['overviews']['session_coverage']}")
+        print_summary(report, console)
+        summary[name] = {"budgets": report["budgets"], "overviews": report["overviews"]["session_coverage"]}
+    console.print_json(json.dumps({"maintain": reports["tree-default"]["config"]["maintain"]}))
+    (RESULTS / "locomo_summary_tree.json").write_text(json.dumps(summary, indent=2))
 
 
 def main() -> None:
@@ -55,12 +82,15 @@ def main() -> None:
     parser.add_argument("--budgets", default="512,2048")
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--runs", default=",".join(n for n in RUNS if n not in ABLATIONS),
-                        help="comma-separated run names, or 'ablations'")
+                        help="comma-separated run names, 'ablations', or 'tree'")
     args = parser.parse_args()
     console = Console()
     budgets = [int(b) for b in args.budgets.split(",")]
     summary = {}
     RESULTS.mkdir(parents=True, exist_ok=True)
+    if args.runs == "tree":
+        run_tree(args, budgets, console)
+        return
     names = list(ABLATIONS) if args.runs == "ablations" else args.runs.split(",")
     for name in names:
         preset, overrides = RUNS[name]

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from mnemoflow.config import load_settings
-from mnemoflow.models import HistoryEntry, MemoryItem, MemoryKind, RecallResult
+from mnemoflow.models import HistoryEntry, MemoryItem, MemoryKind, Profile, RecallResult
 from mnemoflow.recall import RecallFilters
 from mnemoflow.remote import connect
 from mnemoflow.reports import IngestOutcome
@@ -73,6 +73,10 @@ class Memory:
 
     def ingest(self, *paths: str | Path, user_id: str, wait: bool = True) -> IngestOutcome:
         return self._service.ingest(self._scope(user_id), [Path(p) for p in paths], wait=wait)
+
+    def profile(self, *, user_id: str) -> Profile:
+        """The user's static and dynamic profile (built by the `profiles` maintenance job)."""
+        return self._service.profile(self._scope(user_id))
 
     def close(self) -> None:
         self._service.close()

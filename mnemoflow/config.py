@@ -190,6 +190,24 @@ class Settings(BaseSettings):
         "drained before embeddings by ingest and by the worker); off keeps conversations as chunks only.",
     )
 
+    seal_min_children: int = Field(
+        3, ge=1, description="Memories a subject (source, topic, day) needs, not yet covered by one of its summaries, "
+        "before `seal` writes an L1 summary of them; fewer wait for more (a summary of one or two memories would "
+        "only repeat them).",
+    )
+    seal_l1_tokens: int = Field(96, ge=16, description="Token budget (ceil(chars/4)) of an L1 summary, title included.")
+    seal_l2_tokens: int = Field(192, ge=16, description="Token budget of an L2 summary, title included.")
+    cluster_min_size: int = Field(
+        5, ge=2, description="Fewest memories a topic holds (HDBSCAN's min_cluster_size); memories in no dense "
+        "enough group belong to no topic.",
+    )
+    profile_static_lines: int = Field(12, ge=0, description="Most lines in a profile's static section.")
+    profile_dynamic_lines: int = Field(8, ge=0, description="Most lines in a profile's dynamic section.")
+    profile_dynamic_days: float = Field(
+        30.0, gt=0, description="What counts as going on now for the dynamic profile: memories observed within "
+        "this many days of the user's newest one, and plans whose event has not passed by then.",
+    )
+
     bm25_engine: Literal["lancedb", "duckdb"] = Field(
         "lancedb",
         description="Online BM25: LanceDB's native index (fast at 100k+ chunks) or DuckDB FTS (always kept "

@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mnemoflow.config import Settings, configure_runtime
-from mnemoflow.errors import NotFoundError
+from mnemoflow.errors import BadInputError, NotFoundError
 from mnemoflow.maintenance import JobReport
-from mnemoflow.models import HistoryEntry, MemoryItem, MemoryKind, RecallResult, ReviewItem, TenantDeletion
+from mnemoflow.models import HistoryEntry, MemoryItem, MemoryKind, Profile, RecallResult, ReviewItem, Summary, TenantDeletion, Topic
 from mnemoflow.progress import Progress, Step
 from mnemoflow.recall.config import RecallConfig, RecallFilters, preset
 from mnemoflow.reports import Drained, IngestOutcome, OutboxStatus, SqlResult, SyncReport
@@ -236,6 +236,26 @@ class MemoryService:
         if not entries:
             raise NotFoundError(f"no memory {memory_id} for {scope}")
         return entries
+
+    def profile(self, scope: Scope) -> Profile:
+        """The user's profile (`maintain profiles` builds it), without lines whose memories are no longer current."""
+        found = self.store.read_profile(scope)
+        if found is None:
+            raise NotFoundError(f"no profile for {scope} yet; `mnemoflow maintain profiles` builds it")
+        return found
+
+    def summaries(self, scope: Scope, *, level: str | None = None, include_retired: bool = False,
+                  limit: int = 100) -> list[Summary]:
+        """The user's sealed summaries (`maintain seal` writes them), latest period first."""
+        if level not in (None, "L1", "L2"):
+            raise BadInputError(f"summary level must be L1 or L2; got {level!r}")
+        if limit < 1:
+            raise BadInputError(f"summary limit must be at least 1; got {limit}")
+        return self.store.list_summaries(scope, level=level, include_retired=include_retired, limit=limit)
+
+    def topics(self, scope: Scope) -> list[Topic]:
+        """The user's topics (`maintain cluster` finds them), largest first, with their current memories."""
+        return self.store.list_topics(scope)
 
     def maintain(self, name: str, *, tenant_id: str | None = None) -> JobReport:
         """Run one maintenance job (seal, decay, profiles, cluster, check, evaluate, ...) now."""

@@ -17,10 +17,14 @@ from mnemoflow.remote import ServerInfo, running_server
 START_TIMEOUT_S = 180.0
 
 
-def start_server(home: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+def start_server(home: Path, *args: str, env: dict[str, str] | None = None,
+                 log: Path | None = None) -> subprocess.Popen[str]:
+    """The server's output goes to `log` when given (a long run fills a pipe nobody reads), else to pipes."""
+    sink = log.open("a") if log else subprocess.PIPE
     return subprocess.Popen(
         [sys.executable, "-m", "mnemoflow.cli", "serve", "--home", str(home), "--port", "0", *args],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, **(env or {})})
+        stdout=sink, stderr=subprocess.STDOUT if log else subprocess.PIPE, text=True,
+        env={**os.environ, **(env or {})})
 
 
 def wait_until_serving(home: Path, process: subprocess.Popen[str], timeout: float = START_TIMEOUT_S) -> ServerInfo:
@@ -28,7 +32,8 @@ def wait_until_serving(home: Path, process: subprocess.Popen[str], timeout: floa
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise AssertionError(f"serve exited with {process.returncode}: {process.stderr.read()}")
+            said = process.stderr.read() if process.stderr else "(see its log)"
+            raise AssertionError(f"serve exited with {process.returncode}: {said}")
         if (info := running_server(settings)) is not None:
             return info
         time.sleep(0.1)
@@ -43,8 +48,9 @@ def stop_server(process: subprocess.Popen[str], timeout: float = 60.0) -> tuple[
 
 @contextmanager
 def served(home: Path, *args: str) -> Iterator[ServerInfo]:
-    """`mnemoflow serve` for `home` (no schedules unless asked) while the block runs."""
-    process = start_server(home, *(args or ("--no-schedules",)))
+    """`mnemoflow serve` for `home` (no schedules unless asked) while the block runs; its output is
+    in `serve.log` beside the home."""
+    process = start_server(home, *(args or ("--no-schedules",)), log=home.parent / "serve.log")
     try:
         yield wait_until_serving(home, process)
     finally:

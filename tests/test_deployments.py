@@ -38,17 +38,18 @@ def test_one_sync_deployment_per_source_on_its_schedule(tmp_path: Path) -> None:
 def test_the_file_is_yaml_prefect_can_read(tmp_path: Path) -> None:
     document = yaml.safe_load(prefect_yaml(_settings(tmp_path)))
     assert document["pull"][0]["prefect.deployments.steps.set_working_directory"]["directory"] == str(PROJECT_ROOT)
-    assert [d["name"] for d in document["deployments"]] == [
-        "ingest", "sync-handbook", "sync-helpdesk", *(f"maintain-{name}" for name in jobs())]
+    assert [d["name"] for d in document["deployments"]] == ["ingest", "sync-handbook", "sync-helpdesk",
+                                                            *(f"maintain-{name}" for name in jobs())]
 
 
 def test_every_maintenance_job_is_deployed_on_its_default_schedule(tmp_path: Path) -> None:
     specs = {spec["name"]: spec for spec in deployment_specs(_settings(tmp_path))}
-    assert {"decay", "check", "evaluate"} <= set(jobs())
-    for name, registered in jobs().items():
+    assert {"decay", "check", "evaluate", "seal", "profiles", "cluster"} <= set(jobs())
+    for name, job in jobs().items():
         spec = specs[f"maintain-{name}"]
+        assert spec["entrypoint"] == "mnemoflow/flows/maintenance.py:maintain_flow"
         assert spec["parameters"] == {"job": name, "home": str(tmp_path / "home")}
-        assert spec["schedules"] == [{"cron": registered.schedule, "timezone": "UTC"}]
+        assert spec["schedules"] == [{"cron": job.schedule, "timezone": "UTC"}] and spec["description"]
 
 
 def test_a_bad_cron_is_refused_naming_the_source(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, Field
 
 from mnemoflow.errors import BadInputError, MnemoflowError, NotFoundError, ScopeError, StoreBusyError
-from mnemoflow.models import HistoryEntry, MemoryItem, MemoryKind, TenantDeletion
+from mnemoflow.models import HistoryEntry, MemoryItem, MemoryKind, Profile, TenantDeletion
 from mnemoflow.recall import RecallFilters
 from mnemoflow.service import MemoryService
 from mnemoflow.storage import Scope
@@ -54,7 +54,7 @@ class RecallIn(Scoped):
     query: str = Field(min_length=1)
     k: int | None = Field(None, ge=1)
     token_budget: int | None = Field(None, ge=16)
-    kinds: list[Literal["memory", "chunk"]] | None = None
+    kinds: list[Literal["memory", "chunk", "summary", "profile"]] | None = None
     include_history: bool = Field(
         False, description="Also return memories that are no longer current (superseded, expired), marked; "
         "deleted memories never.",
@@ -159,6 +159,11 @@ def create_app(service: MemoryService, lifespan: Any = None) -> FastAPI:
     @app.get("/v1/memories/{memory_id}/history", response_model=list[HistoryEntry])
     def history(memory_id: str, scope: QueryScope) -> list[HistoryEntry]:
         return service.history(scope, memory_id)
+
+    @app.get("/v1/profile", response_model=Profile)
+    def profile(scope: QueryScope) -> Profile:
+        """The user's static and dynamic profile, each line citing its memories (404 before the first build)."""
+        return service.profile(scope)
 
     @app.post("/v1/search", response_model=list[MemoryItem])
     def search(body: SearchIn, tenant_id: Tenant) -> list[MemoryItem]:

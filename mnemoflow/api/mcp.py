@@ -113,6 +113,11 @@ def build_mcp(service: MemoryService, *, scope: Scope | None = None, url: str | 
         return {"history": [e.model_dump(mode="json") for e in entries]}
 
     @server.tool()
+    async def profile(user_id: str | None = None) -> dict[str, Any]:
+        """The user's static and dynamic profile, each line citing its memories (built by the `profiles` job)."""
+        return (await run(service.profile, scope_of(user_id))).model_dump(mode="json")
+
+    @server.tool()
     async def ingest_text(text: str, title: str | None = None, user_id: str | None = None) -> dict[str, Any]:
         """Store a note or document (markdown or plain text) as a source the user's recall can cite."""
         outcome = await run(service.ingest_text, scope_of(user_id), text, title=title)

@@ -20,6 +20,9 @@ def eval_locomo(
     preset: Annotated[str, typer.Option(help="Recall preset to evaluate.")] = "default",
     home: Annotated[Path | None, typer.Option("--home", help="Store to build (default: a fresh temporary one).")] = None,
     limit: Annotated[int | None, typer.Option(help="Only the first N conversations.")] = None,
+    maintain: Annotated[str, typer.Option(
+        "--maintain", help="Maintenance jobs to run after the ingest, in order, e.g. cluster,seal,profiles "
+        "(the memory tree recall may use).")] = "",
 ) -> None:
     """LoCoMo evidence recall per token budget (DESIGN.md, evaluation protocol)."""
     from mnemoflow.eval.locomo import parse_budgets, run_locomo
@@ -35,9 +38,15 @@ def eval_locomo(
     for name in ("conversations.jsonl", "questions.jsonl"):
         if not (data / name).is_file():
             raise ArgumentError(f"--data {data}: {name} not found")
+    from mnemoflow.maintenance import jobs
+
+    jobs_asked = tuple(j.strip() for j in maintain.split(",") if j.strip())
+    if unknown := [j for j in jobs_asked if j not in jobs()]:
+        raise ArgumentError(f"--maintain: no maintenance job {unknown[0]!r}; one of: {', '.join(jobs())}")
     writable(out_path, "--out")
     with progress_bar() as progress:
-        report = run_locomo(data, budgets=budget_list, preset=preset, home=home, limit=limit, progress=progress)
+        report = run_locomo(data, budgets=budget_list, preset=preset, home=home, limit=limit, progress=progress,
+                            maintain=jobs_asked)
     out_path.write_text(json.dumps(report, ensure_ascii=False))
     print_summary(report, out)
     out.print(f"report: {out_path}")

@@ -35,7 +35,7 @@ def recall(
     home: Home = None, tenant: Tenant = None, user: User = None,
     k: Annotated[int | None, typer.Option("--k", min=1, help="At most this many items (default: as many as fit).")] = None,
     budget: Annotated[int | None, typer.Option("--budget", min=16, help="Token budget (ceil(chars/4)).")] = None,
-    preset: Annotated[str | None, typer.Option(help="Recall preset: default, bm25, rrf.")] = None,
+    preset: Annotated[str | None, typer.Option(help="Recall preset: default, summaries, bm25, rrf.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     history: Annotated[bool, typer.Option(
         "--history", help="Also show memories that are no longer current (superseded, expired, archived), marked.")] = False,

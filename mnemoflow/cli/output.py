@@ -115,6 +115,8 @@ def print_recall(result: RecallResult) -> None:
                 where = place_in_document(c.locator)
                 place = unquote(c.uri.removeprefix("file://")) if c.uri else c.document_id
                 cites.append(f"{place}" + (f" ({where})" if where else ""))
+        if len(cites) > 6:  # a summary cites every turn it covers; the first are those its text shows
+            cites = [*cites[:6], f"and {len(cites) - 6} more"]
         out.print(f"[bold][{n}][/] {item.text}")
         out.print(f"    [dim]{item.kind} {item.id} | {item.why} | cites: {'; '.join(cites)}[/]")
     out.print(f"[dim]{len(result.items)} items, {result.tokens} tokens[/]")

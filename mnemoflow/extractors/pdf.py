@@ -116,7 +116,7 @@ def _read_pages(doc: pymupdf.Document, settings: Settings) -> tuple[list[str], l
                 over.append(number)
                 continue
             texts.append(_page_text(page))
-        except (RuntimeError, IndexError, pymupdf.mupdf.FzErrorBase) as exc:  # IndexError: a broken page tree
+        except (RuntimeError, IndexError, ValueError, pymupdf.mupdf.FzErrorBase) as exc:  # IndexError: a broken page tree; ValueError: a bad xref
             raise BadInputError(f"damaged PDF: page {number} cannot be read ({_message(exc)})") from None
         damage = [w for w in pymupdf.TOOLS.mupdf_warnings(reset=True).splitlines() if _DAMAGE.search(w)]
         if damage:

@@ -20,8 +20,11 @@ from mnemoflow.timeutil import utcnow
 if TYPE_CHECKING:
     from mnemoflow.service import MemoryService
 
-JOB_MODULES: tuple[str, ...] = (  # each calls `job` at import
+JOB_MODULES: tuple[str, ...] = (  # each calls `job` at import; listed in the order they run at night
     "mnemoflow.maintenance.decay",
+    "mnemoflow.maintenance.cluster",
+    "mnemoflow.maintenance.seal",
+    "mnemoflow.maintenance.profiles",
     "mnemoflow.maintenance.check",
     "mnemoflow.maintenance.evaluate",
 )

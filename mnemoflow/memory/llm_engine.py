@@ -2,22 +2,21 @@
 
 The model is held to a strict JSON schema and its answer is validated again here (a server may not
 enforce the schema); ids it cites must be turns it was shown. Endpoint trouble never stops a run:
-transient failures (timeouts, connection errors, HTTP 429/5xx) are retried with backoff, and a turn
+transient failures (timeouts, connection errors, HTTP 429/5xx) are retried with backoff (`chat.ChatClient`), and a turn
 whose request still fails, or whose answer does not fit the schema, is handed to the fallback engine
 (the rule-based one), its candidates marked "llm-fallback: <reason>" and `fallbacks` counted.
 """
 
 from __future__ import annotations
 
-import time
 from dataclasses import replace
 from datetime import date, datetime, timedelta
 from typing import Any, get_args
 
-import httpx
-from pydantic import BaseModel, Field, ValidationError, field_validator
+from pydantic import BaseModel, ValidationError, field_validator
 
 from mnemoflow.memory.candidates import Candidate, GenerationContext, GenerationEngine, TurnView
+from mnemoflow.memory.chat import ChatClient, ChatFailed
 from mnemoflow.memory.rules import display_name
 from mnemoflow.models import MemoryKind
 
@@ -109,23 +108,6 @@ class _Proposals(BaseModel):
     candidates: list[_Proposal]
 
 
-class _Message(BaseModel):
-    content: str | None = None
-    refusal: str | None = None
-
-
-class _Choice(BaseModel):
-    message: _Message
-
-
-class _Completion(BaseModel):
-    choices: list[_Choice] = Field(min_length=1)
-
-
-class _Failed(Exception):
-    """Why this turn goes to the fallback engine."""
-
-
 class LLMEngine:
     """Proposes memories with a chat model; see the module docstring for how it fails."""
 
@@ -134,10 +116,10 @@ class LLMEngine:
     def __init__(self, *, base_url: str, model: str, fallback: GenerationEngine, api_key: str | None = None,
                  timeout_s: float = 60.0, max_retries: int = 2, backoff_s: float = 0.5) -> None:
         self.model, self.fallback = model, fallback
-        self.max_retries, self.backoff_s = max_retries, backoff_s
+        self.max_retries = max_retries
         self.fallbacks = 0  # turns handed to the fallback engine, for run reports
-        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self._client = httpx.Client(base_url=base_url.rstrip("/") + "/", timeout=timeout_s, headers=headers)
+        self._client = ChatClient(base_url=base_url, model=model, api_key=api_key, timeout_s=timeout_s,
+                                  max_retries=max_retries, backoff_s=backoff_s)
 
     def close(self) -> None:
         self._client.close()
@@ -147,57 +129,22 @@ class LLMEngine:
             return []
         try:
             proposals = self._propose(context)
-        except _Failed as failure:
+        except ChatFailed as failure:
             self.fallbacks += 1
             why = f"llm-fallback: {failure}"
             return [replace(c, reasons=(*c.reasons, why)) for c in self.fallback.generate(context)]
         return [_candidate(p, context) for p in proposals]
 
     def _propose(self, context: GenerationContext) -> list[_Proposal]:
-        payload = {
-            "model": self.model,
-            "temperature": 0,
-            "response_format": RESPONSE_FORMAT,
-            "messages": [{"role": "system", "content": SYSTEM_PROMPT},
-                         {"role": "user", "content": prompt(context)}],
-        }
+        content = self._client.complete(SYSTEM_PROMPT, prompt(context), RESPONSE_FORMAT)
         try:
-            completion = _Completion.model_validate_json(self._post(payload).content)
-        except ValidationError:
-            raise _Failed("malformed chat completion") from None
-        message = completion.choices[0].message
-        if message.refusal:
-            raise _Failed("the model refused")
-        try:
-            return _Proposals.model_validate_json(message.content or "").candidates
+            return _Proposals.model_validate_json(content).candidates
         except ValidationError as exc:
             first = exc.errors()[0]
             if first["type"] == "json_invalid":
-                raise _Failed("invalid JSON") from None
+                raise ChatFailed("invalid JSON") from None
             where = ".".join(str(part) for part in first["loc"])
-            raise _Failed(f"schema violation at {where}: {first['msg']}") from None
-
-    def _post(self, payload: dict[str, Any]) -> httpx.Response:
-        """The response to the request, retrying what may pass (timeouts, dropped connections, 429, 5xx)."""
-        attempts, problem = self.max_retries + 1, ""
-        for attempt in range(attempts):
-            if attempt:
-                time.sleep(self.backoff_s * 2 ** (attempt - 1))
-            try:
-                response = self._client.post("chat/completions", json=payload)
-            except httpx.TimeoutException:
-                problem = "timeout"
-                continue
-            except httpx.RequestError as exc:
-                problem = f"connection error ({type(exc).__name__})"
-                continue
-            if response.status_code == 429 or response.status_code >= 500:
-                problem = f"HTTP {response.status_code}"
-                continue
-            if response.is_error:
-                raise _Failed(f"HTTP {response.status_code}")
-            return response
-        raise _Failed(f"{problem} after {attempts} attempt{'s' if attempts > 1 else ''}")
+            raise ChatFailed(f"schema violation at {where}: {first['msg']}") from None
 
 
 def prompt(context: GenerationContext) -> str:

@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 Signal = Literal["vector", "bm25"]
+TreeUse = Literal["off", "broad", "ranked"]
 Target = Literal["memories", "chunks"]
 GraphLink = Literal["EXTENDS", "DERIVES", "UPDATES", "RELATES_TO"]
 DEFAULT_GRAPH_LINKS: tuple[GraphLink, ...] = ("EXTENDS", "DERIVES", "UPDATES")
@@ -89,12 +90,39 @@ class RecallConfig(BaseModel):
         description="As graph_hop_factor, for a memory reached through a shared entity (a weaker relation).",
     )
 
+    # The memory tree (maintenance jobs seal, profiles, cluster): what of it recall may pack.
+    summaries: TreeUse = Field(
+        "broad", description="Sealed summaries: 'broad' packs the best ones first for a query that asks for an "
+        "overview ('summarise the trip planning', 'what did we talk about in March?'; recall/intent.py) and none "
+        "otherwise; 'ranked' lets them compete with memories and chunks in every query's fusion; 'off'.",
+    )
+    summary_max_items: int = Field(2, ge=0, description="At most this many summaries in a context.")
+    summary_max_share: float = Field(
+        0.5, gt=0, le=1, description="Summaries packed first for a broad query take at most this share of the budget.",
+    )
+    profile: TreeUse = Field(
+        "broad", description="The user's profile: 'broad' packs its lines first for a query about a person as a "
+        "whole ('what do you know about me?', 'who is Maya?'); 'ranked' offers them to every query after the "
+        "evidence it outranks; 'off'.",
+    )
+    profile_max_share: float = Field(
+        0.25, gt=0, le=1, description="Profile lines packed first take at most this share of the budget.",
+    )
+    topic_boost: float = Field(
+        0.0, ge=0, description="Memories of the query's topic (the one most of its top memories share) score "
+        "x (1 + this); 0 turns the signal off.",
+    )
 
-_PLAIN: dict = {"salience_weight": 0.0, "recency_weight": 0.0, "graph": False}
+
+_PLAIN: dict = {"salience_weight": 0.0, "recency_weight": 0.0, "graph": False, "summaries": "off", "profile": "off"}
 
 PRESETS: dict[str, RecallConfig] = {
     # Measured on LoCoMo (bench/README.md): BM25 leads at the top ranks, the dense signal fills in.
     "default": RecallConfig(name="default", signals={"vector": 1.0, "bm25": 1.5}),
+    # Summaries on every query, fused with the evidence (at most summary_max_items): on LoCoMo they cost
+    # evidence at 512 tokens and change nothing at 2048 (bench/README.md), so the default packs them
+    # only for queries that ask for an overview.
+    "summaries": RecallConfig(name="summaries", signals={"vector": 1.0, "bm25": 1.5}, summaries="ranked"),
     # The two baselines the evaluation compares against, run through the same harness.
     # Plain fusion: no memory rerank, no graph.
     "bm25": RecallConfig(name="bm25", signals={"bm25": 1.0}, rrf_k=60, speaker_factor=1.0, group_sessions=False,
@@ -114,7 +142,7 @@ def preset(name: str) -> RecallConfig:
 class RecallFilters(BaseModel):
     """Narrow what recall may return."""
 
-    kinds: list[Literal["memory", "chunk"]] | None = None
+    kinds: list[Literal["memory", "chunk", "summary", "profile"]] | None = None
     include_history: bool = Field(
         False, description="Also return memories that are no longer current (superseded, past valid_to, "
         "expired, archived by decay), each marked as such (scores['history'] = 1, why says by what); deleted "

@@ -10,6 +10,9 @@ expansion (links and shared entities, `recall.graph`); chunks keep their fused o
 Past versions are searched too: a query worded like what was true before ("Where does Lena
 live?" against "Lena lives in Hamburg") finds the old memory, and its current version ("Lena
 moved to Munich") takes that hit's place unless `include_history` asks for the history itself.
+
+The memory tree joins where the query asks for it (`recall.tree`): summaries for an overview, the
+profile for a person as a whole, and optionally a boost for the memories of the query's topic.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
+from itertools import chain
 from typing import Any
 
 
@@ -27,10 +31,13 @@ from mnemoflow.chunking import day_label
 from mnemoflow.embedding.base import Embedder
 from mnemoflow.errors import EmbeddingUnavailableError
 from mnemoflow.memory.entities import entity_id
-from mnemoflow.models import Citation, MemoryItem, RecallItem, RecallResult
+from mnemoflow.models import MemoryItem, RecallItem, RecallResult, Summary
+from mnemoflow.recall import tree
+from mnemoflow.recall.citations import citations_of
 from mnemoflow.recall.config import RecallConfig, RecallFilters
 from mnemoflow.recall.fusion import Fused, rrf
 from mnemoflow.recall.graph import Expansion, expand
+from mnemoflow.recall.intent import breadth
 from mnemoflow.recall.packing import Candidate, TurnKey, pack, tokens_of
 from mnemoflow.storage import Scope, Store
 from mnemoflow.storage.store import ChunkHit, SearchHit
@@ -76,27 +83,6 @@ def speakers_named(query: str, speakers: set[str]) -> set[str]:
 
 def _turn_speakers(hit: ChunkHit) -> set[str]:
     return {t["speaker"] for t in hit.locator.get("turns", []) if t.get("speaker")}
-
-
-def citations_of(source: ChunkHit | MemoryItem) -> list[Citation]:
-    """Built only for the items that make it into the context."""
-    if isinstance(source, MemoryItem):
-        turns = source.metadata.get("source_turns") or []
-        if turns:  # generated from a conversation: cite the turns it was read from
-            return [_turn_citation(t["session_id"], t, memory_id=source.id) for t in turns]
-        return [Citation(memory_id=source.id, ts=source.observed_at, locator=source.metadata.get("source", {}))]
-    turns = source.locator.get("turns")
-    if not turns:
-        return [Citation(document_id=source.document_id, uri=source.uri, title=source.title, locator=source.locator)]
-    return [_turn_citation(source.locator.get("session_id"), t, document_id=source.document_id, uri=source.uri,
-                           title=source.title) for t in turns]
-
-
-def _turn_citation(session_id: str | None, turn: dict[str, Any], **source: Any) -> Citation:
-    """One conversation turn, cited by a memory read from it or by the chunk holding it."""
-    return Citation(session_id=session_id, turn_id=turn["turn_id"], speaker=turn.get("speaker"),
-                    ts=datetime.fromisoformat(turn["ts"]) if turn.get("ts") else None,
-                    locator={"session_id": session_id, "turn_id": turn["turn_id"]}, **source)
 
 
 def _turn_keys(session_id: Any, turns: list[dict[str, Any]]) -> frozenset[TurnKey]:
@@ -208,12 +194,13 @@ def _memory_factors(memory: MemoryItem, newest: datetime | None, config: RecallC
 
 def _rerank(
     query: str, fused: list[Fused], chunks: dict[str, ChunkHit], memories: dict[str, MemoryItem],
-    current: dict[str, str], config: RecallConfig, newest: datetime | None,
+    current: dict[str, str], config: RecallConfig, newest: datetime | None, summaries: dict[str, object] | None = None,
 ) -> tuple[list[_Ranked], set[str]]:
     """Final order: the fused score, lowered for turns by people other than those the query names,
     and scaled for memories by their salience and recency factors. A hit on a superseded memory
     ranks its current version (`current`: superseded id -> current id) there; each memory keeps its
-    best place."""
+    best place. Summaries fused with the evidence (`summaries = "ranked"`) keep their fused score,
+    the best `summary_max_items` of them."""
     named: set[str] = set()
     if config.speaker_factor < 1:
         named = speakers_named(query, set().union(*(_turn_speakers(h) for h in chunks.values())))
@@ -231,6 +218,9 @@ def _rerank(
             factors = _memory_factors(memories[latest], newest, config)
             ranked.append(_Ranked(f.score * math.prod(factors.values()), ("memories", latest), f, factors,
                                   f"current version of {item_id}, which the query {_why(f)} (UPDATES)"))
+        elif target == "summaries" and item_id in (summaries or {}) and config.summary_max_items > len(
+                [r for r in ranked if r.key[0] == "summaries"]):
+            ranked.append(_Ranked(f.score, f.key, f))
     ranked.sort(key=lambda r: (-r.score, r.key[1]))
     best: dict[tuple[str, str], _Ranked] = {}
     for r in ranked:
@@ -332,24 +322,38 @@ def recall(
     """Ranked, cited items that fit `token_budget`; at most `k` of them when given."""
     filters = filters or RecallFilters()
     history = filters.include_history
-    kinds = set(filters.kinds or ("memory", "chunk"))
+    kinds = set(filters.kinds or ("memory", "chunk", "summary", "profile"))
+    with_summaries, with_profile = tree.uses(config, kinds, breadth(query))
     targets = [t for t in config.targets if ("memory" if t == "memories" else "chunk") in kinds]
-    found, warnings = _search(store, embedder, scope, query, config, targets)
-    fused = rrf({signal: [((h.target, h.id), h.score) for h in hits] for signal, hits in found.items()},
-                config.signals, config.rrf_k)
-    shown = {h.id: h.chunk for hits in found.values() for h in hits if h.chunk is not None}
+    found, warnings = _search(store, embedder, scope, query, config, targets + ["summaries"] * with_summaries)
+    hits = {signal: [((h.target, h.id), h.score) for h in found_hits] for signal, found_hits in found.items()}
+    apart = config.summaries == "broad"  # fused on their own, summaries cannot move the evidence's ranks
+    fused = rrf({s: [h for h in signal_hits if not (apart and h[0][0] == "summaries")]
+                 for s, signal_hits in hits.items()}, config.signals, config.rrf_k)
+    summary_fused = (rrf({s: [h for h in signal_hits if h[0][0] == "summaries"] for s, signal_hits in hits.items()},
+                         config.signals, config.rrf_k) if apart else [f for f in fused if f.key[0] == "summaries"])
+    # ranked, only the best few can make the cap; gating each means reading every memory it covers
+    gated = [f.key[1] for f in summary_fused][:None if apart else 4 * config.summary_max_items]
+    summaries = store.fetch_summaries(scope, gated) if with_summaries else {}
+    shown = {h.id: h.chunk for found_hits in found.values() for h in found_hits if h.chunk is not None}
     chunks, memories, current = _hydrate(store, scope, fused, shown, history)
     newest = max((_observed(m) for m in memories.values()), default=None)
-    ranked, named = _rerank(query, fused, chunks, memories, current, config, newest)
+    ranked, named = _rerank(query, fused, chunks, memories, current, config, newest, summaries)
+    ranked = _topic_boost(store, scope, ranked, config)
     expanded = _expand(store, scope, ranked, memories, config, newest, history)
     if expanded:
         ranked = sorted([*ranked, *expanded], key=lambda r: (-r.score, r.key[1]))
     notes = _history_notes(store, scope, memories) if history else {}
-    candidates = (  # built lazily: packing stops looking once the budget is spent
-        _chunk_candidate(chunks[r.key[1]], r.fused, r.score, config, named)  # type: ignore[arg-type]
-        if r.key[0] == "chunks" else _memory_candidate(memories[r.key[1]], r, notes.get(r.key[1]))
-        for r in ranked
-    )
+    top = ranked[0].score if ranked else 1.0
+    lead = tree.summaries_first(summaries, summary_fused, query, config, token_budget, top) if apart else []
+    profile = store.read_profile(scope) if with_profile else None
+    if config.profile == "broad":  # for a person as a whole, their profile before any summary
+        lead[:0] = tree.profile_candidates(store, scope, profile, query, top, "the query asks about a person as a "
+                                        "whole", int(token_budget * config.profile_max_share))
+    after = tree.profile_candidates(store, scope, profile, query, 0.0, "room after the evidence", None
+                                    ) if config.profile == "ranked" else []
+    candidates = chain(lead, (  # built lazily: packing stops looking once the budget is spent
+        _candidate(r, chunks, memories, summaries, notes, config, named) for r in ranked), after)
     packed = pack(candidates, token_budget, k, config.drop_restated_memories)
     items = [
         RecallItem(kind=c.kind, id=c.id, text=c.line, tokens=tokens_of(c.line), score=round(c.score, 6),
@@ -357,3 +361,29 @@ def recall(
         for c in packed.items
     ]
     return RecallResult(query=query, items=items, tokens=packed.tokens, context=packed.context, warnings=warnings)
+
+
+def _candidate(r: _Ranked, chunks: dict[str, ChunkHit], memories: dict[str, MemoryItem],
+               summaries: dict[str, tuple[Summary, list[MemoryItem]]], notes: dict[str, str], config: RecallConfig,
+               named: set[str]) -> Candidate:
+    target, item_id = r.key
+    if target == "chunks":
+        return _chunk_candidate(chunks[item_id], r.fused, r.score, config, named)  # type: ignore[arg-type]
+    if target == "summaries":
+        summary, leaves = summaries[item_id]
+        return tree.summary_candidate(summary, leaves, r.score, _signal_scores(r.fused), _why(r.fused))  # type: ignore[arg-type]
+    return _memory_candidate(memories[item_id], r, notes.get(item_id))
+
+
+def _topic_boost(store: Store, scope: Scope, ranked: list[_Ranked], config: RecallConfig) -> list[_Ranked]:
+    """Memories of the query's topic (`tree.topic_factors`) scaled by 1 + topic_boost, reordered."""
+    factors, topic = tree.topic_factors(store, scope, [r.key[1] for r in ranked if r.key[0] == "memories"],
+                                        config.topic_boost)
+    if not factors:
+        return ranked
+    for r in ranked:
+        if r.key[0] == "memories" and r.key[1] in factors:
+            r.score *= factors[r.key[1]]
+            r.factors["topic_factor"] = factors[r.key[1]]
+            r.why = (r.why or _why(r.fused)) + f"; in the query's topic {topic}"  # type: ignore[arg-type]
+    return sorted(ranked, key=lambda r: (-r.score, r.key[1]))

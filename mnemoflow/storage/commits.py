@@ -70,6 +70,29 @@ TRACKED_TABLES: dict[str, tuple[str, tuple[str, ...]]] = {
         "memory_id || '|' || category_key",
         ("tenant_id", "memory_id", "category_key"),
     ),
+    # the memory tree: sealed summaries (retiring one is a commit too), profiles and their lines, topics
+    "summaries": (
+        "summary_id",
+        ("summary_id", "tenant_id", "user_id", "shared", "level", "subject_kind", "subject_key", "day", "title",
+         "content", "content_hash", "child_ids", "memory_ids", "cited_ids", "method", "period_start", "period_end",
+         "created_at", "retired_at", "retired_reason"),
+    ),
+    "profiles": (
+        "user_id",
+        ("tenant_id", "user_id", "static_summary", "dynamic_summary", "updated_at", "version"),
+    ),
+    "profile_lines": (
+        "line_id",
+        ("line_id", "tenant_id", "user_id", "version", "section", "ordinal", "text", "memory_ids"),
+    ),
+    "topics": (
+        "topic_id",
+        ("topic_id", "tenant_id", "user_id", "label", "terms", "size", "created_at", "updated_at", "retired_at"),
+    ),
+    "memory_topics": (
+        "memory_id || '|' || topic_id",
+        ("tenant_id", "user_id", "memory_id", "topic_id", "weight"),
+    ),
 }
 
 

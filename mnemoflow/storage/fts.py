@@ -22,7 +22,9 @@ class FtsSpec:
 
 CHUNKS_FTS = FtsSpec("chunks", "chunk_id", ("text", "context"))
 MEMORIES_FTS = FtsSpec("memories", "memory_id", ("content",))
-FTS_SPECS = (CHUNKS_FTS, MEMORIES_FTS)
+SUMMARIES_FTS = FtsSpec("summaries", "summary_id", ("content",))
+FTS_SPECS = (CHUNKS_FTS, MEMORIES_FTS, SUMMARIES_FTS)
+FTS_OF = {spec.table: spec for spec in FTS_SPECS}  # by target
 
 
 def mark_dirty(con: duckdb.DuckDBPyConnection, spec: FtsSpec) -> None:

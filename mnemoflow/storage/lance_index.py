@@ -10,8 +10,10 @@ served by bitmap indexes. One model and dimension per table, recorded in its sch
 
 from __future__ import annotations
 
+import functools
+import threading
 import warnings
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -54,6 +56,15 @@ MEMORY_INDEX = IndexSpec(
      ("content_hash", pa.string()), ("text", pa.string())),
     filter_columns=("tenant_id", "user_id", "shared", "deleted", "is_latest"),
 )
+SUMMARY_INDEX = IndexSpec(
+    "summary_vectors",
+    "summary_id",
+    (("summary_id", pa.string()), ("tenant_id", pa.string()), ("user_id", pa.string()), ("shared", pa.bool_()),
+     ("deleted", pa.bool_()), ("level", pa.string()), ("subject_kind", pa.string()), ("content_hash", pa.string()),
+     ("text", pa.string())),
+)
+# what each searchable target of the store is indexed as
+INDEX_OF: dict[str, IndexSpec] = {"chunks": CHUNK_INDEX, "memories": MEMORY_INDEX, "summaries": SUMMARY_INDEX}
 EMBEDDING_CACHE = IndexSpec(
     "embedding_cache", "cache_key", (("cache_key", pa.string()),), filter_columns=(), text_column=None
 )
@@ -72,6 +83,19 @@ SMALL_TABLE_ROWS = 50_000  # below this a full optimize is cheap; above it only 
 HNSW_EF = 300  # measured at 100k chunks: recall@200 0.99 against exact search, ~10 ms
 
 
+def _writes(method: Callable[..., Any]) -> Callable[..., Any]:
+    """Run a write on a table under that table's lock: in a server the outbox worker and the request
+    threads write the same tables, and a compaction preempted by a concurrent update fails outright
+    ("Retryable commit conflict") instead of waiting. Reads take no lock."""
+
+    @functools.wraps(method)
+    def locked(self: LanceIndex, spec: IndexSpec, *args: Any, **kwargs: Any) -> Any:
+        with self._writer(spec):
+            return method(self, spec, *args, **kwargs)
+
+    return locked
+
+
 class LanceIndex:
     """The LanceDB side of the store. Only `storage/` uses it."""
 
@@ -84,12 +108,19 @@ class LanceIndex:
         self._tables: dict[str, lancedb.table.Table] = {}
         self._text_indexed: set[str] = set()
         self._vector_indexed: set[str] = set()
+        self._writers: dict[str, threading.RLock] = {}
+        self._writers_guard = threading.Lock()
+
+    def _writer(self, spec: IndexSpec) -> threading.RLock:
+        with self._writers_guard:
+            return self._writers.setdefault(spec.name, threading.RLock())
 
     def _schema(self, spec: IndexSpec) -> pa.Schema:
         fields = [pa.field(n, t) for n, t in spec.columns]
         fields.append(pa.field("vector", pa.list_(pa.float32(), self.dim), nullable=True))
         return pa.schema(fields, metadata={"model": self.model, "dim": str(self.dim)})
 
+    @_writes
     def drop(self, spec: IndexSpec) -> None:
         self._tables.pop(spec.name, None)
         self._text_indexed.discard(spec.name)
@@ -132,6 +163,7 @@ class LanceIndex:
             columns["vector"] = pa.FixedSizeListArray.from_arrays(flat, self.dim)
         return pa.table(columns, schema=self._schema(spec))
 
+    @_writes
     def upsert(self, spec: IndexSpec, rows: dict[str, list], vectors: np.ndarray | None = None) -> None:
         """Insert or replace rows by id; without `vectors` the rows wait for theirs (vector null)."""
         if not rows.get(spec.id_column):
@@ -142,15 +174,18 @@ class LanceIndex:
             .execute(self._data(spec, rows, vectors), on_bad_vectors="null" if vectors is None else "error")
         )
 
+    @_writes
     def append(self, spec: IndexSpec, rows: dict[str, list]) -> None:
         """Add rows whose ids the table does not hold, waiting for their vectors: a third of an
         upsert's cost, which must first look every id up."""
         if rows.get(spec.id_column):
             self.table(spec).add(self._data(spec, rows, None), on_bad_vectors="null")
 
+    @_writes
     def delete(self, spec: IndexSpec, where: str) -> None:
         self.table(spec).delete(where)
 
+    @_writes
     def update_columns(self, spec: IndexSpec, rows: dict[str, list]) -> None:
         """Set some columns of existing rows by id (one value per row); the vector is kept."""
         if rows.get(spec.id_column):
@@ -212,12 +247,14 @@ class LanceIndex:
         expressions ({"has_vector": "vector IS NOT NULL"})."""
         return self.table(spec).search().where(where).select(columns).limit(limit).to_arrow()
 
+    @_writes
     def update(self, spec: IndexSpec, where: str, values: dict[str, object]) -> None:
         self.table(spec).update(where=where, values=values)
 
     def count(self, spec: IndexSpec, where: str | None = None) -> int:
         return self.table(spec).count_rows(where)
 
+    @_writes
     def forget_history(self, spec: IndexSpec) -> None:
         """After a hard deletion: rewrite every fragment holding a deleted row (LanceDB's own optimize
         leaves a fragment alone below 10% deleted rows, the text still in its file), fold the indexes
@@ -231,6 +268,7 @@ class LanceIndex:
             warnings.filterwarnings("ignore", message=r"optimize\(cleanup_older_than=0\)")
             table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
 
+    @_writes
     def refresh(self, spec: IndexSpec) -> None:
         """Fold new rows into the indexes, creating them when first useful.
 

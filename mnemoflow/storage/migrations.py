@@ -301,6 +301,70 @@ def _memory_reinforcement(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("ALTER TABLE memories ADD COLUMN reinforcement INTEGER DEFAULT 0")
 
 
+@migration("0005_memory_tree")
+def _memory_tree(con: duckdb.DuckDBPyConnection) -> None:
+    """The memory tree: sealed summaries (what each cites, down to its memories, and whether it was
+    retired because one of them is no longer current), per-user profiles line by line with the
+    memories each line cites, topics with their memories, and `topic_memories` for analysts."""
+    con.execute("""
+        ALTER TABLE summaries ADD COLUMN shared BOOLEAN DEFAULT false;
+        ALTER TABLE summaries ADD COLUMN title VARCHAR;
+        ALTER TABLE summaries ADD COLUMN memory_ids VARCHAR[];
+        ALTER TABLE summaries ADD COLUMN cited_ids VARCHAR[];
+        ALTER TABLE summaries ADD COLUMN method VARCHAR;
+        ALTER TABLE summaries ADD COLUMN period_start TIMESTAMP;
+        ALTER TABLE summaries ADD COLUMN period_end TIMESTAMP;
+        ALTER TABLE summaries ADD COLUMN content_hash VARCHAR;
+        ALTER TABLE summaries ADD COLUMN token_count INTEGER;
+        ALTER TABLE summaries ADD COLUMN retired_at TIMESTAMP;
+        ALTER TABLE summaries ADD COLUMN retired_reason VARCHAR;
+        ALTER TABLE summaries ADD COLUMN embedding_status VARCHAR DEFAULT 'pending';
+        ALTER TABLE summaries ADD COLUMN embedding_model VARCHAR;
+        CREATE TABLE profile_lines (
+            line_id VARCHAR PRIMARY KEY,
+            tenant_id VARCHAR NOT NULL,
+            user_id VARCHAR NOT NULL,
+            version INTEGER NOT NULL,
+            section VARCHAR NOT NULL CHECK (section IN ('static', 'dynamic')),
+            ordinal INTEGER NOT NULL,
+            text VARCHAR NOT NULL,
+            memory_ids VARCHAR[] NOT NULL,
+            commit_id VARCHAR NOT NULL
+        );
+        CREATE TABLE topics (
+            topic_id VARCHAR PRIMARY KEY,
+            tenant_id VARCHAR NOT NULL,
+            user_id VARCHAR NOT NULL,
+            label VARCHAR NOT NULL,
+            terms VARCHAR[] NOT NULL,
+            size INTEGER NOT NULL,
+            created_at TIMESTAMP NOT NULL,
+            updated_at TIMESTAMP NOT NULL,
+            retired_at TIMESTAMP,
+            commit_id VARCHAR NOT NULL
+        );
+        CREATE TABLE memory_topics (
+            tenant_id VARCHAR NOT NULL,
+            user_id VARCHAR NOT NULL,
+            memory_id VARCHAR NOT NULL,
+            topic_id VARCHAR NOT NULL,
+            weight DOUBLE NOT NULL,
+            commit_id VARCHAR NOT NULL,
+            PRIMARY KEY (tenant_id, memory_id, topic_id)
+        );
+        CREATE VIEW topic_memories AS
+            SELECT t.tenant_id, t.user_id, t.topic_id, t.label, t.terms, t.size, mt.weight, m.memory_id, m.content,
+                   m.kind, m.salience, m.observed_at, m.event_start_at
+            FROM topics t
+            JOIN memory_topics mt ON mt.topic_id = t.topic_id AND mt.tenant_id = t.tenant_id
+            JOIN memories m ON m.memory_id = mt.memory_id AND m.tenant_id = mt.tenant_id
+            WHERE t.retired_at IS NULL AND m.deleted_at IS NULL AND m.is_latest
+              AND (m.valid_to IS NULL OR m.valid_to > (now() AT TIME ZONE 'UTC'))
+              AND (m.expires_at IS NULL OR m.expires_at > (now() AT TIME ZONE 'UTC'));
+        INSERT INTO store_state VALUES ('fts:summaries', 'dirty');
+    """)
+
+
 @migration("0006_lifecycle_quality")
 def _lifecycle_quality(con: duckdb.DuckDBPyConnection) -> None:
     """Decay, deletion and quality: memories can be pinned and archived and carry their last retention

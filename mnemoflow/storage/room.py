@@ -11,7 +11,7 @@ from mnemoflow.storage.connection import Database
 from mnemoflow.storage.lance_index import LanceIndex
 from mnemoflow.storage.scope import Scope
 
-Target = Literal["chunks", "memories"]
+Target = Literal["chunks", "memories", "summaries"]
 Bm25Engine = Literal["lancedb", "duckdb"]
 
 

@@ -74,6 +74,11 @@ def memory_row(scope: Scope, memory: MemoryItem, content_hash: str) -> dict[str,
             "text": memory.content}
 
 
+def summary_index_row(level: str, subject_kind: str, content: str) -> dict[str, Any]:
+    """A summary's LanceDB columns besides its id, scope and content hash (a retired one is not indexed)."""
+    return {"shared": False, "deleted": False, "level": level, "subject_kind": subject_kind, "text": content}
+
+
 def link_id(tenant_id: str, src: str, dst: str, link_type: str) -> str:
     return "lnk_" + hashlib.sha256(f"{tenant_id}\x1f{src}\x1f{dst}\x1f{link_type}".encode()).hexdigest()[:24]
 

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from mnemoflow.storage import batch, fts
-from mnemoflow.storage.lance_index import CHUNK_INDEX, MEMORY_INDEX, LanceIndex, sql_in
+from mnemoflow.storage.lance_index import CHUNK_INDEX, INDEX_OF, MEMORY_INDEX, LanceIndex, sql_in
 from mnemoflow.storage.room import Room, Target
 from mnemoflow.storage.rows import epoch, lifecycle_sql
 from mnemoflow.storage.scope import Scope, lance_visible, visible
@@ -49,7 +49,8 @@ def search_hit(target: Target, hit: tuple[str, float, dict[str, str]]) -> Search
 
 
 def lance_where(scope: Scope, target: Target, include_history: bool = False) -> str:
-    """The LanceDB prefilter of a search: scope, not deleted, and for memories the lifecycle gate."""
+    """The LanceDB prefilter of a search: scope, not deleted (a summary: not retired), and for memories
+    the lifecycle gate."""
     where = lance_visible(scope) + " AND NOT deleted"
     if target == "memories" and not include_history:
         where += f" AND is_latest AND (active_until IS NULL OR active_until > {epoch(utcnow())})"
@@ -72,13 +73,13 @@ class Search(Room):
         with self._db.read() as con:
             for spec in fts.FTS_SPECS:
                 fts.ensure_current(con, spec, now)
-            for index in (CHUNK_INDEX, MEMORY_INDEX):
+            for index in INDEX_OF.values():
                 self._index.refresh(index)
 
     def rebuild_fts_index(self, target: Target) -> None:
         """Force a rebuild of the DuckDB FTS index (benchmarks measure what one costs)."""
         with self._db.read() as con:
-            fts.rebuild(con, fts.CHUNKS_FTS if target == "chunks" else fts.MEMORIES_FTS, utcnow())
+            fts.rebuild(con, fts.FTS_OF[target], utcnow())
 
     def bm25_search(
         self, scope: Scope, target: Target, query: str, k: int, *, include_history: bool = False,
@@ -86,13 +87,15 @@ class Search(Room):
         """BM25 hits best first, inside scope and lifecycle; LanceDB's index online, or DuckDB FTS.
         `include_history` lifts the lifecycle gate for memories (past versions, expired), never deletion."""
         if self._bm25_engine == "lancedb":  # LanceDB is thread-safe: no connection lock, so it can run in parallel
-            spec = CHUNK_INDEX if target == "chunks" else MEMORY_INDEX
-            found = self._index.text_search(spec, query, lance_where(scope, target, include_history), k)
+            found = self._index.text_search(INDEX_OF[target], query, lance_where(scope, target, include_history), k)
             return [search_hit(target, h) for h in found]
-        fts_spec = fts.CHUNKS_FTS if target == "chunks" else fts.MEMORIES_FTS
+        fts_spec = fts.FTS_OF[target]
         where, params = visible(scope)
-        gate, gate_params = lifecycle_sql(history=target == "chunks" or include_history)
-        where, params = where + gate, [*params, *gate_params]
+        if target == "summaries":
+            where += " AND retired_at IS NULL"
+        else:
+            gate, gate_params = lifecycle_sql(history=target == "chunks" or include_history)
+            where, params = where + gate, [*params, *gate_params]
         with self._db.read() as con:
             fts.ensure_current(con, fts_spec, utcnow())
             return [SearchHit(target, i, score, None) for i, score in fts.search(con, fts_spec, query, where, params, k)]
@@ -101,8 +104,7 @@ class Search(Room):
         self, scope: Scope, target: Target, vector: np.ndarray, k: int, *, include_history: bool = False,
     ) -> list[SearchHit]:
         """Cosine-similarity hits best first, inside scope and lifecycle (`include_history`: as bm25_search)."""
-        spec = CHUNK_INDEX if target == "chunks" else MEMORY_INDEX
-        found = self._index.vector_search(spec, vector, lance_where(scope, target, include_history), k)
+        found = self._index.vector_search(INDEX_OF[target], vector, lance_where(scope, target, include_history), k)
         return [search_hit(target, h) for h in found]
 
     def live_chunk_ids(self, scope: Scope, chunk_ids: list[str]) -> set[str]:

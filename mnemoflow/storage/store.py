@@ -1,9 +1,10 @@
 """The tenant-scoped store: the only door to DuckDB and LanceDB.
 
 `Store` is the rooms of the storage package together, one per concept (documents, memories,
-graph, reviews, keys, vectors, search, analytics, lifecycle, purge, queue, quality, evals);
-callers see only `Store`. Every method that reads or writes tenant data takes a `Scope` (or, for
-tenant-wide operations, a tenant id), and every tenant or user predicate comes from `scope.py`.
+graph, reviews, keys, vectors, search, the memory tree's summaries, topics and profiles, analytics,
+lifecycle, purge, queue, quality, evals); callers see only `Store`. Every method that reads or writes
+tenant data takes a `Scope` (or, for tenant-wide operations, a tenant id), and every tenant or user
+predicate comes from `scope.py`.
 Reads see the user's rows and the tenant's shared rows; writes touch only the user's rows.
 Each write is one DuckDB transaction that also appends a commit and enqueues its derived work
 in the outbox; LanceDB follows after the transaction (memory writes turn that round: see
@@ -27,22 +28,25 @@ from mnemoflow.storage.lance_index import LanceIndex
 from mnemoflow.storage.lifecycle import Lifecycle
 from mnemoflow.storage.memories import Memories
 from mnemoflow.storage.memory_writes import MemoryWrites
+from mnemoflow.storage.profiles import Profiles
 from mnemoflow.storage.purge import Purge
 from mnemoflow.storage.quality import QualityData
 from mnemoflow.storage.queue import Queue
 from mnemoflow.storage.reviews import Reviews
 from mnemoflow.storage.room import Bm25Engine, Target
 from mnemoflow.storage.rows import memory_content_hash, search_text
-from mnemoflow.storage.scope import Scope, owned, visible
+from mnemoflow.storage.scope import Scope, owned, tenant, visible
 from mnemoflow.storage.search import ChunkHit, Search, SearchHit
+from mnemoflow.storage.summaries import Summaries
+from mnemoflow.storage.topics import Topics
 from mnemoflow.storage.vectors import EmbeddingInput, Vectors
 
 __all__ = ["ChunkHit", "EmbeddingInput", "MemoryWrites", "SearchHit", "Store", "Target", "memory_content_hash",
            "search_text"]
 
 
-class Store(Documents, Memories, Graph, Reviews, Keys, Vectors, Search, Analytics, Lifecycle, Purge, Queue,
-            QualityData, EvalRuns):
+class Store(Documents, Memories, Graph, Reviews, Keys, Vectors, Search, Summaries, Topics, Profiles, Analytics,
+            Lifecycle, Purge, Queue, QualityData, EvalRuns):
     """One DuckDB connection (one unit of work or one long-lived server) plus the LanceDB tables."""
 
     def __init__(
@@ -81,6 +85,13 @@ class Store(Documents, Memories, Graph, Reviews, Keys, Vectors, Search, Analytic
     def tenants(self) -> list[str]:
         with self._db.read() as con:
             return [r[0] for r in con.execute("SELECT DISTINCT tenant_id FROM commits ORDER BY 1").fetchall()]
+
+    def memory_users(self, tenant_id: str) -> list[str]:
+        """The users of a tenant who hold memories (deleted ones too: their tree may need retiring)."""
+        within, params = tenant(tenant_id)
+        with self._db.read() as con:
+            return [r[0] for r in con.execute(
+                f"SELECT DISTINCT user_id FROM memories WHERE {within} ORDER BY 1", params).fetchall()]
 
     def counts(self, scope: Scope) -> dict[str, int]:
         """Live rows per table inside the scope."""

@@ -12,7 +12,7 @@ import numpy as np
 from mnemoflow.models import TurnRecord
 from mnemoflow.storage import batch, outbox
 from mnemoflow.storage.commits import sha256_json
-from mnemoflow.storage.lance_index import CHUNK_INDEX, EMBEDDING_CACHE, MEMORY_INDEX, sql_in
+from mnemoflow.storage.lance_index import CHUNK_INDEX, EMBEDDING_CACHE, INDEX_OF, MEMORY_INDEX, SUMMARY_INDEX, sql_in
 from mnemoflow.storage.outbox import Job
 from mnemoflow.storage.room import Room, Target
 from mnemoflow.storage.rows import (
@@ -23,6 +23,7 @@ from mnemoflow.storage.rows import (
     columns,
     memory_item,
     memory_row,
+    summary_index_row,
 )
 from mnemoflow.storage.scope import Scope, lance_owned, owned
 from mnemoflow.timeutil import utcnow
@@ -99,6 +100,13 @@ class Vectors(Room):
                                    f"AND c.chunk_id IN {ids}", params).fetchall()
                 found = {r[0]: EmbeddingInput(wanted[r[0]].job_key, r[0], r[1], r[3],
                                               chunk_index_row(scope, *r)) for r in rows}
+            elif target == "summaries":
+                mine, params = owned(scope)
+                rows = con.execute(
+                    f"SELECT summary_id, content, content_hash, level, subject_kind FROM summaries "
+                    f"WHERE {mine} AND retired_at IS NULL AND summary_id IN {ids}", params).fetchall()
+                found = {r[0]: EmbeddingInput(wanted[r[0]].job_key, r[0], r[1], r[2],
+                                              summary_index_row(r[3], r[4], r[1])) for r in rows}
             else:
                 mine, params = owned(scope)
                 rows = con.execute(
@@ -119,12 +127,13 @@ class Vectors(Room):
         """A model change is a re-embed: drop the LanceDB tables, mark every live row pending under the
         configured model, queue its job, and re-seed the search text so BM25 answers meanwhile.
         Returns the rows queued."""
-        for spec in (CHUNK_INDEX, MEMORY_INDEX, EMBEDDING_CACHE):
+        for spec in (*INDEX_OF.values(), EMBEDDING_CACHE):
             self._index.drop(spec)
         with self._db.read() as con:
             scopes = con.execute(
                 "SELECT DISTINCT tenant_id, user_id FROM chunks WHERE deleted_at IS NULL UNION "
-                "SELECT DISTINCT tenant_id, user_id FROM memories WHERE deleted_at IS NULL").fetchall()
+                "SELECT DISTINCT tenant_id, user_id FROM memories WHERE deleted_at IS NULL UNION "
+                "SELECT DISTINCT tenant_id, user_id FROM summaries WHERE retired_at IS NULL").fetchall()
         return sum(self._requeue_scope(Scope(tenant_id, user_id)) for tenant_id, user_id in scopes)
 
     def _requeue_scope(self, scope: Scope) -> int:
@@ -138,14 +147,23 @@ class Vectors(Room):
                 f"SELECT {MEMORY_COLUMNS} FROM memories WHERE {mine} AND deleted_at IS NULL", params).fetchall()]
             hashes = dict(con.execute(
                 f"SELECT memory_id, content_hash FROM memories WHERE {mine} AND deleted_at IS NULL", params).fetchall())
+            summaries = con.execute(
+                f"SELECT summary_id, content, content_hash, level, subject_kind FROM summaries "
+                f"WHERE {mine} AND retired_at IS NULL", params).fetchall()
             for table in ("chunks", "memories"):
                 con.execute(f"UPDATE {table} SET embedding_status = 'pending', embedding_model = NULL "
                             f"WHERE {mine} AND deleted_at IS NULL", params)
+            con.execute("UPDATE summaries SET embedding_status = 'pending', embedding_model = NULL "
+                        f"WHERE {mine} AND retired_at IS NULL", params)
             outbox.requeue(con, [embed_job(model, scope, "chunks", c[0], c[3]) for c in chunks]
-                           + [embed_job(model, scope, "memories", m.id, hashes[m.id]) for m in memories], now)
+                           + [embed_job(model, scope, "memories", m.id, hashes[m.id]) for m in memories]
+                           + [embed_job(model, scope, "summaries", r[0], r[2]) for r in summaries], now)
         self._index.upsert(CHUNK_INDEX, columns([chunk_index_row(scope, *c) for c in chunks]))
         self._index.upsert(MEMORY_INDEX, columns([memory_row(scope, m, hashes[m.id]) for m in memories]))
-        return len(chunks) + len(memories)
+        self._index.upsert(SUMMARY_INDEX, columns([
+            {"summary_id": r[0], "tenant_id": scope.tenant_id, "user_id": scope.user_id, "content_hash": r[2],
+             **summary_index_row(r[3], r[4], r[1])} for r in summaries]))
+        return len(chunks) + len(memories) + len(summaries)
 
     def cached_vectors(self, content_hashes: list[str]) -> dict[str, np.ndarray]:
         """Vectors already computed by this model for these content hashes (content-addressed, no tenant data)."""
@@ -168,7 +186,7 @@ class Vectors(Room):
         """Write vectors to LanceDB, then mark the DuckDB rows embedded and their jobs done."""
         if not inputs:
             return
-        spec = CHUNK_INDEX if target == "chunks" else MEMORY_INDEX
+        spec = INDEX_OF[target]
         self._index.upsert(spec, columns([
             {spec.id_column: item.row_id, "tenant_id": scope.tenant_id, "user_id": scope.user_id,
              "content_hash": item.content_hash, **item.columns}
@@ -200,7 +218,7 @@ class Vectors(Room):
 
     def index_ids(self, target: Target, scope: Scope | None = None) -> list[str]:
         """Ids of the LanceDB rows of the target, all or the scope's own (checks compare them with DuckDB)."""
-        spec = CHUNK_INDEX if target == "chunks" else MEMORY_INDEX
+        spec = INDEX_OF[target]
         where = lance_owned(scope) if scope is not None else "true"
         rows = self._index.count(spec, None if scope is None else where)
         if not rows:
@@ -209,4 +227,4 @@ class Vectors(Room):
 
     def vector_count(self, target: Target) -> int:
         """Rows of the target that carry a vector (all tenants; for benchmarks and checks)."""
-        return self._index.count(CHUNK_INDEX if target == "chunks" else MEMORY_INDEX, "vector IS NOT NULL")
+        return self._index.count(INDEX_OF[target], "vector IS NOT NULL")

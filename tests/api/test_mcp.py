@@ -17,7 +17,7 @@ from mnemoflow.config import load_settings
 from mnemoflow.remote import connect
 from tests.serving import served
 
-TOOLS = {"add_memory", "recall", "search", "get", "forget", "history", "ingest_text"}
+TOOLS = {"add_memory", "recall", "search", "get", "forget", "history", "profile", "ingest_text"}
 
 
 def payload(result: Any) -> Any:
@@ -41,6 +41,8 @@ async def exercise(client: Client, user: dict[str, str]) -> None:
     assert [h["op"] for h in history] == ["insert", "delete"]
     gone = await client.call_tool("get", {"memory_id": memory_id, **user})
     assert gone.is_error and "no memory" in gone.content[0].text
+    unbuilt = await client.call_tool("profile", user)  # the profiles job has not run yet
+    assert unbuilt.is_error and "maintain profiles" in unbuilt.content[0].text
 
 
 def test_stdio_for_a_desktop_client_acts_for_the_scope_it_was_started_for(tmp_path: Path) -> None:
@@ -78,9 +80,15 @@ def test_streamable_http_needs_a_tenant_key_and_names_the_user(tmp_path: Path) -
                 await exercise(acme, {"user_id": "noor"})
                 unnamed = await acme.call_tool("recall", {"query": "pool"})
                 assert unnamed.is_error and "user_id is required" in unnamed.content[0].text
+                await acme.call_tool("add_memory", {"text": "Noor lives in Lisbon", "user_id": "noor"})
+                with connect(load_settings(home)) as service:  # through the server, like a scheduled run
+                    service.maintain("profiles", tenant_id="acme")
+                built = payload(await acme.call_tool("profile", {"user_id": "noor"}))
+                assert (built["tenant_id"], built["user_id"], built["version"]) == ("acme", "noor", 1)
             async with client(globex_key) as globex:  # another tenant's key sees nothing of acme
                 theirs = payload(await globex.call_tool("recall", {"query": "pool", "user_id": "noor"}))
                 assert theirs["items"] == []
+                assert (await globex.call_tool("profile", {"user_id": "noor"})).is_error
             with pytest.raises(Exception, match="unhandled errors"):  # noqa: PT011  (the SDK's task group wraps it)
                 async with client("mf_not-a-key") as stranger:
                     await stranger.list_tools()
