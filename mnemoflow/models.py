@@ -147,12 +147,14 @@ LinkType = Literal["UPDATES", "EXTENDS", "DERIVES", "RELATES_TO", "DUPLICATE_OF"
 
 @dataclass(frozen=True)
 class LinkDraft:
-    """A relationship from a new memory to one the scope holds, with how sure the decision is."""
+    """A relationship from a new memory to one the scope holds, with how sure the decision is and who
+    made it (the pipeline, or a person: `update` says the new text replaces the old)."""
 
     type: LinkType
     target_id: str
     confidence: float
     reason: str
+    decided_by: Literal["auto", "user"] = "auto"
 
 
 @dataclass(frozen=True)
@@ -189,7 +191,10 @@ class MemoryItem(BaseModel):
 
     id: str
     tenant_id: str
-    user_id: str
+    user_id: str | None = None  # None: the memory of an agent or a run, no user's
+    agent_id: str | None = None
+    run_id: str | None = None
+    container: str | None = None
     content: str
     kind: str
     salience: float
@@ -282,7 +287,7 @@ class ReviewItem(BaseModel):
 
     review_id: str
     tenant_id: str
-    user_id: str
+    user_id: str | None
     src: str
     dst: str
     proposed_type: str
