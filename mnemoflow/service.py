@@ -14,15 +14,18 @@ from typing import Any
 from mnemoflow import ingest
 from mnemoflow.config import Settings, configure_runtime
 from mnemoflow.embedding import Embedder, create_embedder
-from mnemoflow.errors import NotFoundError
+from mnemoflow.errors import BadInputError, NotFoundError
+from mnemoflow.filters import parse_filters
 from mnemoflow.ingest import Drained, IngestOutcome, Progress, SyncReport
 from mnemoflow.ingest.sequence import Step, inline
 from mnemoflow.maintenance import JobReport, run_job
 from mnemoflow.memory.candidates import GenerationEngine
 from mnemoflow.memory.direct import draft_memory
 from mnemoflow.memory.engines import generation_engine
-from mnemoflow.models import HistoryEntry, MemoryItem, MemoryKind, RecallResult, ReviewItem
+from mnemoflow.memory.messages import add_result, remember
+from mnemoflow.models import PROVENANCE_KEYS, HistoryEntry, MemoryItem, MemoryKind, RecallResult, ReviewItem
 from mnemoflow.recall import RecallConfig, RecallFilters, preset, recall
+from mnemoflow.results import AddResult, DeleteResult, MemoryList, Message, UpdateResult
 from mnemoflow.storage import Scope, Store, open_store
 from mnemoflow.storage.commits import VerifyReport
 
@@ -100,6 +103,42 @@ class MemoryService:
             memory = self.store.get_memory(scope, memory.id) or memory
         return memory, created
 
+    def add_messages(
+        self, scope: Scope, messages: str | list[Message], *, metadata: dict[str, Any] | None = None,
+        infer: bool = True, wait: bool = True,
+    ) -> AddResult:
+        """mem0's `add`: a statement or a conversation, read into memories the way an ingested
+        conversation is (generation, then relationship classification), or with `infer=False` each
+        message kept as written. Returns every memory touched with its event (ADD, UPDATE, NONE)."""
+        events = remember(self.store, self.embedder, self.engine, scope, messages, metadata=metadata, infer=infer)
+        if wait and any(e.event != "NONE" for e in events):
+            self.drain()
+        return add_result(self.store, scope, events)
+
+    def update(
+        self, scope: Scope, memory_id: str, text: str | None = None, *, metadata: dict[str, Any] | None = None,
+        wait: bool = True,
+    ) -> UpdateResult:
+        """A new version of a memory that UPDATES its current one (the old stays in history); the
+        same text again replaces only the metadata. Without `metadata`, the new version keeps the
+        old one's (less what described where the old text came from)."""
+        if text is None and metadata is None:
+            raise BadInputError("update needs the new text, new metadata, or both")
+        current = self.get(scope, memory_id)
+        kept = {k: v for k, v in current.metadata.items() if k not in PROVENANCE_KEYS}
+        draft = draft_memory(text if text is not None else current.content,
+                             metadata=metadata if metadata is not None else kept)
+        done = self.store.update_memory(scope, memory_id, draft, actor="api")
+        if done is None:
+            raise NotFoundError(f"no current memory {memory_id} that {scope} may update")
+        new, replaced = done
+        changed = new.id != replaced.id
+        if changed and wait:
+            self.drain()
+            new = self.store.get_memory(scope, new.id) or new
+        return UpdateResult(message="Memory updated successfully!" if changed else "Memory already current",
+                            event="UPDATE" if changed else "NONE", id=new.id, previous_id=replaced.id, memory=new)
+
     def drain(self, progress: Progress | None = None) -> Drained:
         """Run the outbox until it is empty (memory generation, then embeddings), then refresh the indexes."""
         return ingest.drain(self, progress)
@@ -109,9 +148,16 @@ class MemoryService:
         queued = self.store.reset_vectors_for_model()
         return queued, self.drain(progress)
 
-    def delete(self, scope: Scope, memory_id: str) -> None:
+    def delete(self, scope: Scope, memory_id: str) -> DeleteResult:
         if not self.store.delete_memory(scope, memory_id, actor="api"):
             raise NotFoundError(f"no memory {memory_id} for {scope}")
+        return DeleteResult(message="Memory deleted successfully!", deleted=[memory_id])
+
+    def delete_all(self, scope: Scope) -> DeleteResult:
+        """Soft-delete every memory the scope owns (a user's: whatever agent or run wrote it), past
+        versions included, in one commit; the retention policy removes deleted rows for good."""
+        gone = self.store.delete_memories(scope, None, actor="api")
+        return DeleteResult(message=f"{len(gone)} memories deleted", deleted=gone)
 
     def decide_review(
         self, scope: Scope, review_id: str, accept: bool, *, link_type: str | None = None, actor: str = "api",
@@ -130,11 +176,26 @@ class MemoryService:
             token_budget=token_budget or self.settings.recall_token_budget, filters=filters,
         )
 
-    def search(self, scope: Scope, query: str, *, limit: int = 10) -> list[MemoryItem]:
-        """Memories only, best first, each with its fused score (mem0's `search`)."""
-        result = self.recall(scope, query, k=limit, token_budget=1_000_000, filters=RecallFilters(kinds=["memory"]))
-        found = self.store.fetch_memories(scope, [item.id for item in result.items])
-        return [found[item.id].model_copy(update={"score": item.score}) for item in result.items if item.id in found]
+    def search(
+        self, scope: Scope, query: str, *, limit: int = 10, filters: dict[str, Any] | None = None,
+        threshold: float | None = None,
+    ) -> MemoryList:
+        """Memories only, best first, each with its fused score (mem0's `search`). `filters` narrow
+        them by metadata, time, kind or category (`mnemoflow.filters`); `threshold` keeps those at
+        least that similar to the query (cosine similarity of the two embeddings, in [0, 1])."""
+        if limit < 1:
+            raise BadInputError(f"limit must be at least 1; got {limit}")
+        if threshold is not None and not 0.0 <= threshold <= 1.0:
+            raise BadInputError(f"threshold is a similarity in [0, 1]; got {threshold}")
+        tree = parse_filters(filters)
+        only = None if tree is None else self.store.matching_memory_ids(scope, tree)
+        if only == []:
+            return MemoryList(results=[])
+        result = self.recall(scope, query, k=limit, token_budget=1_000_000,
+                             filters=RecallFilters(kinds=["memory"], memory_ids=only))
+        items = [i for i in result.items if threshold is None or i.scores.get("vector", -1.0) >= threshold]
+        found = self.store.fetch_memories(scope, [item.id for item in items])
+        return MemoryList(results=[found[i.id].model_copy(update={"score": i.score}) for i in items if i.id in found])
 
     def get(self, scope: Scope, memory_id: str) -> MemoryItem:
         memory = self.store.get_memory(scope, memory_id)
@@ -142,8 +203,19 @@ class MemoryService:
             raise NotFoundError(f"no memory {memory_id} for {scope}")
         return memory
 
-    def get_all(self, scope: Scope, *, limit: int = 100) -> list[MemoryItem]:
-        return self.store.list_memories(scope, limit=limit)
+    def get_all(self, scope: Scope, *, limit: int = 100, filters: dict[str, Any] | None = None) -> MemoryList:
+        """The scope's current memories, newest first, narrowed by `filters` as in `search`."""
+        if limit < 1:
+            raise BadInputError(f"limit must be at least 1; got {limit}")
+        return MemoryList(results=self.store.list_memories(scope, limit=limit, where=parse_filters(filters)))
+
+    def locate(self, tenant_id: str, memory_id: str) -> Scope:
+        """The scope a memory of the tenant belongs to, for calls that name only the memory (mem0's
+        `get`, `update`, `delete`, `history` by id) made by one who holds the tenant."""
+        found = self.store.memory_owner(tenant_id, memory_id)
+        if found is None:
+            raise NotFoundError(f"no memory {memory_id} in tenant {tenant_id}")
+        return found
 
     def review_items(self, scope: Scope, *, status: str = "open", limit: int = 100) -> list[ReviewItem]:
         """Relationship decisions waiting for (or given by) a person, with both memories' contents."""

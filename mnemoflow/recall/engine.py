@@ -51,6 +51,9 @@ class RecallFilters(BaseModel):
         False, description="Also return memories that are no longer current (superseded, past valid_to, "
         "expired), each marked as such (scores['history'] = 1, why says by what); deleted memories never.",
     )
+    memory_ids: list[str] | None = Field(
+        None, description="Return no memories but these (what a filtered search matched); chunks as usual.",
+    )
 
 
 @dataclass
@@ -95,7 +98,8 @@ def citations_of(source: ChunkHit | MemoryItem) -> list[Citation]:
         turns = source.metadata.get("source_turns") or []
         if turns:  # generated from a conversation: cite the turns it was read from
             return [_turn_citation(t["session_id"], t, memory_id=source.id) for t in turns]
-        return [Citation(memory_id=source.id, ts=source.observed_at, locator=source.metadata.get("source", {}))]
+        place = source.metadata.get("source")  # a dict when the writer recorded where it came from
+        return [Citation(memory_id=source.id, ts=source.observed_at, locator=place if isinstance(place, dict) else {})]
     turns = source.locator.get("turns")
     if not turns:
         return [Citation(document_id=source.document_id, uri=source.uri, title=source.title, locator=source.locator)]
@@ -155,6 +159,7 @@ def _memory_candidate(memory: MemoryItem, ranked: _Ranked, history: str | None) 
 
 def _search(
     store: Store, embedder: Embedder | None, scope: Scope, query: str, config: RecallConfig, targets: list[str],
+    only: list[str] | None = None,
 ) -> tuple[dict[str, list[SearchHit]], list[str]]:
     """Each signal's hits over all targets as one list, best first (cosine similarities from one
     model compare across targets, and so do BM25 scores); plus warnings for signals skipped.
@@ -163,13 +168,14 @@ def _search(
     found: dict[str, list[SearchHit]] = {}
     # BM25 runs beside the query embedding and the vector search: both wait in native code
     # (LanceDB, torch) with the GIL released, so on two cores this hides most of the BM25 time.
-    bm25 = [_pool().submit(store.bm25_search, scope, t, query, config.depth, include_history=True)
+    bm25 = [_pool().submit(store.bm25_search, scope, t, query, config.depth, include_history=True,
+                           only=only if t == "memories" else None)
             for t in targets] if "bm25" in config.signals else []
     if embedder is not None and "vector" in config.signals:
         try:
             vector = embedder.embed_query(query)
-            found["vector"] = [h for t in targets
-                               for h in store.vector_search(scope, t, vector, config.depth, include_history=True)]
+            found["vector"] = [h for t in targets for h in store.vector_search(
+                scope, t, vector, config.depth, include_history=True, only=only if t == "memories" else None)]
         except EmbeddingUnavailableError as exc:
             warnings.append(f"vector search skipped: {exc}")
     if bm25:
@@ -341,7 +347,8 @@ def recall(
     history = filters.include_history
     kinds = set(filters.kinds or ("memory", "chunk"))
     targets = [t for t in config.targets if ("memory" if t == "memories" else "chunk") in kinds]
-    found, warnings = _search(store, embedder, scope, query, config, targets)
+    only = filters.memory_ids
+    found, warnings = _search(store, embedder, scope, query, config, targets, only)
     fused = rrf({signal: [((h.target, h.id), h.score) for h in hits] for signal, hits in found.items()},
                 config.signals, config.rrf_k)
     shown = {h.id: h.chunk for hits in found.values() for h in hits if h.chunk is not None}
@@ -351,6 +358,9 @@ def recall(
     expanded = _expand(store, scope, ranked, memories, config, newest, history)
     if expanded:
         ranked = sorted([*ranked, *expanded], key=lambda r: (-r.score, r.key[1]))
+    if only is not None:  # a current version or a graph neighbour the filter did not match stays out
+        allowed = set(only)
+        ranked = [r for r in ranked if r.key[0] != "memories" or r.key[1] in allowed]
     notes = _history_notes(store, scope, memories) if history else {}
     candidates = (  # built lazily: packing stops looking once the budget is spent
         _chunk_candidate(chunks[r.key[1]], r.fused, r.score, config, named)  # type: ignore[arg-type]
