@@ -28,6 +28,7 @@ from mnemoflow.recall import RecallConfig, RecallFilters, preset, recall
 from mnemoflow.results import AddResult, DeleteResult, MemoryList, Message, UpdateResult
 from mnemoflow.storage import Scope, Store, open_store
 from mnemoflow.storage.commits import VerifyReport
+from mnemoflow.transfer import ImportReport, import_batch
 
 
 class MemoryService:
@@ -138,6 +139,24 @@ class MemoryService:
             new = self.store.get_memory(scope, new.id) or new
         return UpdateResult(message="Memory updated successfully!" if changed else "Memory already current",
                             event="UPDATE" if changed else "NONE", id=new.id, previous_id=replaced.id, memory=new)
+
+    def export_memories(self, tenant_id: str, *, user_id: str | None = None) -> list[dict[str, Any]]:
+        """The lines of an export (`mnemoflow.transfer`): the tenant's memories, or one user's, with every
+        version, their links, entities, relations, categories and citations; no vectors."""
+        return self.store.export_memories(tenant_id, user_id)
+
+    def import_memories(
+        self, records: list[dict[str, Any]], *, tenant_id: str | None = None, wait: bool = True,
+    ) -> ImportReport:
+        """Memories from an export of ours or from mem0 (`get_all` output and its history), with their
+        ids and times, into `tenant_id` (default: the export's own, or the settings' for mem0's);
+        embedded again with this store's model. What was already imported is skipped."""
+        imported = import_batch(records, tenant_id, self.settings.tenant_id)
+        written, skipped, links, refused = self.store.import_memories(imported, actor="import")
+        if written and wait:
+            self.drain()
+        return ImportReport(format=imported.format, imported=written, skipped=skipped, links=links,
+                            rejected=[*imported.rejected, *refused])
 
     def drain(self, progress: Progress | None = None) -> Drained:
         """Run the outbox until it is empty (memory generation, then embeddings), then refresh the indexes."""

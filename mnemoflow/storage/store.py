@@ -1,7 +1,7 @@
 """The tenant-scoped store: the only door to DuckDB and LanceDB.
 
 `Store` is the rooms of the storage package together, one per concept (documents, memories,
-versions, graph, reviews, keys, vectors, search, analytics); callers see only `Store`. Every method that reads or
+versions, transfer, graph, reviews, keys, vectors, search, analytics); callers see only `Store`. Every method that reads or
 writes tenant data takes a `Scope`, and every tenant or user predicate comes from `scope.py`.
 Reads see the user's rows and the tenant's shared rows; writes touch only the user's rows.
 Each write is one DuckDB transaction that also appends a commit and enqueues its derived work
@@ -27,6 +27,7 @@ from mnemoflow.storage.room import Bm25Engine, Target
 from mnemoflow.storage.rows import memory_content_hash, search_text
 from mnemoflow.storage.scope import Scope, owned, visible
 from mnemoflow.storage.search import ChunkHit, Search, SearchHit
+from mnemoflow.storage.transfer import Transfer
 from mnemoflow.storage.vectors import EmbeddingInput, Vectors
 from mnemoflow.storage.versions import Versions
 
@@ -34,7 +35,7 @@ __all__ = ["ChunkHit", "EmbeddingInput", "MemoryWrites", "SearchHit", "Store", "
            "search_text"]
 
 
-class Store(Documents, Memories, Versions, Graph, Reviews, Keys, Vectors, Search, Analytics):
+class Store(Documents, Memories, Versions, Transfer, Graph, Reviews, Keys, Vectors, Search, Analytics):
     """One DuckDB connection (one unit of work or one long-lived server) plus the LanceDB tables."""
 
     def __init__(

@@ -38,15 +38,20 @@ class Versions(Room):
         commits, commit_params = tenant(scope.tenant_id, "c")
         with self._db.read() as con, batch.id_set(con, [*chain, *(src for src, _, _ in successors)]) as shown, \
                 batch.id_set(con, list(chain)) as ids:
-            content = dict(con.execute(
-                f"SELECT memory_id, content FROM memories WHERE {where} AND memory_id IN {shown}", params).fetchall())
+            found = con.execute(f"SELECT memory_id, content, created_at FROM memories WHERE {where} "
+                                f"AND memory_id IN {shown}", params).fetchall()
             rows = con.execute(
                 f"""
-                SELECT c.commit_id, c.created_at, c.actor, c.message, r.row[2], r.row[3]
+                SELECT c.commit_id, c.created_at, c.actor, c.message, r.row[2], r.row[3], c.seq
                 FROM commits c, unnest(from_json(c.diff_json->'rows', '["VARCHAR[]"]')) AS r(row)
                 WHERE {commits} AND r.row[1] = 'memories' AND r.row[3] IN {ids}
-                ORDER BY c.seq, CASE r.row[2] WHEN 'update' THEN 0 WHEN 'insert' THEN 1 ELSE 2 END, r.row[3]
                 """, commit_params).fetchall()
+        content = {r[0]: r[1] for r in found}
+        born = {r[0]: r[2] for r in found}
+        # in commit order; inside one commit (an import writes a whole chain) the older versions first,
+        # and the half of an update that marks the old version before the new version's row
+        rank = {"update": 0, "insert": 1}
+        rows = [r[:6] for r in sorted(rows, key=lambda r: (r[6], born.get(r[5]) or r[1], rank.get(r[4], 2), r[5]))]
         inserted = {r[5]: r[0] for r in rows if r[4] == "insert"}
         newer = {dst: (src, commit) for src, dst, commit in [*links, *successors]}  # a past version -> its successor
         older = {src: (dst, commit) for src, dst, commit in links}
