@@ -44,9 +44,10 @@ class Memory:
         """The scope a call names, from its keywords and the plain ids in its filters (mem0 v1 put them
         in the keywords, v3 in the filters)."""
         named = dict(owner)
+        filters = filters or {}
+        plain = [filters, *(part for part in filters.get("AND", []) if isinstance(part, dict))]  # ANDed: they narrow
         for key in OWNER_KEYS:
-            value = (filters or {}).get(key)
-            if isinstance(value, str) and value != "*":
+            for value in {part[key] for part in plain if isinstance(part.get(key), str) and part[key] != "*"}:
                 if named.get(key) not in (None, value):
                     raise BadInputError(f"{key} is {named[key]!r} but the filters say {value!r}")
                 named[key] = value

@@ -7,6 +7,7 @@ see (API, CLI --json, reports). No model here carries an embedding.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, get_args
@@ -219,6 +220,9 @@ class Mem0Mapping:
     def keys(self) -> list[str]:
         return list(self.mem0())
 
+    def __iter__(self) -> Iterator[str]:  # type: ignore[override]  (a dict iterates its keys)
+        return iter(self.mem0())
+
 
 class MemoryItem(Mem0Mapping, BaseModel):
     """A memory as users see it."""
@@ -332,7 +336,8 @@ class HistoryEntry(Mem0Mapping, BaseModel):
     def mem0(self) -> dict[str, Any]:
         return {"id": self.commit_id, "memory_id": self.memory_id, "old_memory": self.old_memory,
                 "new_memory": self.new_memory, "event": self.event, "created_at": self.created_at.isoformat(),
-                "is_deleted": self.op == "delete", "actor_id": self.actor}
+                "updated_at": self.created_at.isoformat(), "is_deleted": self.op == "delete", "actor_id": self.actor,
+                "role": None}
 
 
 ReviewStatus = Literal["open", "accepted", "rejected"]

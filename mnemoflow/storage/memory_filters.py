@@ -53,21 +53,26 @@ def _condition(c: Condition, alias: str) -> Sql:
 
 
 def _categories(c: Condition, alias: str) -> Sql:
-    """A memory is filed under a category when one of its keys is that key or below it ("food" holds
-    "food/vegan")."""
+    """A memory is filed under a category when one of its category keys is that key or below it ("food"
+    holds "food/vegan"), or when the caller's metadata lists it under "categories" (as mem0 keeps them)."""
     has = (f"EXISTS (SELECT 1 FROM memory_categories mc WHERE {alias}.tenant_id = mc.tenant_id "
            f"AND {alias}.memory_id = mc.memory_id")
+    listed = Condition(f"metadata.{CATEGORIES}", "exists")
     if c.op == "exists":
-        return has + ")", []
+        meta, meta_params = _metadata(listed, alias, CATEGORIES)
+        return f"{has}) OR coalesce({meta}, false)", meta_params
     values = list(c.value) if c.op in ("in", "nin") else [c.value]
     if any(not isinstance(v, str) for v in values) or c.op in ("gt", "gte", "lt", "lte"):
         raise BadInputError("filter on categories takes category names with eq, ne, in, nin, contains or icontains")
-    key = "lower(mc.category_key)" if c.op == "icontains" else "mc.category_key"
-    names = [v.lower() if c.op == "icontains" else v for v in values]
+    folded = c.op == "icontains"
+    key = "lower(mc.category_key)" if folded else "mc.category_key"
+    names = [v.lower() if folded else v for v in values]
     test = " OR ".join(f"{key} = ? OR starts_with({key}, ? || '/')" for _ in names)
-    sql = f"{has} AND ({test}))"
-    params = [p for name in names for p in (name, name)]
-    return (f"NOT {sql}" if c.op in ("ne", "nin") else sql), params
+    metadata = [_metadata(Condition(listed.field, "icontains" if folded else "contains", v), alias, CATEGORIES)
+                for v in values]
+    either = " OR ".join([f"({has} AND ({test})))", *(f"coalesce({sql}, false)" for sql, _ in metadata)])
+    params = [p for name in names for p in (name, name)] + [p for _, ps in metadata for p in ps]
+    return (f"NOT ({either})" if c.op in ("ne", "nin") else f"({either})"), params
 
 
 def _metadata(c: Condition, alias: str, key: str) -> Sql:
