@@ -6,6 +6,8 @@ see (API, CLI --json, reports). No model here carries an embedding.
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any, Literal, get_args
@@ -13,6 +15,9 @@ from typing import Any, Literal, get_args
 from pydantic import BaseModel, Field
 
 MemoryKind = Literal["fact", "preference", "episode", "procedure", "rule"]
+# metadata that generation writes about where a memory's text came from (true of that text only);
+# the rest of a memory's metadata is the caller's
+PROVENANCE_KEYS = ("entities", "source_turn_ids", "source_turns", "why", "derived_by")
 
 
 @dataclass(frozen=True)
@@ -147,12 +152,14 @@ LinkType = Literal["UPDATES", "EXTENDS", "DERIVES", "RELATES_TO", "DUPLICATE_OF"
 
 @dataclass(frozen=True)
 class LinkDraft:
-    """A relationship from a new memory to one the scope holds, with how sure the decision is."""
+    """A relationship from a new memory to one the scope holds, with how sure the decision is and who
+    made it (the pipeline, or a person: `update` says the new text replaces the old)."""
 
     type: LinkType
     target_id: str
     confidence: float
     reason: str
+    decided_by: Literal["auto", "user"] = "auto"
 
 
 @dataclass(frozen=True)
@@ -184,12 +191,48 @@ class DocumentWriteResult:
         return self.commit_id is not None
 
 
-class MemoryItem(BaseModel):
+class Mem0Mapping:
+    """Read access by key, for code written against mem0, whose results are dicts: `item["memory"]`
+    beside `item.content`. A key reads `mem0()`, the plain JSON-able dict mem0 would have returned
+    (what `json.dumps` takes), else the model's field of that name. The values stay pydantic models,
+    so a remote client can send them over HTTP."""
+
+    def mem0(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def __getitem__(self, key: str) -> Any:
+        view = self.mem0()
+        if key in view:
+            return view[key]
+        if isinstance(key, str) and key in type(self).model_fields:  # type: ignore[attr-defined]
+            return getattr(self, key)
+        raise KeyError(key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.mem0()
+
+    def keys(self) -> list[str]:
+        return list(self.mem0())
+
+    def __iter__(self) -> Iterator[str]:  # type: ignore[override]  (a dict iterates its keys)
+        return iter(self.mem0())
+
+
+class MemoryItem(Mem0Mapping, BaseModel):
     """A memory as users see it."""
 
     id: str
     tenant_id: str
-    user_id: str
+    user_id: str | None = None  # None: the memory of an agent or a run, no user's
+    agent_id: str | None = None
+    run_id: str | None = None
+    container: str | None = None
     content: str
     kind: str
     salience: float
@@ -212,6 +255,18 @@ class MemoryItem(BaseModel):
         None, description="When decay archived it (its retention fell under the threshold, or it expired): out of "
         "default recall, still in history until the retention period ends.")
     score: float | None = None
+
+    def mem0(self) -> dict[str, Any]:
+        """As mem0 shows a memory: `memory` is the content, `hash` its md5, `metadata` the caller's
+        (provenance stays on the model: `.metadata`); the scope's ids it has."""
+        caller = {k: v for k, v in self.metadata.items() if k not in PROVENANCE_KEYS}
+        view: dict[str, Any] = {"id": self.id, "memory": self.content,
+                                "hash": hashlib.md5(self.content.encode()).hexdigest(), "metadata": caller,
+                                "created_at": self.created_at.isoformat(), "updated_at": self.updated_at.isoformat()}
+        if self.score is not None:
+            view["score"] = self.score
+        view.update({k: v for k in ("user_id", "agent_id", "run_id", "container") if (v := getattr(self, k))})
+        return view
 
     def active_at(self, now: datetime) -> bool:
         """Recall's default gate for a memory in hand (the store's SQL gate): not deleted, the latest
@@ -267,12 +322,26 @@ class RecallResult(BaseModel):
         }
 
 
-class HistoryEntry(BaseModel):
+class HistoryEntry(Mem0Mapping, BaseModel):
+    """One commit's write of one version of a memory. `event` says it in mem0's terms: ADD (the first
+    version), UPDATE (a version replacing `old_memory` with `new_memory`), DELETE; None for the
+    bookkeeping half of an update (the old version marked past, in the commit that added the new)."""
+
     commit_id: str
     created_at: datetime
     actor: str
     message: str | None
     op: str
+    memory_id: str | None = None
+    event: Literal["ADD", "UPDATE", "DELETE"] | None = None
+    old_memory: str | None = None
+    new_memory: str | None = None
+
+    def mem0(self) -> dict[str, Any]:
+        return {"id": self.commit_id, "memory_id": self.memory_id, "old_memory": self.old_memory,
+                "new_memory": self.new_memory, "event": self.event, "created_at": self.created_at.isoformat(),
+                "updated_at": self.created_at.isoformat(), "is_deleted": self.op == "delete", "actor_id": self.actor,
+                "role": None}
 
 
 ReviewStatus = Literal["open", "accepted", "rejected"]
@@ -286,7 +355,7 @@ class ReviewItem(BaseModel):
 
     review_id: str
     tenant_id: str
-    user_id: str
+    user_id: str | None
     src: str
     dst: str
     proposed_type: str

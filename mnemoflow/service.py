@@ -19,13 +19,19 @@ from typing import TYPE_CHECKING, Any
 
 from mnemoflow.config import Settings, configure_runtime
 from mnemoflow.errors import BadInputError, NotFoundError
+from mnemoflow.filters import parse_filters
 from mnemoflow.maintenance import JobReport
-from mnemoflow.models import HistoryEntry, MemoryItem, MemoryKind, Profile, RecallResult, ReviewItem, Summary, TenantDeletion, Topic
+from mnemoflow.models import (
+    PROVENANCE_KEYS, HistoryEntry, MemoryItem, MemoryKind, Profile, RecallResult, ReviewItem, Summary,
+    TenantDeletion, Topic,
+)
 from mnemoflow.progress import Progress, Step
 from mnemoflow.recall.config import RecallConfig, RecallFilters, preset
 from mnemoflow.reports import Drained, IngestOutcome, OutboxStatus, SqlResult, SyncReport
+from mnemoflow.results import AddResult, DeleteResult, MemoryList, Message, UpdateResult
 from mnemoflow.storage.commits import VerifyReport
 from mnemoflow.storage.scope import Scope, check_id
+from mnemoflow.transfer import ImportReport, import_batch
 
 if TYPE_CHECKING:
     from mnemoflow.embedding import Embedder
@@ -132,6 +138,64 @@ class MemoryService:
             memory = self.store.get_memory(scope, memory.id) or memory
         return memory, created
 
+    def add_messages(
+        self, scope: Scope, messages: str | list[Message], *, metadata: dict[str, Any] | None = None,
+        infer: bool = True, wait: bool = True,
+    ) -> AddResult:
+        """mem0's `add`: a statement or a conversation, read into memories the way an ingested
+        conversation is (generation, then relationship classification), or with `infer=False` each
+        message kept as written. Returns every memory touched with its event (ADD, UPDATE, NONE)."""
+        from mnemoflow.memory.messages import add_result, remember
+
+        events = remember(self.store, self.embedder, self.engine, scope, messages, metadata=metadata, infer=infer)
+        if wait and any(e.event != "NONE" for e in events):
+            self.drain()
+        return add_result(self.store, scope, events)
+
+    def update(
+        self, scope: Scope, memory_id: str, text: str | None = None, *, metadata: dict[str, Any] | None = None,
+        wait: bool = True,
+    ) -> UpdateResult:
+        """A new version of a memory that UPDATES its current one (the old stays in history); the
+        same text again replaces only the metadata. Without `metadata`, the new version keeps the
+        old one's (less what described where the old text came from)."""
+        from mnemoflow.memory.direct import draft_memory
+
+        if text is None and metadata is None:
+            raise BadInputError("update needs the new text, new metadata, or both")
+        current = self.get(scope, memory_id)
+        kept = {k: v for k, v in current.metadata.items() if k not in PROVENANCE_KEYS}
+        draft = draft_memory(text if text is not None else current.content,
+                             metadata=metadata if metadata is not None else kept)
+        done = self.store.update_memory(scope, memory_id, draft, actor="api")
+        if done is None:
+            raise NotFoundError(f"no current memory {memory_id} that {scope} may update")
+        new, replaced = done
+        changed = new.id != replaced.id
+        if changed and wait:
+            self.drain()
+            new = self.store.get_memory(scope, new.id) or new
+        return UpdateResult(message="Memory updated successfully!" if changed else "Memory already current",
+                            event="UPDATE" if changed else "NONE", id=new.id, previous_id=replaced.id, memory=new)
+
+    def export_memories(self, tenant_id: str, *, user_id: str | None = None) -> list[dict[str, Any]]:
+        """The lines of an export (`mnemoflow.transfer`): the tenant's memories, or one user's, with every
+        version, their links, entities, relations, categories and citations; no vectors."""
+        return self.store.export_memories(tenant_id, user_id)
+
+    def import_memories(
+        self, records: list[dict[str, Any]], *, tenant_id: str | None = None, wait: bool = True,
+    ) -> ImportReport:
+        """Memories from an export of ours or from mem0 (`get_all` output and its history), with their
+        ids and times, into `tenant_id` (default: the export's own, or the settings' for mem0's);
+        embedded again with this store's model. What was already imported is skipped."""
+        imported = import_batch(records, tenant_id, self.settings.tenant_id)
+        written, skipped, links, refused = self.store.import_memories(imported, actor="import")
+        if written and wait:
+            self.drain()
+        return ImportReport(format=imported.format, imported=written, skipped=skipped, links=links,
+                            rejected=[*imported.rejected, *refused])
+
     def drain(self, progress: Progress | None = None) -> Drained:
         """Run the outbox until it is empty (memory generation, then embeddings), then refresh the indexes.
         One drain at a time: a caller that finds one running waits for it, then drains what is left."""
@@ -145,9 +209,16 @@ class MemoryService:
         queued = self.store.reset_vectors_for_model()
         return queued, self.drain(progress)
 
-    def delete(self, scope: Scope, memory_id: str) -> None:
+    def delete(self, scope: Scope, memory_id: str) -> DeleteResult:
         if not self.store.delete_memory(scope, memory_id, actor="api"):
             raise NotFoundError(f"no memory {memory_id} for {scope}")
+        return DeleteResult(message="Memory deleted successfully!", deleted=[memory_id])
+
+    def delete_all(self, scope: Scope) -> DeleteResult:
+        """Soft-delete every memory the scope owns (a user's: whatever agent or run wrote it), past
+        versions included, in one commit; the retention policy removes deleted rows for good."""
+        gone = self.store.delete_memories(scope, None, actor="api")
+        return DeleteResult(message=f"{len(gone)} memories deleted", deleted=gone)
 
     def pin(self, scope: Scope, memory_id: str, pinned: bool = True) -> MemoryItem:
         """Keep one of the user's memories whatever its retention: decay never archives a pinned
@@ -211,11 +282,26 @@ class MemoryService:
             self.store.record_accesses(scope, [item.id for item in result.items if item.kind == "memory"])
         return result
 
-    def search(self, scope: Scope, query: str, *, limit: int = 10) -> list[MemoryItem]:
-        """Memories only, best first, each with its fused score (mem0's `search`)."""
-        result = self.recall(scope, query, k=limit, token_budget=1_000_000, filters=RecallFilters(kinds=["memory"]))
-        found = self.store.fetch_memories(scope, [item.id for item in result.items])
-        return [found[item.id].model_copy(update={"score": item.score}) for item in result.items if item.id in found]
+    def search(
+        self, scope: Scope, query: str, *, limit: int = 10, filters: dict[str, Any] | None = None,
+        threshold: float | None = None,
+    ) -> MemoryList:
+        """Memories only, best first, each with its fused score (mem0's `search`). `filters` narrow
+        them by metadata, time, kind or category (`mnemoflow.filters`); `threshold` keeps those at
+        least that similar to the query (cosine similarity of the two embeddings, in [0, 1])."""
+        if limit < 1:
+            raise BadInputError(f"limit must be at least 1; got {limit}")
+        if threshold is not None and not 0.0 <= threshold <= 1.0:
+            raise BadInputError(f"threshold is a similarity in [0, 1]; got {threshold}")
+        tree = parse_filters(filters)
+        only = None if tree is None else self.store.matching_memory_ids(scope, tree)
+        if only == []:
+            return MemoryList(results=[])
+        result = self.recall(scope, query, k=limit, token_budget=1_000_000,
+                             filters=RecallFilters(kinds=["memory"], memory_ids=only))
+        items = [i for i in result.items if threshold is None or i.scores.get("vector", -1.0) >= threshold]
+        found = self.store.fetch_memories(scope, [item.id for item in items])
+        return MemoryList(results=[found[i.id].model_copy(update={"score": i.score}) for i in items if i.id in found])
 
     def get(self, scope: Scope, memory_id: str) -> MemoryItem:
         """One memory by id, current or history (superseded, expired, archived); a deleted one is gone."""
@@ -224,8 +310,19 @@ class MemoryService:
             raise NotFoundError(f"no memory {memory_id} for {scope}")
         return memory
 
-    def get_all(self, scope: Scope, *, limit: int = 100) -> list[MemoryItem]:
-        return self.store.list_memories(scope, limit=limit)
+    def get_all(self, scope: Scope, *, limit: int = 100, filters: dict[str, Any] | None = None) -> MemoryList:
+        """The scope's current memories, newest first, narrowed by `filters` as in `search`."""
+        if limit < 1:
+            raise BadInputError(f"limit must be at least 1; got {limit}")
+        return MemoryList(results=self.store.list_memories(scope, limit=limit, where=parse_filters(filters)))
+
+    def locate(self, tenant_id: str, memory_id: str) -> Scope:
+        """The scope a memory of the tenant belongs to, for calls that name only the memory (mem0's
+        `get`, `update`, `delete`, `history` by id) made by one who holds the tenant."""
+        found = self.store.memory_owner(tenant_id, memory_id)
+        if found is None:
+            raise NotFoundError(f"no memory {memory_id} in tenant {tenant_id}")
+        return found
 
     def review_items(self, scope: Scope, *, status: str = "open", limit: int = 100) -> list[ReviewItem]:
         """Relationship decisions waiting for (or given by) a person, with both memories' contents."""

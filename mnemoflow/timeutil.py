@@ -9,6 +9,11 @@ def utcnow() -> datetime:
     return datetime.now(UTC).replace(tzinfo=None)
 
 
+def naive_utc(value: datetime) -> datetime:
+    """An aware time in the store's convention (naive UTC); a naive one is taken as UTC already."""
+    return value.astimezone(UTC).replace(tzinfo=None) if value.tzinfo is not None else value
+
+
 def parse_timestamp(value: str) -> datetime:
     """ISO 8601 (a trailing Z allowed) to naive UTC; offset-less values are taken as already UTC."""
     text = value.strip()

@@ -59,7 +59,7 @@ def test_memories_crud_and_tenant_walls(api) -> None:
     assert client.delete(f"/v1/memories/{memory_id}", params={"user_id": "dana"}, headers=globex).status_code == 404
     found = client.post("/v1/search", json={"user_id": "dana", "query": "infrastructure as code tool"},
                         headers=acme).json()
-    assert found[0]["id"] == memory_id
+    assert found["results"][0]["id"] == memory_id and found["results"][0]["memory"] == "Dana prefers Terraform over Pulumi"
     assert client.delete(f"/v1/memories/{memory_id}", params={"user_id": "dana"}, headers=acme).status_code == 204
     history = client.get(f"/v1/memories/{memory_id}/history", params={"user_id": "dana"}, headers=acme).json()
     assert [h["op"] for h in history] == ["insert", "delete"]
@@ -77,3 +77,30 @@ def test_keys_are_required_hashed_and_revocable(api) -> None:
     service.store.revoke_api_key(key_id)
     assert client.post("/v1/recall", json={"user_id": "u", "query": "q"}, headers=acme).status_code == 401
     assert client.post("/v1/recall", json={"user_id": "bad user!", "query": "q"}, headers=api[2]).status_code == 422
+
+
+def test_mem0_add_update_search_and_delete_all(api) -> None:
+    client, acme, globex, service = api
+    added = client.post("/v1/memories", headers=acme, json={
+        "user_id": "dana", "agent_id": "ops-bot", "metadata": {"channel": "slack"},
+        "messages": [{"role": "assistant", "content": "Which region should the cluster run in?"},
+                     {"role": "user", "content": "Put the cluster in eu-central-1."}]}).json()
+    assert [e["event"] for e in added["results"]] == ["ADD"] and "eu-central-1" in added["results"][0]["memory"]
+    memory_id = added["results"][0]["id"]
+    moved = client.put(f"/v1/memories/{memory_id}", headers=acme, json={
+        "user_id": "dana", "text": "The cluster runs in eu-west-1 now"}).json()
+    assert moved["event"] == "UPDATE" and moved["previous_id"] == memory_id
+    assert client.put(f"/v1/memories/{memory_id}", headers=globex, json={"user_id": "dana", "text": "x"}
+                      ).status_code == 404
+    search = {"query": "cluster region", "filters": {"user_id": "dana", "channel": "slack"}}
+    assert [r["memory"] for r in client.post("/v1/search", json=search, headers=acme).json()["results"]] == [
+        "The cluster runs in eu-west-1 now"]
+    assert client.post("/v1/search", json={**search, "filters": {"user_id": "dana", "channel": "mail"}},
+                       headers=acme).json()["results"] == []
+    bot_only = client.post("/v1/search", json={"agent_id": "ops-bot", "query": "cluster"}, headers=acme).json()
+    assert bot_only["results"] == []  # the agent's own memories: none, Dana's are hers
+    assert client.post("/v1/memories", headers=acme, json={"user_id": "dana"}).status_code == 422
+    assert client.post("/v1/memories", headers=acme, json={"text": "no owner"}).status_code == 422
+    deleted = client.delete("/v1/memories", params={"user_id": "dana"}, headers=acme).json()
+    assert set(deleted["deleted"]) == {memory_id, moved["id"]}
+    assert client.get("/v1/memories", params={"user_id": "dana"}, headers=acme).json() == []

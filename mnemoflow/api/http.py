@@ -14,16 +14,21 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, Field
 
 from mnemoflow.errors import BadInputError, MnemoflowError, NotFoundError, ScopeError, StoreBusyError
-from mnemoflow.models import HistoryEntry, MemoryItem, MemoryKind, Profile, TenantDeletion
+from mnemoflow.models import HistoryEntry, MemoryItem, Profile, TenantDeletion
 from mnemoflow.recall import RecallFilters
+from mnemoflow.results import AddResult, DeleteResult, Message, UpdateResult
 from mnemoflow.service import MemoryService
 from mnemoflow.storage import Scope
 
 
 class Scoped(BaseModel):
-    """A request body that names the user it is about (the tenant comes from the key)."""
+    """A request body that names whose memories it is about (the tenant comes from the key): a user,
+    an agent or a run, optionally narrowed by a container (see README, "Scopes")."""
 
-    user_id: str
+    user_id: str | None = None
+    agent_id: str | None = None
+    run_id: str | None = None
+    container: str | None = None
 
 
 class EventsIn(Scoped):
@@ -40,14 +45,17 @@ class EventsOut(BaseModel):
 
 
 class MemoryIn(Scoped):
-    text: str
-    kind: MemoryKind | None = None
+    messages: str | list[Message] | None = Field(
+        None, description="A statement, or a conversation: {role, content, optional name and timestamp} turns.")
+    text: str | None = Field(None, description="A statement (the same as a string in `messages`).")
     metadata: dict[str, Any] = Field(default_factory=dict)
+    infer: bool = Field(True, description="Read the messages into memories like an ingested conversation "
+                                          "(relationships decided); false keeps each message as written.")
 
 
-class MemoryOut(BaseModel):
-    memory: MemoryItem
-    created: bool
+class UpdateIn(Scoped):
+    text: str | None = Field(None, description="The new text: a new version that UPDATES the memory.")
+    metadata: dict[str, Any] | None = None
 
 
 class RecallIn(Scoped):
@@ -68,6 +76,10 @@ class PinIn(Scoped):
 class SearchIn(Scoped):
     query: str = Field(min_length=1)
     limit: int = Field(10, ge=1, le=100)
+    filters: dict[str, Any] | None = Field(
+        None, description="mem0's filters: metadata, time and kind conditions with eq/ne/gt/gte/lt/lte/in/nin/"
+        "contains/icontains/*, AND/OR/NOT; user_id, agent_id, run_id given here name the scope too.")
+    threshold: float | None = Field(None, ge=0, le=1, description="Least cosine similarity to the query.")
 
 
 _STATUS = {NotFoundError: 404, ScopeError: 422, BadInputError: 422, StoreBusyError: 503}
@@ -95,14 +107,19 @@ def _tenant(request: Request, credentials: Annotated[HTTPAuthorizationCredential
 Tenant = Annotated[str, Depends(_tenant)]
 
 
-def _query_scope(tenant_id: Tenant, user_id: str) -> Scope:
-    """The scope of a request that names its user in the query string."""
-    return Scope(tenant_id, user_id)
+def _query_scope(tenant_id: Tenant, user_id: str | None = None, agent_id: str | None = None,
+                 run_id: str | None = None, container: str | None = None) -> Scope:
+    """The scope of a request that names its owner in the query string."""
+    return Scope(tenant_id, user_id, agent_id, run_id, container)
 
 
-def _body_scope(tenant_id: str, body: Scoped) -> Scope:
-    """The scope of a request that names its user in its body."""
-    return Scope(tenant_id, body.user_id)
+def _body_scope(tenant_id: str, body: Scoped, filters: dict[str, Any] | None = None) -> Scope:
+    """The scope of a request that names its owner in its body (or, as mem0's search does, in its filters)."""
+    named = {k: getattr(body, k) for k in ("user_id", "agent_id", "run_id", "container")}
+    for key, value in (filters or {}).items():
+        if key in named and isinstance(value, str) and named[key] is None:
+            named[key] = value
+    return Scope(tenant_id, **named)
 
 
 QueryScope = Annotated[Scope, Depends(_query_scope)]
@@ -128,15 +145,27 @@ def create_app(service: MemoryService, lifespan: Any = None) -> FastAPI:
         return EventsOut(turns_added=r.turns_added, chunks_added=r.chunks_added,
                          pending_embeddings=outcome.pending_embeddings, errors=[e.reason for e in r.errors])
 
-    @app.post("/v1/memories", response_model=MemoryOut)
-    def add_memory(body: MemoryIn, tenant_id: Tenant) -> MemoryOut:
-        memory, created = service.add(_body_scope(tenant_id, body), body.text, kind=body.kind,
-                                      metadata=body.metadata)
-        return MemoryOut(memory=memory, created=created)
+    @app.post("/v1/memories", response_model=AddResult)
+    def add_memory(body: MemoryIn, tenant_id: Tenant) -> AddResult:
+        """mem0's add: every memory touched comes back in `results` with its event (ADD, UPDATE, NONE)."""
+        if (body.messages is None) == (body.text is None):
+            raise BadInputError("give the memory as `messages` (a string or a list of turns) or as `text`")
+        messages = body.messages if body.messages is not None else body.text
+        return service.add_messages(_body_scope(tenant_id, body), messages,  # type: ignore[arg-type]
+                                    metadata=body.metadata, infer=body.infer)
 
     @app.get("/v1/memories", response_model=list[MemoryItem])
     def list_memories(scope: QueryScope, limit: Annotated[int, Query(ge=1, le=1000)] = 100):
-        return service.get_all(scope, limit=limit)
+        return service.get_all(scope, limit=limit).results
+
+    @app.delete("/v1/memories", response_model=DeleteResult)
+    def delete_all(scope: QueryScope) -> DeleteResult:
+        """Every memory of the owner named (soft; the retention policy removes them for good)."""
+        return service.delete_all(scope)
+
+    @app.put("/v1/memories/{memory_id}", response_model=UpdateResult)
+    def update_memory(memory_id: str, body: UpdateIn, tenant_id: Tenant) -> UpdateResult:
+        return service.update(_body_scope(tenant_id, body), memory_id, body.text, metadata=body.metadata)
 
     @app.get("/v1/memories/{memory_id}", response_model=MemoryItem)
     def get_memory(memory_id: str, scope: QueryScope) -> MemoryItem:
@@ -165,9 +194,12 @@ def create_app(service: MemoryService, lifespan: Any = None) -> FastAPI:
         """The user's static and dynamic profile, each line citing its memories (404 before the first build)."""
         return service.profile(scope)
 
-    @app.post("/v1/search", response_model=list[MemoryItem])
-    def search(body: SearchIn, tenant_id: Tenant) -> list[MemoryItem]:
-        return service.search(_body_scope(tenant_id, body), body.query, limit=body.limit)
+    @app.post("/v1/search")
+    def search(body: SearchIn, tenant_id: Tenant) -> dict[str, Any]:
+        """mem0's search: `{"results": [{id, memory, hash, metadata, score, created_at, ...}]}`, best first."""
+        found = service.search(_body_scope(tenant_id, body, body.filters), body.query, limit=body.limit,
+                               filters=body.filters, threshold=body.threshold)
+        return found.mem0()
 
     @app.post("/v1/recall")
     def recall(body: RecallIn, tenant_id: Tenant) -> dict[str, Any]:

@@ -44,7 +44,13 @@ err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 Home = Annotated[Path | None, typer.Option("--home", help="Data directory (default: $MNEMOFLOW_HOME or ~/.mnemoflow).")]
 Tenant = Annotated[str | None, typer.Option("--tenant", help="Tenant id (default: settings.tenant_id).")]
-User = Annotated[str | None, typer.Option("--user", help="User id (default: settings.user_id).")]
+User = Annotated[str | None, typer.Option("--user", help="User id (default: settings.user_id, unless --agent or "
+                                                        "--run names the owner).")]
+Agent = Annotated[str | None, typer.Option("--agent", help="Agent id: the agent's memories (with --user, those it "
+                                                          "keeps for that user).")]
+Run = Annotated[str | None, typer.Option("--run", help="Run (session) id: narrows to one run's memories.")]
+Container = Annotated[str | None, typer.Option("--container", help="Container (project, workspace, group): "
+                                                                  "narrows to it; its shared memories join.")]
 
 
 class ArgumentError(MnemoflowError):
@@ -66,8 +72,11 @@ def service_for(home: Path | None) -> MemoryService:
     return connect(load_settings(home))
 
 
-def scope_of(service: MemoryService, tenant: str | None, user: str | None) -> Scope:
-    return Scope(tenant or service.settings.tenant_id, user or service.settings.user_id)
+def scope_of(service: MemoryService, tenant: str | None, user: str | None, agent: str | None = None,
+             run: str | None = None, container: str | None = None) -> Scope:
+    """The scope the options name: the settings' user unless an agent or a run is named without one."""
+    owner = user or (None if agent or run else service.settings.user_id)
+    return Scope(tenant or service.settings.tenant_id, owner, agent, run, container)
 
 
 def progress_bar() -> Progress:

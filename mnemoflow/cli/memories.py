@@ -8,31 +8,65 @@ from typing import Annotated
 
 import typer
 
-from mnemoflow.cli.app import ArgumentError, Home, Tenant, User, app, out, review_app, scope_of, service_for
+from mnemoflow.cli.app import (
+    Agent,
+    ArgumentError,
+    Container,
+    Home,
+    Run,
+    Tenant,
+    User,
+    app,
+    out,
+    review_app,
+    scope_of,
+    service_for,
+)
 from mnemoflow.cli.output import print_recall
 
 
 @app.command()
 def add(
-    text: Annotated[str, typer.Argument(help="The memory, one self-contained statement.")],
-    home: Home = None, tenant: Tenant = None, user: User = None,
-    kind: Annotated[str | None, typer.Option(help="fact, preference, episode, procedure or rule (default: inferred).")] = None,
+    text: Annotated[str, typer.Argument(help="What to remember: a statement.")],
+    home: Home = None, tenant: Tenant = None, user: User = None, agent: Agent = None, run: Run = None,
+    container: Container = None,
+    infer: Annotated[bool, typer.Option(
+        "--infer/--no-infer", help="Read it like a conversation turn and relate it to what is stored (an UPDATE "
+        "replaces an older version); --no-infer stores it as written.")] = True,
+    kind: Annotated[str | None, typer.Option(
+        help="fact, preference, episode, procedure or rule (with --no-infer; default: inferred).")] = None,
 ) -> None:
-    """Store one memory directly; an exact repeat is recognised and not stored twice."""
+    """Remember a statement; an exact repeat is recognised and not stored twice."""
     if not text.strip():
         raise ArgumentError("the memory text is empty")
     if kind is not None and kind not in ("fact", "preference", "episode", "procedure", "rule"):
         raise ArgumentError(f"--kind must be fact, preference, episode, procedure or rule; got {kind!r}")
+    if kind is not None and infer:
+        raise ArgumentError("--kind sets the kind of a memory stored as written: use it with --no-infer")
     with service_for(home) as service:
-        memory, created = service.add(scope_of(service, tenant, user), text, kind=kind)  # type: ignore[arg-type]
-        verb = "added" if created else "already stored"
-        out.print(f"{verb} {memory.id} ({memory.kind}, salience {memory.salience:.2f})")
+        scope = scope_of(service, tenant, user, agent, run, container)
+        if not infer:
+            memory, created = service.add(scope, text, kind=kind)  # type: ignore[arg-type]
+            verb = "added" if created else "already stored"
+            out.print(f"{verb} {memory.id} ({memory.kind}, salience {memory.salience:.2f})")
+            return
+        result = service.add_messages(scope, text)
+        for event in result.results:
+            memory = service.get(scope, event.id)
+            if event.event == "NONE":
+                out.print(f"already stored {event.id}: {event.memory}", markup=False)
+            else:
+                replaces = f", replaces {event.previous_id}" if event.previous_id else ""
+                verb = "added" if event.event == "ADD" else "updated"
+                out.print(f"{verb} {event.id} ({memory.kind}, salience {memory.salience:.2f}{replaces}): "
+                          f"{event.memory}", markup=False)
 
 
 @app.command()
 def recall(
     query: Annotated[str, typer.Argument(help="What to remember.")],
-    home: Home = None, tenant: Tenant = None, user: User = None,
+    home: Home = None, tenant: Tenant = None, user: User = None, agent: Agent = None, run: Run = None,
+    container: Container = None,
     k: Annotated[int | None, typer.Option("--k", min=1, help="At most this many items (default: as many as fit).")] = None,
     budget: Annotated[int | None, typer.Option("--budget", min=16, help="Token budget (ceil(chars/4)).")] = None,
     preset: Annotated[str | None, typer.Option(help="Recall preset: default, summaries, bm25, rrf.")] = None,
@@ -48,7 +82,8 @@ def recall(
     if not query.strip():
         raise ArgumentError("the query is empty")
     with service_for(home) as service:
-        result = service.recall(scope_of(service, tenant, user), query, k=k, token_budget=budget, config=preset,
+        scope = scope_of(service, tenant, user, agent, run, container)
+        result = service.recall(scope, query, k=k, token_budget=budget, config=preset,
                                 filters=RecallFilters(include_history=history))
     if as_json:
         sys.stdout.write(json.dumps(result.public(), ensure_ascii=False) + "\n")
@@ -59,23 +94,27 @@ def recall(
 @app.command()
 def forget(
     memory_id: Annotated[str, typer.Argument(help="The memory to delete.")],
-    home: Home = None, tenant: Tenant = None, user: User = None,
+    home: Home = None, tenant: Tenant = None, user: User = None, agent: Agent = None, run: Run = None,
+    container: Container = None,
 ) -> None:
     """Delete one of the user's memories (recall stops returning it; history keeps the record)."""
     with service_for(home) as service:
-        service.delete(scope_of(service, tenant, user), memory_id)
+        service.delete(scope_of(service, tenant, user, agent, run, container), memory_id)
         out.print(f"forgot {memory_id}")
 
 
 @app.command()
 def history(
     memory_id: Annotated[str, typer.Argument(help="The memory whose commits to list.")],
-    home: Home = None, tenant: Tenant = None, user: User = None,
+    home: Home = None, tenant: Tenant = None, user: User = None, agent: Agent = None, run: Run = None,
+    container: Container = None,
 ) -> None:
-    """The commits that wrote a memory, oldest first."""
+    """The commits that wrote a memory and the versions it replaced, oldest first."""
     with service_for(home) as service:
-        for entry in service.history(scope_of(service, tenant, user), memory_id):
-            out.print(f"{entry.created_at:%Y-%m-%d %H:%M:%S}  {entry.op:<7} {entry.commit_id}  {entry.actor}: {entry.message}")
+        for entry in service.history(scope_of(service, tenant, user, agent, run, container), memory_id):
+            version = f"  (version {entry.memory_id})" if entry.memory_id != memory_id else ""
+            out.print(f"{entry.created_at:%Y-%m-%d %H:%M:%S}  {entry.op:<7} {entry.commit_id}  {entry.actor}: "
+                      f"{entry.message}{version}", markup=False)
 
 
 

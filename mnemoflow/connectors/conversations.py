@@ -24,6 +24,7 @@ from mnemoflow.extractors.records import looks_like_transcript
 from mnemoflow.extractors.text import decode_utf8
 from mnemoflow.models import IngestErrorRecord
 from mnemoflow.storage import Scope, Store
+from mnemoflow.storage.scope import require_user_level
 from mnemoflow.timeutil import parse_timestamp
 
 CONNECTOR = "conversations"
@@ -206,6 +207,7 @@ def land_transcripts(
     import dlt
     from dlt.sources.filesystem import filesystem
 
+    require_user_level(scope, "ingesting transcripts")
     result = LandingResult()
 
     @dlt.transformer(name="turns", **TURNS_TABLE)
@@ -248,6 +250,7 @@ def land_events(store: Store, scope: Scope, turns: list[dict[str, Any]], *, pipe
     the same way; they count as one stream per session (`api:events/<session_id>`)."""
     import dlt
 
+    require_user_level(scope, "posting conversation events")
     result = LandingResult()
     rows = []
     for n, raw in enumerate(turns, start=1):

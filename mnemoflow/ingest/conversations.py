@@ -19,12 +19,12 @@ from mnemoflow.timeutil import parse_timestamp
 
 
 def session_document_id(scope: Scope, session_id: str) -> str:
-    key = f"{scope.tenant_id}\x1f{scope.user_id}\x1f{CONVERSATIONS}\x1f{session_id}"
+    key = f"{scope.key}\x1f{CONVERSATIONS}\x1f{session_id}"
     return "doc_" + hashlib.sha256(key.encode()).hexdigest()[:24]
 
 
 def turn_key(scope: Scope, session_id: str, turn_id: str) -> str:
-    key = f"{scope.tenant_id}\x1f{scope.user_id}\x1f{session_id}\x1f{turn_id}"
+    key = f"{scope.key}\x1f{session_id}\x1f{turn_id}"
     return "turn_" + hashlib.sha256(key.encode()).hexdigest()[:24]
 
 

@@ -39,7 +39,7 @@ MAX_ATTACHMENT_DEPTH = 3
 
 
 def document_id_for(scope: Scope, connector: str, uri: str) -> str:
-    key = f"{scope.tenant_id}\x1f{scope.user_id}\x1f{connector}\x1f{uri}"
+    key = f"{scope.key}\x1f{connector}\x1f{uri}"
     return "doc_" + hashlib.sha256(key.encode()).hexdigest()[:24]
 
 

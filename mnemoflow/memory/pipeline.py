@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from itertools import islice
+from typing import Any, Literal
 
 import numpy as np
 
@@ -42,6 +43,18 @@ NEIGHBOURS_PER_SIGNAL = 10
 KNOWN_MEMORIES = 5  # what the scope already knows, shown to the engine per turn
 
 
+@dataclass(frozen=True)
+class WriteEvent:
+    """What one decision of a run did to the store, in mem0's terms: ADD a memory, UPDATE (a new
+    memory that supersedes `previous_id`), NONE (the same thing again: the held memory, reinforced);
+    `review` names the memories a relationship to which waits for a person."""
+
+    event: Literal["ADD", "UPDATE", "NONE"]
+    memory_id: str
+    previous_id: str | None = None
+    review: tuple[str, ...] = ()
+
+
 @dataclass
 class _Known:
     """A memory this run may relate a candidate to."""
@@ -55,10 +68,12 @@ class MemoryGenerator:
     """One scope's generation run; `written` bridges the gap until the search indexes catch up."""
 
     def __init__(self, store: Store, embedder: Embedder, engine: GenerationEngine, scope: Scope,
-                 *, actor: str = "generate") -> None:
+                 *, actor: str = "generate", metadata: dict[str, Any] | None = None) -> None:
         self.store, self.embedder, self.engine, self.scope, self.actor = store, embedder, engine, scope, actor
+        self.metadata = metadata or {}  # the caller's, on every memory written (the run's own keys win)
         self.written: dict[str, _Known] = {}
         self.report = GenerationReport()
+        self.events: list[WriteEvent] = []  # what the last run did, decision by decision
         self._cache: dict[str, np.ndarray] = {}  # memory id -> normalised vector, for this run
         self._turns: dict[str, TurnView] = {}  # the conversation being read, by turn id
         self._speakers: tuple[str, ...] = ()
@@ -72,6 +87,7 @@ class MemoryGenerator:
         are context: the question a new answer answers). The run is one pass of writes: when it
         fails, nothing of it is stored and the generator is as it was before it."""
         before = self._checkpoint()
+        self.events = []
         try:
             return self._run(turns, sources or {}, only)
         except BaseException:
@@ -118,10 +134,13 @@ class MemoryGenerator:
             links = tuple(LinkDraft("DERIVES", support, inferred.confidence, inferred.reason)
                           for support in inferred.supporting_ids)
             draft = MemoryDraft(content=inferred.content, kind=inferred.kind, salience=fast_score(inferred.content),
-                                confidence=inferred.confidence, metadata={"derived_by": inferred.rule})
+                                confidence=inferred.confidence,
+                                metadata={**self.metadata, "derived_by": inferred.rule})
             memory, created = writes.add(draft, links=links if verdict == "apply" else (),
                                          review=links if verdict == "review" else ())
             if created:
+                self.events.append(WriteEvent("ADD", memory.id, review=tuple(
+                    link.target_id for link in links) if verdict == "review" else ()))
                 self.report.created += 1
                 self.report.count_link("DERIVES")
 
@@ -212,19 +231,26 @@ class MemoryGenerator:
         verdict = action(decision)
         if decision.relation == "duplicate" and verdict == "apply" and decision.target_id:
             writes.reinforce(decision.target_id, cited)
+            self.events.append(WriteEvent("NONE", decision.target_id))
             self.report.reinforced += 1
             self._from_turn.setdefault(turn_id, []).append(decision.target_id)
             return
         link = _link(decision)
         links = (link,) if link and verdict == "apply" else ()
         review = (link,) if link and verdict == "review" else ()
-        memory, created = writes.add(_draft(candidate, cited, self._turns, turn_id, self._speakers),
-                                     links=links, review=review)
+        draft = _draft(candidate, cited, self._turns, turn_id, self._speakers)
+        if self.metadata:
+            draft = replace(draft, metadata={**self.metadata, **draft.metadata})
+        memory, created = writes.add(draft, links=links, review=review)
         self._from_turn.setdefault(turn_id, []).append(memory.id)
         if not created:  # the same content already held (an exact repeat the hash caught)
             writes.reinforce(memory.id, cited)
+            self.events.append(WriteEvent("NONE", memory.id))
             self.report.reinforced += 1
             return
+        replaced = next((applied.target_id for applied in links if applied.type == "UPDATES"), None)
+        self.events.append(WriteEvent("UPDATE" if replaced else "ADD", memory.id, replaced,
+                                      tuple(link.target_id for link in review)))
         self.report.created += 1
         self.report.reviews += len(review)
         for applied in links:

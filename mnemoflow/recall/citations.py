@@ -35,7 +35,8 @@ def citations_of(source: ChunkHit | MemoryItem | Covered) -> list[Citation]:
         turns = source.metadata.get("source_turns") or []
         if turns:  # generated from a conversation: cite the turns it was read from
             return [_turn_citation(t["session_id"], t, memory_id=source.id) for t in turns]
-        return [Citation(memory_id=source.id, ts=source.observed_at, locator=source.metadata.get("source", {}))]
+        place = source.metadata.get("source")  # a dict when the writer recorded where it came from
+        return [Citation(memory_id=source.id, ts=source.observed_at, locator=place if isinstance(place, dict) else {})]
     turns = source.locator.get("turns")
     if not turns:
         return [Citation(document_id=source.document_id, uri=source.uri, title=source.title, locator=source.locator)]

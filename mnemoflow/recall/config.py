@@ -148,3 +148,6 @@ class RecallFilters(BaseModel):
         "expired, archived by decay), each marked as such (scores['history'] = 1, why says by what); deleted "
         "memories never.",
     )
+    memory_ids: list[str] | None = Field(
+        None, description="Return no memories but these (what a filtered search matched); chunks as usual.",
+    )

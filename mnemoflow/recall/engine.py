@@ -131,6 +131,7 @@ def _memory_candidate(memory: MemoryItem, ranked: _Ranked, history: str | None) 
 
 def _search(
     store: Store, embedder: Embedder | None, scope: Scope, query: str, config: RecallConfig, targets: list[str],
+    only: list[str] | None = None,
 ) -> tuple[dict[str, list[SearchHit]], list[str]]:
     """Each signal's hits over all targets as one list, best first (cosine similarities from one
     model compare across targets, and so do BM25 scores); plus warnings for signals skipped.
@@ -139,13 +140,14 @@ def _search(
     found: dict[str, list[SearchHit]] = {}
     # BM25 runs beside the query embedding and the vector search: both wait in native code
     # (LanceDB, torch) with the GIL released, so on two cores this hides most of the BM25 time.
-    bm25 = [_pool().submit(store.bm25_search, scope, t, query, config.depth, include_history=True)
+    bm25 = [_pool().submit(store.bm25_search, scope, t, query, config.depth, include_history=True,
+                           only=only if t == "memories" else None)
             for t in targets] if "bm25" in config.signals else []
     if embedder is not None and "vector" in config.signals:
         try:
             vector = embedder.embed_query(query)
-            found["vector"] = [h for t in targets
-                               for h in store.vector_search(scope, t, vector, config.depth, include_history=True)]
+            found["vector"] = [h for t in targets for h in store.vector_search(
+                scope, t, vector, config.depth, include_history=True, only=only if t == "memories" else None)]
         except EmbeddingUnavailableError as exc:
             warnings.append(f"vector search skipped: {exc}")
     if bm25:
@@ -325,7 +327,8 @@ def recall(
     kinds = set(filters.kinds or ("memory", "chunk", "summary", "profile"))
     with_summaries, with_profile = tree.uses(config, kinds, breadth(query))
     targets = [t for t in config.targets if ("memory" if t == "memories" else "chunk") in kinds]
-    found, warnings = _search(store, embedder, scope, query, config, targets + ["summaries"] * with_summaries)
+    only = filters.memory_ids
+    found, warnings = _search(store, embedder, scope, query, config, targets + ["summaries"] * with_summaries, only)
     hits = {signal: [((h.target, h.id), h.score) for h in found_hits] for signal, found_hits in found.items()}
     apart = config.summaries == "broad"  # fused on their own, summaries cannot move the evidence's ranks
     fused = rrf({s: [h for h in signal_hits if not (apart and h[0][0] == "summaries")]
@@ -343,6 +346,9 @@ def recall(
     expanded = _expand(store, scope, ranked, memories, config, newest, history)
     if expanded:
         ranked = sorted([*ranked, *expanded], key=lambda r: (-r.score, r.key[1]))
+    if only is not None:  # a current version or a graph neighbour the filter did not match stays out
+        allowed = set(only)
+        ranked = [r for r in ranked if r.key[0] != "memories" or r.key[1] in allowed]
     notes = _history_notes(store, scope, memories) if history else {}
     top = ranked[0].score if ranked else 1.0
     lead = tree.summaries_first(summaries, summary_fused, query, config, token_budget, top) if apart else []

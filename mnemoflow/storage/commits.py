@@ -98,11 +98,23 @@ TRACKED_TABLES: dict[str, tuple[str, tuple[str, ...]]] = {
 
 PURGED = "purge"  # the op of a row a hard deletion removed: recorded with no digest
 
+# A scope's second-level boundaries (migration 0007) join a row's digest only when it carries one, so
+# the digests of rows written before them still verify.
+STAMPED_TABLES = ("source_documents", "chunks", "turns", "memories")
+BOUNDARY_COLUMNS = ("agent_id", "run_id", "container")
+
+
+def _digest(columns: tuple[str, ...]) -> str:
+    packed = ", ".join(f"{c} := {c}" for c in columns)
+    return f"substr(sha256(CAST(to_json(struct_pack({packed})) AS VARCHAR)), 1, 32)"
+
 
 def row_digest_sql(table: str) -> str:
     _, columns = TRACKED_TABLES[table]
-    packed = ", ".join(f"{c} := {c}" for c in columns)
-    return f"substr(sha256(CAST(to_json(struct_pack({packed})) AS VARCHAR)), 1, 32)"
+    if table not in STAMPED_TABLES:
+        return _digest(columns)
+    unstamped = " AND ".join(f"{c} IS NULL" for c in BOUNDARY_COLUMNS)
+    return f"CASE WHEN {unstamped} THEN {_digest(columns)} ELSE {_digest((*columns, *BOUNDARY_COLUMNS))} END"
 
 
 def sha256_json(value: object) -> str:

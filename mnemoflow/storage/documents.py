@@ -29,7 +29,7 @@ from mnemoflow.storage.lance_index import CHUNK_INDEX
 from mnemoflow.storage.links import orphaned_memories
 from mnemoflow.storage.room import Room
 from mnemoflow.storage.rows import chunk_index_row, columns, search_text
-from mnemoflow.storage.scope import Scope, owned, tenant
+from mnemoflow.storage.scope import SCOPE_COLUMNS, Scope, owned, tenant
 from mnemoflow.storage.search import mark_deleted
 from mnemoflow.storage.vectors import embed_job, generation_jobs
 from mnemoflow.timeutil import utcnow
@@ -65,6 +65,8 @@ class Documents(Room):
 
         All of them, not only the last run's: a run that died after landing is finished by the next.
         """
+        if not scope.user_level:
+            return []  # conversations land per user only (`connectors.conversations`): none for this scope
         mine, params = owned(scope, "r")
         with self._db.read() as con:
             if not table_exists(con, "raw_conversations", "turns"):
@@ -120,15 +122,15 @@ class Documents(Room):
             with batch.id_set(con, [w.document.document_id for w in writes]) as ids:
                 found = {
                     r[0]: r[1:] for r in con.execute(
-                        f"SELECT document_id, tenant_id, user_id, content_hash, deleted_at FROM source_documents "
-                        f"WHERE document_id IN {ids}").fetchall()
+                        f"SELECT document_id, content_hash, deleted_at, {', '.join(SCOPE_COLUMNS)} "
+                        f"FROM source_documents WHERE document_id IN {ids}").fetchall()
                 }
             for w in writes:
                 doc = w.document
                 hit = found.get(doc.document_id)
-                if hit is not None and (hit[0], hit[1]) != (scope.tenant_id, scope.user_id):
+                if hit is not None and tuple(hit[2:]) != tuple(scope.stamp().values()):
                     raise ValueError(f"document id {doc.document_id} already belongs to another scope")
-                if hit is not None and hit[2] == doc.content_hash and hit[3] is None:
+                if hit is not None and hit[0] == doc.content_hash and hit[1] is None:
                     results[doc.document_id] = DocumentWriteResult(doc.document_id, None, 0, 0, 0)
                 else:
                     changed.append(w)
@@ -171,9 +173,9 @@ class Documents(Room):
         stale = [d for d in documents if d.document_id in known]
         batch.insert(
             con, "source_documents",
-            ["document_id", "tenant_id", "user_id", "shared", "connector", "uri", "mime", "title", "content_hash",
+            ["document_id", *SCOPE_COLUMNS, "shared", "connector", "uri", "mime", "title", "content_hash",
              "metadata", "commit_id", "created_at"],
-            [[d.document_id, scope.tenant_id, scope.user_id, False, *row(d), now] for d in fresh],
+            [[d.document_id, *scope.stamp().values(), False, *row(d), now] for d in fresh],
         )
         batch.update(
             con, "source_documents", "document_id",
@@ -202,9 +204,9 @@ class Documents(Room):
         )
         batch.insert(
             con, "turns",
-            ["turn_key", "tenant_id", "user_id", "document_id", "session_id", "turn_id", "ordinal", "role",
+            ["turn_key", *SCOPE_COLUMNS, "document_id", "session_id", "turn_id", "ordinal", "role",
              "speaker", "ts", "text", "metadata", "source_uri", "created_at", "commit_id"],
-            [[t.turn_key, scope.tenant_id, scope.user_id, t.document_id, t.session_id, t.turn_id, t.ordinal,
+            [[t.turn_key, *scope.stamp().values(), t.document_id, t.session_id, t.turn_id, t.ordinal,
               t.role, t.speaker, t.ts, t.text, json.dumps(t.metadata) if t.metadata else None, t.source_uri,
               now, pending.commit_id] for t in new],
         )
@@ -245,9 +247,9 @@ class Documents(Room):
         recontexted = [c for d in diff.values() for c in d[3]]
         batch.insert(
             con, "chunks",
-            ["chunk_id", "tenant_id", "user_id", "shared", "document_id", "ordinal", "text", "context",
+            ["chunk_id", *SCOPE_COLUMNS, "shared", "document_id", "ordinal", "text", "context",
              "content_hash", "token_count", "locator", "score", "embedding_status", "created_at", "commit_id"],
-            [[c.chunk_id, scope.tenant_id, scope.user_id, False, c.document_id, c.ordinal, c.text, c.context,
+            [[c.chunk_id, *scope.stamp().values(), False, c.document_id, c.ordinal, c.text, c.context,
               c.content_hash, c.token_count, json.dumps(c.locator), c.score, "pending", now, pending.commit_id]
              for c in added],
         )
@@ -270,8 +272,8 @@ class Documents(Room):
         with self._db.tx() as con:
             batch.insert(
                 con, "ingest_errors",
-                ["error_id", "tenant_id", "user_id", "connector", "uri", "kind", "reason", "detail", "created_at"],
-                [[f"err_{uuid.uuid4().hex}", scope.tenant_id, scope.user_id, e.connector, e.uri, e.kind, e.reason,
+                ["error_id", *SCOPE_COLUMNS, "connector", "uri", "kind", "reason", "detail", "created_at"],
+                [[f"err_{uuid.uuid4().hex}", *scope.stamp().values(), e.connector, e.uri, e.kind, e.reason,
                   e.detail, now] for e in errors],
             )
 

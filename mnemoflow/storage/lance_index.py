@@ -25,6 +25,7 @@ import pyarrow as pa
 from lancedb.index import FTS, Bitmap, HnswSq
 
 from mnemoflow.errors import ConfigError
+from mnemoflow.storage.scope import BOUNDARIES
 
 
 @dataclass(frozen=True)
@@ -33,11 +34,14 @@ class IndexSpec:
     id_column: str
     columns: tuple[tuple[str, pa.DataType], ...]
     # bitmap-indexed so scope and lifecycle prefilters never fall back to a scan
-    filter_columns: tuple[str, ...] = ("tenant_id", "user_id", "shared", "deleted")
+    filter_columns: tuple[str, ...] = ("tenant_id", "user_id", "shared", "deleted", *BOUNDARIES)
     text_column: str | None = "text"
     # returned with each hit, so recall needs no second read of the row's content
     payload: tuple[str, ...] = ()
 
+
+# a scope's second-level boundaries (storage/scope.py); a table built before them gains them in place
+_BOUNDARY_COLUMNS = tuple((name, pa.string()) for name in BOUNDARIES)
 
 CHUNK_INDEX = IndexSpec(
     "chunk_vectors",
@@ -45,7 +49,7 @@ CHUNK_INDEX = IndexSpec(
     (("chunk_id", pa.string()), ("tenant_id", pa.string()), ("user_id", pa.string()), ("shared", pa.bool_()),
      ("document_id", pa.string()), ("deleted", pa.bool_()), ("content_hash", pa.string()), ("text", pa.string()),
      ("body", pa.string()), ("locator", pa.string()), ("title", pa.string()), ("uri", pa.string()),
-     ("connector", pa.string())),
+     ("connector", pa.string()), *_BOUNDARY_COLUMNS),
     payload=("body", "locator", "document_id", "title", "uri", "connector"),
 )
 MEMORY_INDEX = IndexSpec(
@@ -53,15 +57,15 @@ MEMORY_INDEX = IndexSpec(
     "memory_id",
     (("memory_id", pa.string()), ("tenant_id", pa.string()), ("user_id", pa.string()), ("shared", pa.bool_()),
      ("deleted", pa.bool_()), ("is_latest", pa.bool_()), ("active_until", pa.int64()),
-     ("content_hash", pa.string()), ("text", pa.string())),
-    filter_columns=("tenant_id", "user_id", "shared", "deleted", "is_latest"),
+     ("content_hash", pa.string()), ("text", pa.string()), *_BOUNDARY_COLUMNS),
+    filter_columns=("tenant_id", "user_id", "shared", "deleted", "is_latest", *BOUNDARIES),
 )
 SUMMARY_INDEX = IndexSpec(
     "summary_vectors",
     "summary_id",
     (("summary_id", pa.string()), ("tenant_id", pa.string()), ("user_id", pa.string()), ("shared", pa.bool_()),
      ("deleted", pa.bool_()), ("level", pa.string()), ("subject_kind", pa.string()), ("content_hash", pa.string()),
-     ("text", pa.string())),
+     ("text", pa.string()), *_BOUNDARY_COLUMNS),
 )
 # what each searchable target of the store is indexed as
 INDEX_OF: dict[str, IndexSpec] = {"chunks": CHUNK_INDEX, "memories": MEMORY_INDEX, "summaries": SUMMARY_INDEX}
@@ -132,7 +136,8 @@ class LanceIndex:
         table = self._tables.get(spec.name)
         if table is None:
             if spec.name in self._db.list_tables().tables:
-                schema = self._db.open_table(spec.name).schema
+                table = self._db.open_table(spec.name)
+                schema = table.schema
                 meta = schema.metadata or {}
                 found = (meta.get(b"model", b"?").decode(), int(meta.get(b"dim", b"0")))
                 if found != (self.model, self.dim):
@@ -140,13 +145,18 @@ class LanceIndex:
                         f"{spec.name} holds {found[0]} ({found[1]}-d) vectors but {self.model} ({self.dim}-d) is "
                         "configured; run `mnemoflow reembed` to rebuild the vectors with it"
                     )
+                if added := [name for name in BOUNDARIES if name not in schema.names and name in dict(spec.columns)]:
+                    # rows written before scopes had these boundaries carry none: NULL is their stamp
+                    table.add_columns({name: "CAST(NULL AS STRING)" for name in added})
+                    schema = table.schema
                 missing = sorted(set(self._schema(spec).names) - set(schema.names))
                 if missing:
                     raise ConfigError(
                         f"{spec.name} was built by an older mnemoflow (no {', '.join(missing)} columns); "
                         "run `mnemoflow reembed` to rebuild it from the DuckDB store"
                     )
-            table = self._db.create_table(spec.name, schema=self._schema(spec), exist_ok=True)
+            else:
+                table = self._db.create_table(spec.name, schema=self._schema(spec), exist_ok=True)
             self._tables[spec.name] = table
             if any(ix.columns == ["vector"] for ix in table.list_indices()):
                 self._vector_indexed.add(spec.name)

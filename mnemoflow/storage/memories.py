@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from mnemoflow.models import HistoryEntry, LinkDraft, MemoryDraft, MemoryItem
+from mnemoflow.filters import Filter
+from mnemoflow.models import LinkDraft, MemoryDraft, MemoryItem
 from mnemoflow.storage import batch, fts
 from mnemoflow.storage.commits import PendingCommit, sha256_json, write_commit
 from mnemoflow.storage.lance_index import MEMORY_INDEX, sql_in
@@ -15,7 +16,8 @@ from mnemoflow.storage.links import retire_relations
 from mnemoflow.storage.memory_writes import MemoryWrites
 from mnemoflow.storage.room import Room
 from mnemoflow.storage.rows import MEMORY_COLUMNS, active_memory_sql, lifecycle_sql, memory_item
-from mnemoflow.storage.scope import Scope, lance_owned, owned, tenant, visible
+from mnemoflow.storage.memory_filters import filter_sql
+from mnemoflow.storage.scope import SCOPE_COLUMNS, Scope, lance_owned, owned, row_scope, tenant, visible
 from mnemoflow.timeutil import utcnow
 
 
@@ -75,18 +77,43 @@ class Memories(Room):
             ).fetchone()
         return memory_item(row) if row else None
 
-    def list_memories(self, scope: Scope, *, limit: int = 100, include_inactive: bool = False) -> list[MemoryItem]:
-        where, params = visible(scope)
-        now = utcnow()
+    def list_memories(
+        self, scope: Scope, *, limit: int = 100, include_inactive: bool = False, where: Filter | None = None,
+    ) -> list[MemoryItem]:
+        """The scope's memories, newest first: current ones, or with `include_inactive` past versions
+        and expired ones too (deleted ones as well); `where` narrows them (`mnemoflow.filters`)."""
+        sql, params = visible(scope, "m")
         if not include_inactive:
-            where += f" AND {active_memory_sql()}"
-            params = [*params, now, now]
+            now = utcnow()
+            sql, params = f"{sql} AND {active_memory_sql('m')}", [*params, now, now]
+        if where is not None:
+            narrowed, narrowed_params = filter_sql(where, "m")
+            sql, params = f"{sql} AND {narrowed}", [*params, *narrowed_params]
         with self._db.read() as con:
             rows = con.execute(
-                f"SELECT {MEMORY_COLUMNS} FROM memories WHERE {where} ORDER BY created_at DESC, memory_id LIMIT ?",
+                f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE {sql} ORDER BY created_at DESC, memory_id LIMIT ?",
                 [*params, limit],
             ).fetchall()
         return [memory_item(r) for r in rows]
+
+    def matching_memory_ids(self, scope: Scope, where: Filter) -> list[str]:
+        """Every current memory of the scope that `where` holds for (what a filtered search may return)."""
+        sql, params = visible(scope, "m")
+        gate, gate_params = lifecycle_sql("m")
+        narrowed, narrowed_params = filter_sql(where, "m")
+        with self._db.read() as con:
+            return [r[0] for r in con.execute(
+                f"SELECT m.memory_id FROM memories m WHERE {sql}{gate} AND {narrowed}",
+                [*params, *gate_params, *narrowed_params]).fetchall()]
+
+    def memory_owner(self, tenant_id: str, memory_id: str) -> Scope | None:
+        """The scope that wrote a memory of the tenant: for calls that name only the memory, as mem0's
+        by-id verbs do, made by one who holds the whole tenant (the Python API, a tenant key)."""
+        within, params = tenant(tenant_id)
+        with self._db.read() as con:
+            row = con.execute(f"SELECT {', '.join(SCOPE_COLUMNS)} FROM memories WHERE {within} AND memory_id = ?",
+                              [*params, memory_id]).fetchone()
+        return row_scope(row) if row else None
 
 
     def memory_links(self, scope: Scope) -> list[tuple[str, str, str]]:
@@ -181,39 +208,32 @@ class Memories(Room):
         return found
 
     def delete_memory(self, scope: Scope, memory_id: str, *, actor: str) -> bool:
-        """Soft-delete one of the user's own memories; False when there is none in scope."""
+        """Soft-delete one of the owner's memories; False when there is none in scope."""
+        return bool(self.delete_memories(scope, [memory_id], actor=actor))
+
+    def delete_memories(self, scope: Scope, memory_ids: list[str] | None, *, actor: str) -> list[str]:
+        """Soft-delete the owner's memories among `memory_ids`, or all of them (past versions included)
+        with None, in one commit; returns those deleted now. Recall stops at once; the rows stay, with
+        their history, until the retention policy removes deleted rows for good."""
         now = utcnow()
         owner, params = owned(scope)
-        pending = PendingCommit(scope.tenant_id, actor, sha256_json({"delete": memory_id}), "delete memory")
+        message = "delete memory" if memory_ids is not None and len(memory_ids) == 1 else "delete memories"
+        pending = PendingCommit(scope.tenant_id, actor, sha256_json({"delete": memory_ids, "scope": str(scope)}),
+                                message)
         with self._db.tx() as con:
-            hit = con.execute(
-                f"SELECT 1 FROM memories WHERE {owner} AND memory_id = ? AND deleted_at IS NULL",
-                [*params, memory_id],
-            ).fetchone()
-            if hit is None:
-                return False
-            con.execute(
-                "UPDATE memories SET deleted_at = ?, updated_at = ?, commit_id = ? WHERE memory_id = ?",
-                [now, now, pending.commit_id, memory_id],
-            )
-            pending.record("memories", "delete", [memory_id])
-            retire_relations(con, scope, {memory_id: now}, pending)
+            query = f"SELECT memory_id FROM memories WHERE {owner} AND deleted_at IS NULL"
+            if memory_ids is None:
+                gone = [r[0] for r in con.execute(query, params).fetchall()]
+            else:
+                with batch.id_set(con, memory_ids) as ids:
+                    gone = [r[0] for r in con.execute(f"{query} AND memory_id IN {ids}", params).fetchall()]
+            if not gone:
+                return []
+            batch.update(con, "memories", "memory_id", ["deleted_at", "updated_at", "commit_id"],
+                         [[m, now, now, pending.commit_id] for m in gone])
+            pending.record("memories", "delete", gone)
+            retire_relations(con, scope, {m: now for m in gone}, pending)
             write_commit(con, pending, now)
             fts.mark_dirty(con, fts.MEMORIES_FTS)
-        self._index.update(MEMORY_INDEX, sql_in("memory_id", [memory_id]), {"deleted": True})
-        return True
-
-    def memory_history(self, scope: Scope, memory_id: str) -> list[HistoryEntry]:
-        """Commits that wrote this memory, oldest first (empty when it is not in scope)."""
-        if self.get_memory(scope, memory_id) is None:
-            return []
-        commits, params = tenant(scope.tenant_id, "c")
-        with self._db.read() as con:
-            rows = con.execute(
-                f"""
-                SELECT c.commit_id, c.created_at, c.actor, c.message, r.row[2]
-                FROM commits c, unnest(from_json(c.diff_json->'rows', '["VARCHAR[]"]')) AS r(row)
-                WHERE {commits} AND r.row[1] = 'memories' AND r.row[3] = ?
-                ORDER BY c.seq
-                """, [*params, memory_id]).fetchall()
-        return [HistoryEntry(commit_id=r[0], created_at=r[1], actor=r[2], message=r[3], op=r[4]) for r in rows]
+        self._index.update(MEMORY_INDEX, sql_in("memory_id", gone), {"deleted": True})
+        return gone

@@ -31,7 +31,7 @@ from mnemoflow.storage.rows import (
     memory_item,
     memory_row,
 )
-from mnemoflow.storage.scope import Scope, owned
+from mnemoflow.storage.scope import SCOPE_COLUMNS, Scope, owned
 from mnemoflow.storage.search import SearchHit, lance_where
 from mnemoflow.storage.vectors import embed_job
 from mnemoflow.timeutil import utcnow
@@ -105,7 +105,7 @@ class MemoryWrites:
         memory_id = f"mem_{uuid.uuid4().hex}"
         entities, relations, categories = draft_graph(scope.tenant_id, memory_id, draft)
         memory = MemoryItem(
-            id=memory_id, tenant_id=scope.tenant_id, user_id=scope.user_id, content=draft.content, kind=draft.kind,
+            id=memory_id, **scope.stamp(), content=draft.content, kind=draft.kind,
             salience=draft.salience, confidence=draft.confidence, is_latest=True, created_at=now, updated_at=now,
             valid_from=now, expires_at=draft.expires_at, observed_at=draft.observed_at or now,
             event_start_at=draft.event_start_at, event_end_at=draft.event_end_at, temporal_text=draft.temporal_text,
@@ -241,25 +241,8 @@ def _link_rows(op: NewMemory | Reinforced) -> list[list[Any]]:
     if isinstance(op, Reinforced):
         return [[op.memory_id, dst, "EXTRACTED_FROM", 1.0, "auto", None, op.at] for dst in sorted(set(op.sources))]
     return ([[op.memory.id, dst, "EXTRACTED_FROM", 1.0, "auto", None, op.at] for dst in sorted(set(op.draft.derived_from))]
-            + [[op.memory.id, link.target_id, link.type, link.confidence, "auto", link.reason, op.at] for link in op.links])
-
-
-def _message(ops: list[NewMemory | Reinforced]) -> str:
-    added = sum(isinstance(op, NewMemory) for op in ops)
-    reinforced = len(ops) - added
-    parts = ["add memory" if added == 1 else f"add {added} memories"] if added else []
-    if reinforced:
-        parts.append("reinforce memory" if reinforced == 1 else f"reinforce {reinforced} memories")
-    return "; ".join(parts)
-
-
-def _link_rows(op: NewMemory | Reinforced) -> list[list[Any]]:
-    """(src, dst, type, confidence, decided_by, reason, created_at) of what one write links: the
-    EXTRACTED_FROM links to its sources, then a new memory's decided links."""
-    if isinstance(op, Reinforced):
-        return [[op.memory_id, dst, "EXTRACTED_FROM", 1.0, "auto", None, op.at] for dst in sorted(set(op.sources))]
-    return ([[op.memory.id, dst, "EXTRACTED_FROM", 1.0, "auto", None, op.at] for dst in sorted(set(op.draft.derived_from))]
-            + [[op.memory.id, link.target_id, link.type, link.confidence, "auto", link.reason, op.at] for link in op.links])
+            + [[op.memory.id, link.target_id, link.type, link.confidence, link.decided_by, link.reason, op.at]
+               for link in op.links])
 
 
 def write_pass(
@@ -270,7 +253,7 @@ def write_pass(
     new memories (those superseded by a later one of the same unit already as past versions),
     reinforcements, EXTRACTED_FROM and decided links with what an UPDATES does to a stored target
     (`superseded`), reviews, graph rows, embedding jobs, the commit."""
-    tenant_id, commit = scope.tenant_id, pending.commit_id
+    stamp, commit = list(scope.stamp().values()), pending.commit_id
     new = [op for op in ops if isinstance(op, NewMemory)]
     reinforced = [op for op in ops if isinstance(op, Reinforced)]
     counts = Counter(r.memory_id for r in reinforced)
@@ -280,11 +263,11 @@ def write_pass(
             raise BadInputError(f"derived_from names what {scope} does not hold: {', '.join(missing[:5])}")
         batch.insert(
             con, "memories",
-            ["memory_id", "tenant_id", "user_id", "shared", "content", "content_hash", "kind", "salience",
+            ["memory_id", *SCOPE_COLUMNS, "shared", "content", "content_hash", "kind", "salience",
              "confidence", "is_latest", "valid_from", "valid_to", "expires_at", "observed_at", "event_start_at",
              "event_end_at", "temporal_text", "tier", "metadata", "embedding_status", "created_at", "updated_at",
              "commit_id", "reinforcement"],
-            [[m.id, tenant_id, scope.user_id, False, m.content, n.content_hash, m.kind, m.salience, m.confidence,
+            [[m.id, *stamp, False, m.content, n.content_hash, m.kind, m.salience, m.confidence,
               m.is_latest, m.valid_from, m.valid_to, m.expires_at, m.observed_at, m.event_start_at, m.event_end_at,
               m.temporal_text, "L0", json.dumps(n.draft.metadata), "pending", m.created_at, m.updated_at, commit,
               counts.get(m.id, 0)] for n in new for m in (n.memory,)],
@@ -298,9 +281,9 @@ def write_pass(
         insert_links(con, scope, [row for op in ops for row in _link_rows(op)], pending)
         supersede(con, scope, [(n.memory.id, link, n.at) for n in new for link in n.links if link.type == "UPDATES"],
                   superseded, pending)
-        batch.insert(con, "review_queue", ["review_id", "tenant_id", "user_id", "src", "dst", "proposed_type",
+        batch.insert(con, "review_queue", ["review_id", *SCOPE_COLUMNS, "src", "dst", "proposed_type",
                                            "confidence", "reason", "status", "created_at"],
-                     [[f"rev_{uuid.uuid4().hex}", tenant_id, scope.user_id, n.memory.id, link.target_id, link.type,
+                     [[f"rev_{uuid.uuid4().hex}", *stamp, n.memory.id, link.target_id, link.type,
                        link.confidence, link.reason, "open", n.at] for n in new for link in n.review])
         write_graph(con, scope, new, pending)
         outbox.enqueue(con, [embed_job(model, scope, "memories", n.memory.id, n.content_hash) for n in new],

@@ -433,6 +433,23 @@ def _lifecycle_quality(con: duckdb.DuckDBPyConnection) -> None:
     """)
 
 
+SCOPED_TABLES = ("source_documents", "chunks", "turns", "memories", "summaries", "review_queue", "outbox", "ingest_errors")
+USERLESS_TABLES = ("source_documents", "chunks", "memories", "review_queue", "outbox", "ingest_errors")
+
+
+@migration("0007_scopes")
+def _scopes(con: duckdb.DuckDBPyConnection) -> None:
+    """The owner's second-level boundaries (storage/scope.py): agent_id, run_id and container on every
+    row a scope writes, and rows without a user (an agent's own) where a scope may leave it out.
+    Existing rows were written by user scopes: NULL in the new columns is exactly their stamp.
+    Conversations keep a user (their dlt landing table is keyed by it)."""
+    for table in SCOPED_TABLES:
+        for column in ("agent_id", "run_id", "container"):
+            con.execute(f"ALTER TABLE {table} ADD COLUMN {column} VARCHAR")
+    for table in USERLESS_TABLES:
+        con.execute(f"ALTER TABLE {table} ALTER COLUMN user_id DROP NOT NULL")
+
+
 def apply_migrations(con: duckdb.DuckDBPyConnection) -> list[str]:
     """Apply pending migrations in order; returns the names applied now."""
     con.execute(

@@ -17,22 +17,16 @@ from typing import Any
 import duckdb
 
 from mnemoflow.storage import batch
-from mnemoflow.storage.scope import Scope
+from mnemoflow.storage.scope import SCOPE_COLUMNS, Scope, row_scope
 
 
 @dataclass(frozen=True)
 class Job:
     job_key: str
-    tenant_id: str
-    user_id: str
+    scope: Scope  # the scope the job's rows belong to (the scope that queued it)
     kind: str
     payload: dict[str, Any]
     attempts: int
-
-    @property
-    def scope(self) -> Scope:
-        """The scope the job's rows belong to (the scope that queued it)."""
-        return Scope(self.tenant_id, self.user_id)
 
 
 def enqueue(con: duckdb.DuckDBPyConnection, jobs: list[Job], now: datetime | list[datetime]) -> None:
@@ -40,8 +34,8 @@ def enqueue(con: duckdb.DuckDBPyConnection, jobs: list[Job], now: datetime | lis
     times = now if isinstance(now, list) else [now] * len(jobs)
     batch.insert(
         con, "outbox",
-        ["job_key", "tenant_id", "user_id", "kind", "payload", "attempts", "status", "created_at", "updated_at"],
-        [[j.job_key, j.tenant_id, j.user_id, j.kind, json.dumps(j.payload), 0, "pending", t, t]
+        ["job_key", *SCOPE_COLUMNS, "kind", "payload", "attempts", "status", "created_at", "updated_at"],
+        [[j.job_key, *j.scope.stamp().values(), j.kind, json.dumps(j.payload), 0, "pending", t, t]
          for j, t in zip(jobs, times)],
         on_conflict_ignore=True,
     )
@@ -61,18 +55,18 @@ def claim(
     """Lease up to `limit` pending jobs of `kind` whose lease is free and whose backoff has ended,
     oldest first."""
     rows = con.execute(
-        """
+        f"""
         UPDATE outbox SET attempts = attempts + 1, lease_until = ?, updated_at = ?
         WHERE job_key IN (
             SELECT job_key FROM outbox
             WHERE status = 'pending' AND kind = ? AND (lease_until IS NULL OR lease_until < ?)
               AND (next_attempt_at IS NULL OR next_attempt_at <= ?)
             ORDER BY created_at, job_key LIMIT ?)
-        RETURNING job_key, tenant_id, user_id, kind, payload, attempts
+        RETURNING job_key, kind, payload, attempts, {", ".join(SCOPE_COLUMNS)}
         """,
         [now + timedelta(seconds=lease_s), now, kind, now, now, limit],
     ).fetchall()
-    return [Job(r[0], r[1], r[2], r[3], json.loads(r[4]), r[5]) for r in rows]
+    return [Job(r[0], row_scope(r[4:]), r[1], json.loads(r[2]), r[3]) for r in rows]
 
 
 def complete(con: duckdb.DuckDBPyConnection, keys: list[str], now: datetime) -> None:

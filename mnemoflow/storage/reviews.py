@@ -10,7 +10,7 @@ from mnemoflow.storage.lance_index import MEMORY_INDEX, sql_in
 from mnemoflow.storage.links import insert_links, supersede
 from mnemoflow.storage.room import Room
 from mnemoflow.storage.rows import link_id
-from mnemoflow.storage.scope import Scope, owned
+from mnemoflow.storage.scope import Scope, owned, owned_by
 from mnemoflow.timeutil import utcnow
 
 # a review with both memories (of the review's own user) and the link a person accepted
@@ -22,8 +22,8 @@ _REVIEW_SELECT = (
     "s.content, d.content, coalesce(s.deleted_at IS NULL AND s.is_latest, false), "
     "coalesce(d.deleted_at IS NULL AND d.is_latest, false) "
     "FROM review_queue r "
-    "LEFT JOIN memories s ON s.memory_id = r.src AND s.tenant_id = r.tenant_id AND s.user_id = r.user_id "
-    "LEFT JOIN memories d ON d.memory_id = r.dst AND d.tenant_id = r.tenant_id AND d.user_id = r.user_id"
+    f"LEFT JOIN memories s ON s.memory_id = r.src AND {owned_by('s', 'r')} "
+    f"LEFT JOIN memories d ON d.memory_id = r.dst AND {owned_by('d', 'r')}"
 )
 
 

@@ -13,9 +13,9 @@ from mnemoflow.storage.scope import Scope
 from mnemoflow.timeutil import utcnow
 
 MEMORY_COLUMNS = (
-    "memory_id, tenant_id, user_id, content, kind, salience, confidence, is_latest, created_at, updated_at, "
-    "valid_from, valid_to, expires_at, deleted_at, observed_at, event_start_at, event_end_at, temporal_text, "
-    "embedding_status, metadata, pinned, archived_at"
+    "memory_id, tenant_id, user_id, agent_id, run_id, container, content, kind, salience, confidence, is_latest, "
+    "created_at, updated_at, valid_from, valid_to, expires_at, deleted_at, observed_at, event_start_at, event_end_at, "
+    "temporal_text, embedding_status, metadata, pinned, archived_at"
 )
 _MEMORY_NAMES = [c.strip() for c in MEMORY_COLUMNS.split(",")]
 
@@ -60,15 +60,14 @@ def chunk_index_row(
     scope: Scope, chunk_id: str, text: str, context: str | None, content_hash: str, locator: str, shared: bool,
     document_id: str, title: str, uri: str, connector: str,
 ) -> dict[str, Any]:
-    return {"chunk_id": chunk_id, "tenant_id": scope.tenant_id, "user_id": scope.user_id, "shared": shared,
-            "document_id": document_id, "deleted": False, "content_hash": content_hash,
+    return {"chunk_id": chunk_id, **scope.stamp(), "shared": shared, "document_id": document_id, "deleted": False, "content_hash": content_hash,
             "text": search_text(text, context), "body": text, "locator": locator, "title": title, "uri": uri,
             "connector": connector}
 
 
 def memory_row(scope: Scope, memory: MemoryItem, content_hash: str) -> dict[str, Any]:
-    return {"memory_id": memory.id, "tenant_id": scope.tenant_id, "user_id": scope.user_id, "shared": False,
-            "deleted": memory.deleted_at is not None, "is_latest": memory.is_latest,
+    return {"memory_id": memory.id, **scope.stamp(), "shared": False, "deleted": memory.deleted_at is not None,
+            "is_latest": memory.is_latest,
             "active_until": active_until(memory.valid_to, memory.expires_at, memory.archived_at),
             "content_hash": content_hash,
             "text": memory.content}

@@ -48,12 +48,14 @@ def search_hit(target: Target, hit: tuple[str, float, dict[str, str]]) -> Search
     return SearchHit(target, row_id, score, chunk)
 
 
-def lance_where(scope: Scope, target: Target, include_history: bool = False) -> str:
-    """The LanceDB prefilter of a search: scope, not deleted (a summary: not retired), and for memories
-    the lifecycle gate."""
+def lance_where(scope: Scope, target: Target, include_history: bool = False, only: list[str] | None = None) -> str:
+    """The LanceDB prefilter of a search: scope, not deleted (a summary: not retired), for memories the
+    lifecycle gate, and `only` these ids when given (a filtered search)."""
     where = lance_visible(scope) + " AND NOT deleted"
     if target == "memories" and not include_history:
         where += f" AND is_latest AND (active_until IS NULL OR active_until > {epoch(utcnow())})"
+    if only is not None:
+        where += " AND " + sql_in(INDEX_OF[target].id_column, only)
     return where
 
 
@@ -83,11 +85,13 @@ class Search(Room):
 
     def bm25_search(
         self, scope: Scope, target: Target, query: str, k: int, *, include_history: bool = False,
+        only: list[str] | None = None,
     ) -> list[SearchHit]:
         """BM25 hits best first, inside scope and lifecycle; LanceDB's index online, or DuckDB FTS.
-        `include_history` lifts the lifecycle gate for memories (past versions, expired), never deletion."""
+        `include_history` lifts the lifecycle gate for memories (past versions, expired), never deletion;
+        `only` keeps to these ids."""
         if self._bm25_engine == "lancedb":  # LanceDB is thread-safe: no connection lock, so it can run in parallel
-            found = self._index.text_search(INDEX_OF[target], query, lance_where(scope, target, include_history), k)
+            found = self._index.text_search(INDEX_OF[target], query, lance_where(scope, target, include_history, only), k)
             return [search_hit(target, h) for h in found]
         fts_spec = fts.FTS_OF[target]
         where, params = visible(scope)
@@ -96,15 +100,19 @@ class Search(Room):
         else:
             gate, gate_params = lifecycle_sql(history=target == "chunks" or include_history)
             where, params = where + gate, [*params, *gate_params]
-        with self._db.read() as con:
+        with self._db.read() as con, batch.id_set(con, only or []) as ids:
+            if only is not None:
+                where += f" AND {fts_spec.id_column} IN {ids}"
             fts.ensure_current(con, fts_spec, utcnow())
             return [SearchHit(target, i, score, None) for i, score in fts.search(con, fts_spec, query, where, params, k)]
 
     def vector_search(
         self, scope: Scope, target: Target, vector: np.ndarray, k: int, *, include_history: bool = False,
+        only: list[str] | None = None,
     ) -> list[SearchHit]:
-        """Cosine-similarity hits best first, inside scope and lifecycle (`include_history`: as bm25_search)."""
-        found = self._index.vector_search(INDEX_OF[target], vector, lance_where(scope, target, include_history), k)
+        """Cosine-similarity hits best first, inside scope and lifecycle (`include_history`, `only`: as
+        bm25_search)."""
+        found = self._index.vector_search(INDEX_OF[target], vector, lance_where(scope, target, include_history, only), k)
         return [search_hit(target, h) for h in found]
 
     def live_chunk_ids(self, scope: Scope, chunk_ids: list[str]) -> set[str]:

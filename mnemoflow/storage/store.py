@@ -2,9 +2,9 @@
 
 `Store` is the rooms of the storage package together, one per concept (documents, memories,
 graph, reviews, keys, vectors, search, the memory tree's summaries, topics and profiles, analytics,
-lifecycle, purge, queue, quality, evals); callers see only `Store`. Every method that reads or writes
-tenant data takes a `Scope` (or, for tenant-wide operations, a tenant id), and every tenant or user
-predicate comes from `scope.py`.
+lifecycle, purge, queue, quality, evals, versions, transfer); callers see only `Store`. Every method
+that reads or writes tenant data takes a `Scope` (or, for tenant-wide operations, a tenant id), and
+every tenant or user predicate comes from `scope.py`.
 Reads see the user's rows and the tenant's shared rows; writes touch only the user's rows.
 Each write is one DuckDB transaction that also appends a commit and enqueues its derived work
 in the outbox; LanceDB follows after the transaction (memory writes turn that round: see
@@ -39,14 +39,16 @@ from mnemoflow.storage.scope import Scope, owned, tenant, visible
 from mnemoflow.storage.search import ChunkHit, Search, SearchHit
 from mnemoflow.storage.summaries import Summaries
 from mnemoflow.storage.topics import Topics
+from mnemoflow.storage.transfer import Transfer
 from mnemoflow.storage.vectors import EmbeddingInput, Vectors
+from mnemoflow.storage.versions import Versions
 
 __all__ = ["ChunkHit", "EmbeddingInput", "MemoryWrites", "SearchHit", "Store", "Target", "memory_content_hash",
            "search_text"]
 
 
-class Store(Documents, Memories, Graph, Reviews, Keys, Vectors, Search, Summaries, Topics, Profiles, Analytics,
-            Lifecycle, Purge, Queue, QualityData, EvalRuns):
+class Store(Documents, Memories, Versions, Transfer, Graph, Reviews, Keys, Vectors, Search, Summaries, Topics,
+            Profiles, Analytics, Lifecycle, Purge, Queue, QualityData, EvalRuns):
     """One DuckDB connection (one unit of work or one long-lived server) plus the LanceDB tables."""
 
     def __init__(

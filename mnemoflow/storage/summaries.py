@@ -143,7 +143,7 @@ class Summaries(Room):
                 fts.mark_dirty(con, fts.SUMMARIES_FTS)
             if not pending.empty:
                 write_commit(con, pending, now)
-        rows = [{"summary_id": sid, "tenant_id": scope.tenant_id, "user_id": scope.user_id, "content_hash": h,
+        rows = [{"summary_id": sid, **scope.stamp(), "content_hash": h,
                  **summary_index_row(d.level, d.subject_kind, d.content)}
                 for sid, h, d in zip(ids, hashes, drafts) if sid in fresh]
         self._index.append(SUMMARY_INDEX, columns(rows))  # searchable by BM25 now, by vector once embedded

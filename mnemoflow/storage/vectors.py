@@ -25,7 +25,7 @@ from mnemoflow.storage.rows import (
     memory_row,
     summary_index_row,
 )
-from mnemoflow.storage.scope import Scope, lance_owned, owned
+from mnemoflow.storage.scope import SCOPE_COLUMNS, Scope, lance_owned, owned, row_scope, stamped
 from mnemoflow.timeutil import utcnow
 
 EMBED_JOB = "embed"
@@ -48,7 +48,7 @@ def embed_job(model: str, scope: Scope, target: Target, row_id: str, content_has
     row queues a new job and the old one turns moot."""
     return Job(
         job_key=f"{EMBED_JOB}:{target}:{row_id}:{content_hash[:16]}:{model}",
-        tenant_id=scope.tenant_id, user_id=scope.user_id, kind=EMBED_JOB,
+        scope=scope, kind=EMBED_JOB,
         payload={"target": target, "id": row_id, "content_hash": content_hash, "model": model},
         attempts=0,
     )
@@ -65,8 +65,7 @@ def generation_jobs(scope: Scope, turns: list[TurnRecord]) -> list[Job]:
         group.sort(key=lambda t: t.ordinal)
         digest = sha256_json([[t.turn_key, t.text] for t in group])[:24]
         jobs.append(Job(
-            job_key=f"{GENERATE_JOB}:{document_id}:{digest}", tenant_id=scope.tenant_id, user_id=scope.user_id,
-            kind=GENERATE_JOB, attempts=0,
+            job_key=f"{GENERATE_JOB}:{document_id}:{digest}", scope=scope, kind=GENERATE_JOB, attempts=0,
             payload={"document_id": document_id, "session_id": group[0].session_id,
                      "turn_ids": [t.turn_id for t in group],
                      "first_ts": group[0].ts.isoformat() if group[0].ts else None}))
@@ -129,16 +128,18 @@ class Vectors(Room):
         Returns the rows queued."""
         for spec in (*INDEX_OF.values(), EMBEDDING_CACHE):
             self._index.drop(spec)
+        stamp = ", ".join(SCOPE_COLUMNS)
         with self._db.read() as con:
             scopes = con.execute(
-                "SELECT DISTINCT tenant_id, user_id FROM chunks WHERE deleted_at IS NULL UNION "
-                "SELECT DISTINCT tenant_id, user_id FROM memories WHERE deleted_at IS NULL UNION "
-                "SELECT DISTINCT tenant_id, user_id FROM summaries WHERE retired_at IS NULL").fetchall()
-        return sum(self._requeue_scope(Scope(tenant_id, user_id)) for tenant_id, user_id in scopes)
+                f"SELECT DISTINCT {stamp} FROM chunks WHERE deleted_at IS NULL UNION "
+                f"SELECT DISTINCT {stamp} FROM memories WHERE deleted_at IS NULL UNION "
+                f"SELECT DISTINCT {stamp} FROM summaries WHERE retired_at IS NULL").fetchall()
+        return sum(self._requeue_scope(row_scope(row)) for row in scopes)
 
     def _requeue_scope(self, scope: Scope) -> int:
-        mine, params = owned(scope)
-        chunks_mine, _ = owned(scope, "c")
+        """The rows stamped exactly `scope` (a narrower scope's rows are its own group)."""
+        mine, params = stamped(scope)
+        chunks_mine, _ = stamped(scope, "c")
         model, now = self._index.model, utcnow()
         with self._db.tx() as con:
             chunks = con.execute(f"{CHUNK_INDEX_SELECT} WHERE {chunks_mine} AND c.deleted_at IS NULL",
@@ -161,7 +162,7 @@ class Vectors(Room):
         self._index.upsert(CHUNK_INDEX, columns([chunk_index_row(scope, *c) for c in chunks]))
         self._index.upsert(MEMORY_INDEX, columns([memory_row(scope, m, hashes[m.id]) for m in memories]))
         self._index.upsert(SUMMARY_INDEX, columns([
-            {"summary_id": r[0], "tenant_id": scope.tenant_id, "user_id": scope.user_id, "content_hash": r[2],
+            {"summary_id": r[0], **scope.stamp(), "content_hash": r[2],
              **summary_index_row(r[3], r[4], r[1])} for r in summaries]))
         return len(chunks) + len(memories) + len(summaries)
 
@@ -188,8 +189,7 @@ class Vectors(Room):
             return
         spec = INDEX_OF[target]
         self._index.upsert(spec, columns([
-            {spec.id_column: item.row_id, "tenant_id": scope.tenant_id, "user_id": scope.user_id,
-             "content_hash": item.content_hash, **item.columns}
+            {spec.id_column: item.row_id, **scope.stamp(), "content_hash": item.content_hash, **item.columns}
             for item in inputs
         ]), vectors)
         mine, params = owned(scope)

@@ -25,7 +25,8 @@ def test_every_public_service_method_has_a_wire_form() -> None:
 def test_arguments_and_results_round_trip() -> None:
     spec = method_spec("ingest")
     sent = spec.encode_call((Scope("acme", "alex"), [Path("/tmp/notes.md")]), {"wait": False})
-    assert sent == {"scope": {"tenant_id": "acme", "user_id": "alex"}, "paths": ["/tmp/notes.md"], "wait": False}
+    assert sent == {"scope": {"tenant_id": "acme", "user_id": "alex", "agent_id": None, "run_id": None, "container": None},
+                    "paths": ["/tmp/notes.md"], "wait": False}
     assert spec.decode_call(sent) == {"scope": Scope("acme", "alex"), "paths": [Path("/tmp/notes.md")], "wait": False}
     outcome = IngestOutcome(IngestReport(turns_added=3), None, 2)
     assert spec.result.validate_python(spec.result.dump_python(outcome, mode="json")) == outcome

@@ -162,7 +162,7 @@ def test_a_tenant_deletion_that_stopped_before_its_purge_is_finished_by_decay(tm
         service.add(SCOPE, PLAIN)
         service.add(Scope("globex", "kim"), PLAIN)
         service.store.delete_tenant("acme", actor="test")  # the soft half only, as if the process died after it
-        assert service.get_all(SCOPE) == [] and _ids(service, "grey van") == []
+        assert service.get_all(SCOPE).results == [] and _ids(service, "grey van") == []
         assert service.store.tenants_awaiting_purge() == ["acme"]
         report = service.maintain("decay")
         assert report.counts["tenants purged"] == 1

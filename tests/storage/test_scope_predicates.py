@@ -1,5 +1,5 @@
 """Tenancy is enforced in one place: no SQL or LanceDB filter outside `storage/scope.py` compares a
-tenant or user column with a value."""
+tenant, user, agent, run or container column with a value."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ import mnemoflow
 PACKAGE = Path(mnemoflow.__file__).parent
 SCOPE_MODULE = PACKAGE / "storage" / "scope.py"
 # a scope column compared with a value: a parameter, a literal, an interpolation or a list
-PREDICATE = re.compile(r"\b(tenant_id|user_id)\s*(=|==|<>|!=|\bIN\b)\s*[?'\"{(]", re.IGNORECASE)
+PREDICATE = re.compile(r"\b(tenant_id|user_id|agent_id|run_id|container)\s*(=|==|<>|!=|\bIN\b|\bIS\b)\s*[?'\"{(N]",
+                       re.IGNORECASE)
 
 
 STATEMENT_START = {tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.NL, tokenize.ENCODING}
@@ -36,6 +37,8 @@ def test_the_detector_sees_the_forms_a_predicate_takes() -> None:
     assert scope_predicates('sql = "SELECT 1 FROM t WHERE tenant_id = ?"')
     assert scope_predicates("where = f\"m.user_id = {user!r}\"")
     assert scope_predicates("q = \"tenant_id IN ('a', 'b')\"")
+    assert scope_predicates('sql = "SELECT 1 FROM m WHERE agent_id = ? AND container IS NULL"')
+    assert scope_predicates("where = f\"run_id = {run!r}\"")
     assert not scope_predicates('sql = "JOIN m ON m.tenant_id = l.tenant_id"')  # a join names no tenant
     assert not scope_predicates("tenant_id = 'acme'")  # Python, not a query
     assert not scope_predicates('def f():\n    """Call f(tenant_id="acme")."""\n')  # a docstring

@@ -1,0 +1,142 @@
+"""Messages added directly (mem0's `add`): a string, or a list of {"role", "content"} turns, read the
+way an ingested conversation is read (the same `MemoryGenerator`: drafting, then relationship
+classification against what the scope holds), or kept verbatim.
+
+A list is a conversation: the engine decides what in it is worth keeping, as for a transcript. A
+string is a statement the caller asked to keep: the engine drafts it (who, when, what kind) and the
+relationship step decides what it does to the store (new, the same again, an UPDATE of what was
+true before); when the engine would keep none of it, the statement is kept as the engine drafted
+it, or as written when it drafted nothing.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import replace
+from datetime import datetime
+from typing import Any
+
+from mnemoflow.embedding import Embedder
+from mnemoflow.errors import BadInputError
+from mnemoflow.memory.candidates import Candidate, GenerationContext, GenerationEngine, TurnView
+from mnemoflow.memory.direct import classify_kind, draft_memory
+from mnemoflow.memory.pipeline import MemoryGenerator, WriteEvent
+from mnemoflow.results import AddResult, MemoryEvent, Message
+from mnemoflow.scoring import fast_score
+from mnemoflow.storage import Scope, Store
+from mnemoflow.timeutil import naive_utc, utcnow
+
+MAX_MESSAGES = 500  # per call; a longer conversation is a transcript to ingest
+
+
+def as_messages(messages: str | list[Message] | list[dict[str, Any]]) -> tuple[list[Message], bool]:
+    """The messages, and whether they are one statement (a plain string)."""
+    if isinstance(messages, str):
+        if not messages.strip():
+            raise BadInputError("add needs some text")
+        return [Message(role="user", content=messages)], True
+    if not isinstance(messages, list) or not messages:
+        raise BadInputError("add takes a string or a non-empty list of {'role', 'content'} messages")
+    if len(messages) > MAX_MESSAGES:
+        raise BadInputError(f"add takes at most {MAX_MESSAGES} messages; ingest a longer conversation as a "
+                            "transcript")
+    read = []
+    for n, message in enumerate(messages, start=1):
+        if isinstance(message, Message):
+            read.append(message)
+        elif isinstance(message, dict) and isinstance(message.get("content"), str):
+            read.append(Message.model_validate(message))
+        else:
+            raise BadInputError(f"message {n} is not {{'role': ..., 'content': '<text>'}} (only text content "
+                                f"is read); got {str(message)[:80]!r}")
+    return read, False
+
+
+def speaker_of(message: Message, scope: Scope) -> str:
+    """Who said it: its `name`; else, for the user's turns, the user the scope names; else the role."""
+    if message.name:
+        return message.name
+    if message.role == "user":
+        return scope.user_id or "User"
+    return message.role
+
+
+class Statement:
+    """An engine that keeps a statement the caller asked to keep (see the module docstring)."""
+
+    def __init__(self, engine: GenerationEngine) -> None:
+        self.engine = engine
+        self.name = f"{engine.name}+statement"
+
+    def generate(self, context: GenerationContext) -> list[Candidate]:
+        drafted = [c for c in self.engine.generate(context) if c.content.strip()]
+        if any(c.should_store for c in drafted):
+            return drafted
+        if drafted:
+            return [replace(c, should_store=True, reasons=(*c.reasons, "kept: asked to")) for c in drafted]
+        text = " ".join(context.turn.text.split())
+        return [Candidate(True, text, classify_kind(text), 1.0, fast_score(text), (context.turn.turn_id,),
+                          observed_at=context.now, reasons=("kept: asked to, as written",))]
+
+    def close(self) -> None:
+        """The wrapped engine belongs to the caller."""
+
+
+def remember(
+    store: Store, embedder: Embedder, engine: GenerationEngine, scope: Scope,
+    messages: str | list[Message] | list[dict[str, Any]], *, metadata: dict[str, Any] | None = None,
+    infer: bool = True, actor: str = "api",
+) -> list[WriteEvent]:
+    """Read `messages` into the scope's memories; what each decision did, in order."""
+    read, statement = as_messages(messages)
+    if not infer:
+        return _verbatim(store, scope, read, metadata or {}, actor)
+    session = scope.run_id or f"add-{uuid.uuid4().hex[:12]}"
+    now = utcnow()
+    turns = [TurnView(turn_id=str(n), session_id=session, speaker=speaker_of(m, scope), text=m.content,
+                      ts=_naive(m.timestamp) or now, role=m.role)
+             for n, m in enumerate(read, start=1) if m.role != "system" and m.content.strip()]
+    if not turns:
+        return []
+    generator = MemoryGenerator(store, embedder, Statement(engine) if statement else engine, scope, actor=actor,
+                                metadata=metadata)
+    generator.run(turns)
+    return generator.events
+
+
+def _verbatim(store: Store, scope: Scope, read: list[Message], metadata: dict[str, Any],
+              actor: str) -> list[WriteEvent]:
+    """Each message as a memory of its own, as written (an exact repeat is the held memory)."""
+    events = []
+    with store.memory_writes(scope, actor=actor) as writes:
+        for message in read:
+            if message.role == "system" or not message.content.strip():
+                continue
+            said = {"role": message.role, **({"name": message.name} if message.name else {})}
+            memory, created = writes.add(draft_memory(message.content, metadata={**metadata, **said},
+                                                      observed_at=_naive(message.timestamp)))
+            events.append(WriteEvent("ADD" if created else "NONE", memory.id))
+    return events
+
+
+def _naive(value: datetime | None) -> datetime | None:
+    return None if value is None else naive_utc(value)
+
+
+def add_result(store: Store, scope: Scope, events: list[WriteEvent]) -> AddResult:
+    """The events with their memories' texts (and the ones they replaced), each memory once per event."""
+    wanted = [*(e.memory_id for e in events), *(e.previous_id for e in events if e.previous_id)]
+    found = store.fetch_memories(scope, wanted, include_history=True)
+    results: list[MemoryEvent] = []
+    seen: set[tuple[str, str]] = set()
+    for e in events:
+        if (e.memory_id, e.event) in seen or e.memory_id not in found:
+            continue
+        seen.add((e.memory_id, e.event))
+        previous = found.get(e.previous_id) if e.previous_id else None
+        results.append(MemoryEvent(id=e.memory_id, memory=found[e.memory_id].content, event=e.event,
+                                   previous_id=e.previous_id, previous_memory=previous.content if previous else None,
+                                   review=list(e.review)))
+    first = next((r for r in results if r.event != "NONE"), results[0] if results else None)
+    return AddResult(results=results, memory=found[first.id] if first else None,
+                     created=any(r.event != "NONE" for r in results))

@@ -1,0 +1,110 @@
+"""What the memory verbs take and return beyond a single memory, in mem0's shapes.
+
+Each result is a pydantic model (so it crosses the remote client) that also reads like mem0's
+dicts (`Mem0Mapping`): `result["results"][0]["memory"]` works beside `result.results[0].memory`,
+and `result.mem0()` is the plain dict mem0 returns, for `json.dumps`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime
+from typing import Any, Literal, overload
+
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field
+
+from mnemoflow.models import Mem0Mapping, MemoryItem
+
+Event = Literal["ADD", "UPDATE", "DELETE", "NONE"]
+
+
+class Message(BaseModel):
+    """One turn given to `add`: who said it and what. `timestamp` (or `ts`) is when it was said;
+    without it, now."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    role: str = Field("user", description="user, assistant, system (not read) or tool.")
+    content: str
+    name: str | None = Field(None, description="Who said it; for the user's turns defaults to the user_id.")
+    timestamp: datetime | None = Field(None, validation_alias=AliasChoices("timestamp", "ts"))
+
+
+class MemoryEvent(Mem0Mapping, BaseModel):
+    """What `add` did to one memory. ADD: a new memory. UPDATE: a new version (`id`) that supersedes
+    `previous_id` (kept in history). NONE: already held (the held memory, reinforced). `review`: memories
+    a relationship to which waits for a person (`mnemoflow review`)."""
+
+    id: str
+    memory: str
+    event: Event
+    previous_memory: str | None = None
+    previous_id: str | None = None
+    review: list[str] = Field(default_factory=list)
+
+    def mem0(self) -> dict[str, Any]:
+        view: dict[str, Any] = {"id": self.id, "memory": self.memory, "event": self.event}
+        if self.previous_memory is not None:
+            view["previous_memory"] = self.previous_memory
+        return view
+
+
+class AddResult(Mem0Mapping, BaseModel):
+    """Every memory an `add` touched, in order (`results`, mem0's shape), with the first of them whole
+    (`memory`) and whether anything new was written (`created`)."""
+
+    results: list[MemoryEvent]
+    memory: MemoryItem | None = None
+    created: bool = False
+
+    def mem0(self) -> dict[str, Any]:
+        return {"results": [e.mem0() for e in self.results]}
+
+
+class MemoryList(Mem0Mapping, BaseModel):
+    """Memories, best or newest first: a sequence of `MemoryItem` to mnemoflow code (`for m in ...`,
+    `found[0].content`), mem0's `{"results": [...]}` to mem0 code."""
+
+    results: list[MemoryItem]
+
+    def mem0(self) -> dict[str, Any]:
+        return {"results": [m.mem0() for m in self.results]}
+
+    def __iter__(self) -> Iterator[MemoryItem]:  # type: ignore[override]
+        return iter(self.results)
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    @overload
+    def __getitem__(self, key: int) -> MemoryItem: ...
+
+    @overload
+    def __getitem__(self, key: str) -> Any: ...
+
+    def __getitem__(self, key: int | str) -> Any:
+        return self.results[key] if isinstance(key, int) else super().__getitem__(key)
+
+
+class UpdateResult(Mem0Mapping, BaseModel):
+    """An `update`: UPDATE wrote a new version `id` replacing `previous_id` (kept in history); NONE
+    found the text already current (metadata, if given, replaced in place)."""
+
+    message: str
+    event: Literal["UPDATE", "NONE"]
+    id: str
+    previous_id: str
+    memory: MemoryItem
+
+    def mem0(self) -> dict[str, Any]:
+        return {"message": self.message, "id": self.id}
+
+
+class DeleteResult(Mem0Mapping, BaseModel):
+    """A `delete` or `delete_all`: the memories deleted now (recall stops returning them; their history stays)."""
+
+    message: str
+    deleted: list[str]
+
+    def mem0(self) -> dict[str, Any]:
+        return {"message": self.message}
