@@ -564,8 +564,8 @@ def _mark_values(tokens: list[Token], values: list[Value]) -> None:
                     continue  # "one of the two", "turned one": not a quantity
             else:
                 digits = re.match(r"\d+(?:[.,]\d+)*", head)
-                if not digits:
-                    continue
+                if not digits or not re.fullmatch(r"\d{1,3}(?:,\d{3})*(?:\.\d+)?|\d+(?:\.\d+)?", digits.group()):
+                    continue  # an address, a dotted code or a version ("192.168.1.47"): a token, not a quantity
                 number = float(digits.group().replace(",", ""))
             unit = None
             if rest:
