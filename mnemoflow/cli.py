@@ -573,3 +573,7 @@ def main(argv: list[str] | None = None) -> None:
         err.print("interrupted")
         sys.exit(130)
     sys.exit(code or 0)
+
+
+if __name__ == "__main__":  # `python -m mnemoflow.cli ...` runs the command too
+    main()
