@@ -30,6 +30,7 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     ["eval", "locomo", "--data", "/nonexistent"],
     ["eval", "locomo", "--data", ".", "--budgets", "512,lots"],
     ["eval", "scenarios", "--out", "/nonexistent/dir/report.json"],
+    ["eval", "scenarios", "--half", "held-out"],
     ["deployments", "--write", "/nonexistent/dir/prefect.yaml"],
 ])
 def test_wrong_arguments_get_one_line_and_exit_2(capsys: pytest.CaptureFixture[str], args: list[str]) -> None:
@@ -107,6 +108,19 @@ def test_eval_scenarios_reports_the_suite(capsys: pytest.CaptureFixture[str], tm
     figures = json.loads(report.read_text())
     assert figures["scenarios_count"] == 2 and figures["engine"] == "rules"
     assert figures["cross_scope_links"] == 0 and figures["recall"]["out_of_scope_returned"] == 0
+    assert set(figures["halves"]) == {"tune", "check"} and figures["config"]["half"] == "all"
+    assert sum(h["scenarios_count"] for h in figures["halves"].values()) == 2
+
+
+def test_eval_scenarios_runs_one_half(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    report = tmp_path / "scenarios.json"
+    code, out, err = run(capsys, "eval", "scenarios", "--half", "check", "--limit", "1", "--out", str(report))
+    assert code == 0, err
+    figures = json.loads(report.read_text())
+    assert figures["scenarios_count"] == 1 and figures["config"]["half"] == "check"
+    assert [s["half"] for s in figures["scenarios"]] == ["check"]
+    assert figures["halves"]["check"]["scenarios_count"] == 1 and figures["halves"]["tune"]["scenarios_count"] == 0
+    assert "check half" in out and "tune half" not in out
 
 
 def test_the_review_hint_names_the_scope_it_was_ingested_into() -> None:

@@ -58,25 +58,30 @@ def eval_scenarios(
     out_path: Annotated[Path, typer.Option("--out", help="Where to write the report (JSON).")] = Path(
         "scenarios-report.json"),
     home: Annotated[Path | None, typer.Option("--home", help="Store to build (default: a fresh temporary one).")] = None,
-    limit: Annotated[int | None, typer.Option(help="Only the first N scenarios.", min=1)] = None,
+    limit: Annotated[int | None, typer.Option(help="Only the first N scenarios (of the half chosen).", min=1)] = None,
+    half: Annotated[str, typer.Option("--half", help="Which half of the suite: tune, check or all (see "
+                                      "eval/scenarios/README.md).")] = "all",
 ) -> None:
     """Memory quality on the scenario suite: extraction precision/recall, relationships per class,
-    recall checks and stale memories, for the rule-based engine."""
+    recall checks and stale memories, for the rule-based engine; overall and per half (tune / check)."""
     import tempfile
 
     from mnemoflow.eval.scenario_run import run_scenarios
-    from mnemoflow.eval.scenarios import load_scenarios, summary_table
+    from mnemoflow.eval.scenarios import load_scenarios, select_half, summary_table
     from mnemoflow.memory.rules import RuleEngine
     from mnemoflow.service import MemoryService
 
+    if half not in ("tune", "check", "all"):
+        raise ArgumentError(f"--half must be one of tune, check, all; got {half!r}")
     if not data.is_dir():
         raise ArgumentError(f"--data {data}: not a directory of scenario files")
     writable(out_path, "--out")
-    scenarios = load_scenarios(data)[:limit]
+    scenarios = select_half(load_scenarios(data), half)[:limit]
     with tempfile.TemporaryDirectory(prefix="mnemoflow-scenarios-") as scratch:
         with MemoryService(load_settings(home or Path(scratch))) as service, progress_bar() as progress:
             task = progress.add_task("scenarios", total=len(scenarios))
-            report = run_scenarios(service, scenarios, RuleEngine(), on_done=lambda _: progress.advance(task))
+            report = run_scenarios(service, scenarios, RuleEngine(), on_done=lambda _: progress.advance(task),
+                                   config={"half": half, "limit": limit})
     out_path.write_text(report.model_dump_json(indent=1))
     out.print(summary_table(report))
     out.print(f"report: {out_path}")

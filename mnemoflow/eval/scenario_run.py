@@ -9,7 +9,8 @@ scenario's expectations (`mnemoflow.eval.scenarios`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from mnemoflow.memory.candidates import GenerationEngine
 from mnemoflow.memory.worker import drain_generation
@@ -60,10 +61,13 @@ def run_scenario(service: MemoryService, scenario: Scenario, engine: GenerationE
 
 
 def run_scenarios(service: MemoryService, scenarios: Sequence[Scenario], engine: GenerationEngine,
-                  on_done: Callable[[Scenario], None] | None = None) -> ScenarioReport:
+                  on_done: Callable[[Scenario], None] | None = None,
+                  config: Mapping[str, Any] | None = None) -> ScenarioReport:
+    """Every scenario through the pipeline, scored; the report has the figures over all of them and
+    per half of the suite (tune / check, `scenario_half`). `config` is recorded in the report."""
     results = []
     for scenario in scenarios:
         results.append(score_scenario(scenario, run_scenario(service, scenario, engine)))
         if on_done is not None:
             on_done(scenario)
-    return build_report(results, engine=engine.name)
+    return build_report(results, engine=engine.name, config=config)

@@ -9,10 +9,14 @@ returned); `score_scenario` and `build_report` turn that into a `ScenarioReport`
 Link direction is "src TYPE dst", the way `memory_links` reads: the newer memory UPDATES the one
 it replaces, a duplicate is DUPLICATE_OF the original, a detail EXTENDS its base, an inferred
 memory DERIVES from each memory that supports it; CONFLICTS_WITH is symmetric.
+
+The suite is split once and for all into a tuning half and a checking half by each file's name
+(`scenario_half`); the report carries the figures of both halves beside the overall ones.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -50,6 +54,14 @@ TAGS = frozenset({
     "dated",              # relative dates to resolve against the turn's time
     "assistant",          # assistant turns in the conversation
     "chit-chat",          # turns that should produce no memory
+    "move",               # a home, address or office changes
+    "switch",             # a tool, product, provider or habit replaced by another
+    "numeric-change",     # an amount, price, count or dose changes to a stated new value
+    "device-change",      # a phone, computer, operating system, car or router replaced
+    "date-change",        # an appointment, trip, launch or deadline moved to another date or time
+    "exact-token",        # a value that must be kept verbatim (address, code, reference, version, amount)
+    "group-chat",         # three or more speakers: who said it and who it is about differ
+    "not-an-update",      # looks like a change but is not one (a second thing, a past event, someone else)
 })
 RELATIONSHIP_TYPES: tuple[str, ...] = ("UPDATES", "EXTENDS", "DUPLICATE_OF", "DERIVES", "CONFLICTS_WITH")
 CLASSES: tuple[str, ...] = ("new", *RELATIONSHIP_TYPES)
@@ -58,6 +70,24 @@ SYMMETRIC_TYPES = frozenset({"CONFLICTS_WITH"})
 NOT_NEW_LINK_TYPES = frozenset({"UPDATES", "DUPLICATE_OF", "EXTENDS", "DERIVES"})
 DEFAULT_AIMS: dict[str, float] = {"extraction_precision": 0.85, "extraction_recall": 0.85,
                                   "relationship_accuracy": 0.85, "stale_returned": 0, "out_of_scope_returned": 0}
+
+HALVES: tuple[str, ...] = ("tune", "check")
+Half = Literal["tune", "check"]
+
+
+def scenario_half(file_name: str | Path) -> Half:
+    """The half of the suite a scenario file belongs to, fixed by its file name alone.
+
+    The rule: take the file's name with its extension (`update-moved-hamburg-munich.json`; for a
+    path, only the last part counts), encode it as UTF-8, hash it with SHA-256; an even first byte
+    of the digest puts it in the **tune** half, an odd one in the **check** half. The rule never
+    changes and never looks at the contents, so adding, editing or removing other files moves no
+    scenario from one half to the other. Engine rules may be written and tuned while looking at
+    tune-half scenarios; no engine rule may be written against a check-half scenario, whose figures
+    are what the engine does on wording it was not fitted to."""
+    name = Path(file_name).name
+    return "tune" if hashlib.sha256(name.encode("utf-8")).digest()[0] % 2 == 0 else "check"
+
 
 RelationshipType = Literal["UPDATES", "EXTENDS", "DUPLICATE_OF", "DERIVES", "CONFLICTS_WITH"]
 Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]*$")]
@@ -274,6 +304,11 @@ class Scenario(_Strict):
     def memory_by_key(self) -> dict[str, ExpectedMemory]:
         return {m.key: m for m in self.expected_memories}
 
+    @property
+    def half(self) -> Half:
+        """`scenario_half` of its file (`<id>.json`)."""
+        return scenario_half(f"{self.id}.json")
+
 
 def memory_matches(expected: ExpectedMemory, content: str) -> bool:
     """Whether `content` contains all of `expected.must_include` and none of `must_not_include`."""
@@ -322,6 +357,15 @@ def load_scenarios(directory: Path | str) -> list[Scenario]:
     if not scenarios:
         raise BadInputError(f"{root}: no scenario files (*.json)")
     return scenarios
+
+
+def select_half(scenarios: Iterable[Scenario], half: str) -> list[Scenario]:
+    """The scenarios of one half ("tune" or "check"), or all of them ("all"), order kept."""
+    if half == "all":
+        return list(scenarios)
+    if half not in HALVES:
+        raise ValueError(f"half must be one of tune, check, all; got {half!r}")
+    return [s for s in scenarios if s.half == half]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -727,6 +771,12 @@ class ScenarioResult(_Figures):
     relationships: RelationshipScore
     recall_checks: RecallCheckScore
 
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def half(self) -> Half:
+        """The suite half of its file (`scenario_half`)."""
+        return scenario_half(f"{self.id}.json")
+
 
 def score_scenario(scenario: Scenario, run: ScenarioRun) -> ScenarioResult:
     matching = match_memories(scenario.expected_memories, run.memories, scenario.expected_relationships)
@@ -758,8 +808,21 @@ class RecallSummary(_Figures):
         return _ratio(self.passed, self.checks)
 
 
+class HalfFigures(_Figures):
+    """The headline figures of one half of the suite (`scenario_half`): extraction precision and
+    recall, each relationship class's accuracy, the recall checks (passed, stale, out of scope)."""
+
+    scenarios_count: int = 0
+    extraction: ExtractionCounts = Field(default_factory=ExtractionCounts)
+    relationships: dict[str, ClassCounts] = Field(default_factory=dict)
+    cross_scope_links: int = 0
+    recall: RecallSummary = Field(default_factory=RecallSummary)
+
+
 class ScenarioReport(_Figures):
-    """Every figure of one suite run; `model_dump_json()` is the report file."""
+    """Every figure of one suite run; `model_dump_json()` is the report file. The top-level figures
+    are over every scenario run; `halves` has the same headline figures for the tune and the check
+    half (a half with no scenario in the run has scenarios_count 0 and no ratios)."""
 
     engine: str
     config: dict[str, Any] = Field(default_factory=dict)
@@ -773,6 +836,7 @@ class ScenarioReport(_Figures):
     aims: dict[str, float]
     shortfalls: list[str]
     scenarios: list[ScenarioResult]
+    halves: dict[str, HalfFigures] = Field(default_factory=dict)
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -795,36 +859,41 @@ def _shortfalls(extraction: ExtractionCounts, classes: Mapping[str, ClassCounts]
     return out
 
 
+def _half_figures(results: Sequence[ScenarioResult]) -> HalfFigures:
+    figures = HalfFigures(scenarios_count=len(results), relationships={c: ClassCounts() for c in CLASSES})
+    for r in results:
+        figures.extraction += r.extraction
+        for cls, counts in r.relationships.by_class.items():
+            figures.relationships[cls] += counts
+        figures.cross_scope_links += r.relationships.cross_scope_links
+        for name in RecallSummary.model_fields:
+            setattr(figures.recall, name, getattr(figures.recall, name) + getattr(r.recall_checks, name))
+    return figures
+
+
 def build_report(results: Iterable[ScenarioResult], *, engine: str = "rule-based",
                  config: Mapping[str, Any] | None = None, aims: Mapping[str, float] | None = None) -> ScenarioReport:
     results = list(results)
     aims = {**DEFAULT_AIMS, **(aims or {})}
-    extraction = ExtractionCounts()
+    overall = _half_figures(results)
     by_tag: dict[str, ExtractionCounts] = {}
-    classes = {c: ClassCounts() for c in CLASSES}
     confusion: dict[str, dict[str, int]] = {}
-    recall = RecallSummary()
-    cross = 0
     for r in results:
-        extraction += r.extraction
         for tag in r.tags:
             by_tag[tag] = by_tag.get(tag, ExtractionCounts()) + r.extraction
-        for cls, counts in r.relationships.by_class.items():
-            classes[cls] += counts
         for exp, row in r.relationships.confusion.items():
             target = confusion.setdefault(exp, {})
             for outcome, n in row.items():
                 target[outcome] = target.get(outcome, 0) + n
-        cross += r.relationships.cross_scope_links
-        for name in RecallSummary.model_fields:
-            setattr(recall, name, getattr(recall, name) + getattr(r.recall_checks, name))
+    halves = {half: _half_figures([r for r in results if r.half == half]) for half in HALVES}
     return ScenarioReport(
-        engine=engine, config=dict(config or {}), scenarios_count=len(results), extraction=extraction,
-        extraction_by_tag=dict(sorted(by_tag.items())), relationships=classes,
+        engine=engine, config=dict(config or {}), scenarios_count=len(results), extraction=overall.extraction,
+        extraction_by_tag=dict(sorted(by_tag.items())), relationships=overall.relationships,
         confusion={c: dict(sorted(confusion[c].items(), key=lambda kv: (-kv[1], kv[0])))
                    for c in CLASSES if c in confusion},
-        cross_scope_links=cross, recall=recall, aims=aims,
-        shortfalls=_shortfalls(extraction, classes, recall, aims), scenarios=results,
+        cross_scope_links=overall.cross_scope_links, recall=overall.recall, aims=aims,
+        shortfalls=_shortfalls(overall.extraction, overall.relationships, overall.recall, aims), scenarios=results,
+        halves=halves,
     )
 
 
@@ -833,8 +902,13 @@ def _fmt(value: float | None) -> str:
 
 
 def summary_table(report: ScenarioReport) -> str:
-    """The report on one screen, as plain text."""
-    lines = [f"Scenario suite: {report.scenarios_count} scenarios, engine {report.engine}", ""]
+    """The report on one screen, as plain text: every figure over the whole run, with the tune and
+    the check half beside it (rows for extraction and recall checks, columns for relationships);
+    a half with no scenario in the run is left out."""
+    halves = [h for h in HALVES if h in report.halves and report.halves[h].scenarios_count]
+    split = ", ".join(f"{h} {report.halves[h].scenarios_count}" for h in halves)
+    lines = [f"Scenario suite: {report.scenarios_count} scenarios" + (f" ({split})" if split else "")
+             + f", engine {report.engine}", ""]
     head = f"{'extraction':<20}{'expected':>9}{'produced':>9}{'matched':>8}{'precision':>10}{'recall':>8}" \
            f"{'kind':>7}{'latest':>8}{'dates':>7}"
     lines.append(head)
@@ -845,17 +919,31 @@ def summary_table(report: ScenarioReport) -> str:
                 f"{_fmt(c.event_date_accuracy):>7}")
 
     lines.append(extraction_row("all", report.extraction))
+    for half in halves:
+        lines.append(extraction_row(f"{half} half", report.halves[half].extraction))
     for tag, counts in report.extraction_by_tag.items():
         lines.append(extraction_row(f"  {tag}", counts))
+    half_heads = "".join(f"{h + ' accuracy':>16}" for h in halves)
     lines += ["", (f"{'relationship':<20}{'expected':>9}{'correct':>9}{'accuracy':>10}{'links':>7}{'precision':>10}"
-                   "  confusion (expected -> produced)")]
+                   f"{half_heads}  confusion (expected -> produced)")]
     for cls, c in report.relationships.items():
         confusion = ", ".join(f"{k} {v}" for k, v in report.confusion.get(cls, {}).items())
+        per_half = ""
+        for h in halves:
+            hc = report.halves[h].relationships.get(cls, ClassCounts())
+            cell = f"{hc.correct}/{hc.expected} {_fmt(hc.accuracy)}" if hc.expected else "-"
+            per_half += f"{cell:>16}"
         lines.append(f"{cls:<20}{c.expected:>9}{c.correct:>9}{_fmt(c.accuracy):>10}{c.produced:>7}"
-                     f"{_fmt(c.precision):>10}  {confusion}")
-    r = report.recall
-    lines += ["", (f"recall checks: {r.passed}/{r.checks} passed, must_return hit rate {_fmt(r.hit_rate)}, "
-                   f"refused returned {r.must_not_return_violations}, stale returned {r.stale_returned}, "
-                   f"out of scope {r.out_of_scope_returned}, cross-scope links {report.cross_scope_links}")]
+                     f"{_fmt(c.precision):>10}{per_half}  {confusion}")
+
+    def recall_row(label: str, r: RecallSummary) -> str:
+        return (f"{label:<20}{f'{r.passed}/{r.checks}':>9}{_fmt(r.pass_rate):>9}{_fmt(r.hit_rate):>10}"
+                f"{r.must_not_return_violations:>9}{r.stale_returned:>7}{r.out_of_scope_returned:>14}")
+
+    lines += ["", (f"{'recall checks':<20}{'passed':>9}{'rate':>9}{'hit rate':>10}{'refused':>9}{'stale':>7}"
+                   f"{'out of scope':>14}"), recall_row("all", report.recall)]
+    for half in halves:
+        lines.append(recall_row(f"{half} half", report.halves[half].recall))
+    lines.append(f"cross-scope links {report.cross_scope_links}")
     lines.append("aims met" if report.meets_aims else "below aim: " + "; ".join(report.shortfalls))
     return "\n".join(lines)

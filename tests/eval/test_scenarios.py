@@ -15,6 +15,8 @@ import pytest
 
 from mnemoflow.errors import BadInputError
 from mnemoflow.eval.scenarios import (
+    CLASSES,
+    HALVES,
     RELATIONSHIP_TYPES,
     ProducedLink,
     ProducedMemory,
@@ -25,9 +27,11 @@ from mnemoflow.eval.scenarios import (
     load_scenario,
     load_scenarios,
     match_memories,
+    scenario_half,
     score_recall_checks,
     score_relationships,
     score_scenario,
+    select_half,
     summary_table,
 )
 
@@ -133,6 +137,56 @@ def test_expected_memories_are_entity_centric(suite: list[Scenario]) -> None:
             assert not first_person.search(m.content), (s.id, m.content)
             assert not re.search(r"\b(tomorrow|yesterday|next week|last month|next year)\b", m.content,
                                  re.IGNORECASE), (s.id, m.content)
+
+
+# ----------------------------------------------------------------------------------------------- the split
+
+
+def test_the_half_is_fixed_by_the_file_name_alone(tmp_path: Path) -> None:
+    # the rule, spelled out: first byte of sha256(file name), even -> tune, odd -> check
+    assert scenario_half("followup-japan-trip.json") == "tune"  # sha256 starts 0x62
+    assert scenario_half("update-moved-hamburg-munich.json") == "check"  # 0x6b
+    assert scenario_half("correction-flight-lisbon.json") == "check"  # 0xa5
+    assert scenario_half("duplicate-peanut-allergy.json") == "tune"  # 0x80
+    for name in ("followup-japan-trip.json", "update-moved-hamburg-munich.json"):
+        assert len({scenario_half(name) for _ in range(3)}) == 1
+        assert scenario_half(SCENARIOS / name) == scenario_half(name) == scenario_half(f"elsewhere/{name}")
+    # the contents do not matter: the same file name with other contents stays in its half
+    data = _valid()
+    path = _write(tmp_path, data)
+    before = load_scenario(path).half
+    data["description"] = "Something else entirely."
+    data["tags"] = ["update", "move"]
+    assert load_scenario(_write(tmp_path, data)).half == before == scenario_half("tiny.json")
+
+
+def test_both_halves_are_non_empty_and_cover_every_file_once(suite: list[Scenario]) -> None:
+    files = sorted(p.name for p in SCENARIOS.glob("*.json"))
+    halves = {h: [s.id for s in select_half(suite, h)] for h in HALVES}
+    assert all(halves[h] for h in HALVES)
+    assert sorted(f"{i}.json" for h in HALVES for i in halves[h]) == files  # each file exactly once
+    for s in suite:
+        assert s.half == scenario_half(f"{s.id}.json") and s.id in halves[s.half]
+    assert [s.id for s in select_half(suite, "all")] == [s.id for s in suite]
+    # a fair split: neither half has fewer than a third of the files
+    assert min(len(ids) for ids in halves.values()) >= len(suite) / 3
+    with pytest.raises(ValueError, match="tune, check, all"):
+        select_half(suite, "held-out")
+
+
+def test_every_case_of_the_generalisation_suite_is_in_both_halves(suite: list[Scenario]) -> None:
+    for tag in ("move", "switch", "numeric-change", "device-change", "date-change", "follow-up", "dated",
+                "exact-token", "group-chat", "chit-chat", "not-an-update"):
+        per_half = Counter(s.half for s in suite if tag in s.tags)
+        assert sum(per_half.values()) >= 4, tag
+        assert all(per_half[h] >= 2 for h in HALVES), (tag, per_half)
+
+
+def test_group_chats_have_three_speakers(suite: list[Scenario]) -> None:
+    for s in suite:
+        if "group-chat" in s.tags:
+            speakers = {t.speaker for c in s.conversations for t in c.turns if t.role != "assistant"}
+            assert len(speakers) >= 3, s.id
 
 
 # ----------------------------------------------------------------------------------------------- validation
@@ -245,6 +299,49 @@ def test_a_perfect_run_scores_one_everywhere(suite: list[Scenario]) -> None:
     table = summary_table(report)
     assert f"{len(suite)} scenarios" in table and "DUPLICATE_OF" in table and "aims met" in table
     assert len(table.splitlines()) <= 45
+
+
+def test_the_report_carries_both_halves(suite: list[Scenario]) -> None:
+    report = build_report([score_scenario(s, perfect_run(s)) for s in suite])
+    assert set(report.halves) == set(HALVES)
+    tune, check = report.halves["tune"], report.halves["check"]
+    assert tune.scenarios_count + check.scenarios_count == report.scenarios_count
+    assert tune.scenarios_count == len(select_half(suite, "tune")) > 0
+    assert tune.extraction + check.extraction == report.extraction
+    for half in (tune, check):
+        assert (half.extraction.precision, half.extraction.recall) == (1.0, 1.0)
+        assert half.recall.pass_rate == 1.0 and half.recall.stale_returned == half.recall.out_of_scope_returned == 0
+        assert set(half.relationships) == set(CLASSES)
+    for cls in CLASSES:
+        assert tune.relationships[cls].expected + check.relationships[cls].expected == \
+            report.relationships[cls].expected
+    assert tune.recall.checks + check.recall.checks == report.recall.checks
+    assert {r.half for r in report.scenarios} == set(HALVES)
+
+    # a miss in one half shows in that half only
+    scenario = by_id(suite, "correction-flight-lisbon")  # a check-half scenario
+    assert scenario.half == "check"
+    broken = ScenarioRun(perfect_memories(scenario)[1:], [], [[] for _ in scenario.recall_checks])
+    results = [score_scenario(s, broken if s.id == scenario.id else perfect_run(s)) for s in suite]
+    report = build_report(results)
+    assert report.halves["tune"].extraction.recall == 1.0 and report.halves["check"].extraction.recall < 1.0
+    assert report.halves["tune"].relationships["UPDATES"].accuracy == 1.0
+    assert report.halves["check"].relationships["UPDATES"].accuracy < 1.0
+    assert report.halves["check"].recall.passed == report.halves["check"].recall.checks - len(scenario.recall_checks)
+
+    data = json.loads(report.model_dump_json())
+    assert data["halves"]["check"]["extraction"]["recall"] == report.halves["check"].extraction.recall
+    assert data["scenarios"][0]["half"] in HALVES
+    again = ScenarioReport.model_validate_json(report.model_dump_json())
+    assert again.halves == report.halves
+    table = summary_table(report)
+    assert "tune half" in table and "check half" in table and "tune accuracy" in table and "check accuracy" in table
+    assert f"(tune {report.halves['tune'].scenarios_count}, check {report.halves['check'].scenarios_count})" in table
+
+    only_tune = build_report([r for r in results if r.half == "tune"], config={"half": "tune"})
+    assert only_tune.halves["check"].scenarios_count == 0 and only_tune.halves["check"].extraction.recall is None
+    assert only_tune.extraction == only_tune.halves["tune"].extraction
+    assert "check half" not in summary_table(only_tune)
 
 
 def test_a_missing_memory_drops_recall_by_one_over_the_expected_count(suite: list[Scenario]) -> None:

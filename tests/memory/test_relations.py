@@ -12,7 +12,6 @@ Two kinds of tests:
 
 from __future__ import annotations
 
-import math
 import re
 from collections import defaultdict
 from dataclasses import dataclass
@@ -611,9 +610,12 @@ CLASSES = ("new", "duplicate", "UPDATES", "EXTENDS", "CONFLICTS_WITH")
 # floors: what the rules reach today (see the printed table), minus a small margin
 # (today: tune new 68/68, duplicate 9/9, UPDATES 5/5, EXTENDS 13/14, CONFLICTS_WITH 9/9;
 #  held-out new 47/47, duplicate 1/1, UPDATES 11/11, EXTENDS 3/4; derive precision 8/8, recall 8/10)
+# Regression floors, a little under what the rules measured on 2026-11-25 after the suite gained 66
+# scenarios in new everyday wording (issue 15) and moved to its fixed split by file name: UPDATES
+# 19/24 (tune) and 27/32 (check), EXTENDS 16/18 and 11/13. Raise them as general mechanisms land.
 FLOORS = {
-    "tune": {"new": 0.95, "duplicate": 0.85, "UPDATES": 0.8, "EXTENDS": 0.85, "CONFLICTS_WITH": 0.85},
-    "held-out": {"new": 0.95, "duplicate": 1.0, "UPDATES": 0.9, "EXTENDS": 0.75, "CONFLICTS_WITH": 0.85},
+    "tune": {"new": 0.95, "duplicate": 0.85, "UPDATES": 0.75, "EXTENDS": 0.85, "CONFLICTS_WITH": 0.85},
+    "check": {"new": 0.95, "duplicate": 1.0, "UPDATES": 0.8, "EXTENDS": 0.8, "CONFLICTS_WITH": 0.85},
 }
 DERIVE_FLOORS = {"precision": 0.95, "recall": 0.75}
 
@@ -654,21 +656,14 @@ def _words(text: str) -> set[str]:
     return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) > 2}
 
 
-def _split(scenarios: list[Scenario]) -> dict[str, str]:
-    ids = sorted(s.id for s in scenarios)
-    cut = math.ceil(len(ids) * 2 / 3)
-    return {sid: ("tune" if i < cut else "held-out") for i, sid in enumerate(ids)}
-
-
 def replay(scenarios: list[Scenario], cosine) -> dict:
     """Classify every expected memory against the earlier ones of its scope, in turn order."""
-    split = _split(scenarios)
     cosine.prime([m.content for s in scenarios for m in s.expected_memories])
-    tally = {part: {c: [0, 0] for c in CLASSES} for part in ("tune", "held-out")}
-    derive_tally = {part: {"derived": 0, "correct": 0, "expected": 0, "found": 0} for part in ("tune", "held-out")}
+    tally = {part: {c: [0, 0] for c in CLASSES} for part in ("tune", "check")}
+    derive_tally = {part: {"derived": 0, "correct": 0, "expected": 0, "found": 0} for part in ("tune", "check")}
     misses: list[str] = []
     for scenario in scenarios:
-        part = split[scenario.id]
+        part = scenario.half  # the suite's fixed split by file name (eval/scenarios/README.md)
         turns = {t.turn_id: (ci, ti, t) for ci, c in enumerate(scenario.conversations) for ti, t in enumerate(c.turns)}
         derived_keys = {r.src for r in scenario.expected_relationships if r.type == "DERIVES"}
         by_scope = defaultdict(list)
@@ -739,14 +734,14 @@ def _expected(scenario: Scenario, key: str, earlier: list[str]) -> tuple[str, st
 
 def test_scenario_replay_per_class_accuracy(scenarios: list[Scenario], embed, capsys: pytest.CaptureFixture) -> None:
     result = replay(scenarios, embed)
-    lines = ["", f"{'class':<16}{'tune':>14}{'held-out':>14}"]
+    lines = ["", f"{'class':<16}{'tune':>14}{'check':>14}"]
     for cls in CLASSES:
         cells = []
-        for part in ("tune", "held-out"):
+        for part in ("tune", "check"):
             ok, total = result["tally"][part][cls]
             cells.append(f"{ok}/{total} {ok / total:.2f}" if total else "n/a")
         lines.append(f"{cls:<16}{cells[0]:>14}{cells[1]:>14}")
-    for part in ("tune", "held-out"):
+    for part in ("tune", "check"):
         t = result["derive"][part]
         if t["expected"] or t["derived"]:
             p = t["correct"] / t["derived"] if t["derived"] else 1.0
@@ -761,7 +756,7 @@ def test_scenario_replay_per_class_accuracy(scenarios: list[Scenario], embed, ca
             ok, total = result["tally"][part][cls]
             if total:
                 assert ok / total >= floor, f"{part} {cls}: {ok}/{total} below {floor}"
-    both = {k: sum(result["derive"][p][k] for p in ("tune", "held-out"))
+    both = {k: sum(result["derive"][p][k] for p in ("tune", "check"))
             for k in ("derived", "correct", "expected", "found")}
     assert both["correct"] / max(1, both["derived"]) >= DERIVE_FLOORS["precision"]
     assert both["found"] / max(1, both["expected"]) >= DERIVE_FLOORS["recall"]
