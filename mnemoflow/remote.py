@@ -38,6 +38,8 @@ class ServerInfo:
     pid: int
     quack_uri: str | None = None
     quack_token: str | None = None
+    prefect_api_url: str | None = None  # where its schedules' deployments are served, once they are
+    deployments: list[str] | None = None
 
 
 def server_file(home: Path) -> Path:

@@ -15,6 +15,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -28,8 +29,9 @@ PREFECT_START_TIMEOUT_S = 180.0
 class Schedules:
     """A running Runner (and the Prefect server started for it, if any)."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, on_ready: Callable[[str, list[str]], None] | None = None) -> None:
         self._settings = settings
+        self._on_ready = on_ready
         self._prefect: subprocess.Popen[bytes] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._runner: Any = None
@@ -94,6 +96,8 @@ class Schedules:
                                              parameters={"source": name, "home": home})
                 self.deployments.append(f"sync-{name}")
         self._ready.set()
+        if self._on_ready is not None and self.api_url is not None:
+            self._on_ready(self.api_url, self.deployments)
         await self._runner.start(webserver=False)
 
     def stop(self) -> None:
@@ -130,7 +134,8 @@ def _wait_for(url: str, process: subprocess.Popen[bytes], timeout: float, logfil
     raise ConfigError(f"the Prefect server did not answer within {timeout:.0f} s (see {logfile})")
 
 
-def start_schedules(settings: Settings) -> Schedules:
-    schedules = Schedules(settings)
+def start_schedules(settings: Settings, on_ready: Callable[[str, list[str]], None] | None = None) -> Schedules:
+    """Serve the deployments in a thread; `on_ready(api_url, deployment names)` once they are served."""
+    schedules = Schedules(settings, on_ready)
     schedules.start()
     return schedules

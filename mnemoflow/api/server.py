@@ -17,7 +17,7 @@ import secrets
 import socket
 import threading
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mnemoflow.config import Settings
@@ -167,8 +167,12 @@ def serve(settings: Settings, *, host: str | None = None, port: int | None = Non
         if parts.schedules and settings.schedules_enabled:
             from mnemoflow.api.schedules import start_schedules
 
+            def served(api_url: str, deployments: list[str]) -> None:  # clients can now run them by name
+                running.info = replace(running.info, prefect_api_url=api_url, deployments=deployments)
+                write_server_info(settings.home, running.info)
+
             try:
-                running.schedules = start_schedules(settings)
+                running.schedules = start_schedules(settings, on_ready=served)
             except MnemoflowError as exc:
                 running.notes.append(f"schedules: not running ({exc})")
 
