@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import subprocess
 import sys
 import time
@@ -38,8 +37,8 @@ def _deployments_served(home: Path, process: subprocess.Popen[str]) -> ServerInf
 
 def _run_deployments(api_url: str, names: list[str]) -> dict[str, str]:
     """Each deployment run through Prefect, one after another (as their schedules would); final states."""
-    os.environ["PREFECT_API_URL"] = api_url
     from prefect.deployments import run_deployment
+    from prefect.settings import PREFECT_API_URL, temporary_settings
 
     async def run_all() -> dict[str, str]:
         states = {}
@@ -49,7 +48,8 @@ def _run_deployments(api_url: str, names: list[str]) -> dict[str, str]:
             states[name] = run.state.type.value if run.state else "none"
         return states
 
-    return asyncio.run(run_all())
+    with temporary_settings(updates={PREFECT_API_URL: api_url}):  # this test's server, not the suite's
+        return asyncio.run(run_all())
 
 
 @pytest.mark.slow
