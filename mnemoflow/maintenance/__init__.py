@@ -9,7 +9,7 @@ use so that parsing a command line does not load them.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -19,6 +19,7 @@ from mnemoflow.timeutil import utcnow
 
 if TYPE_CHECKING:
     from mnemoflow.service import MemoryService
+    from mnemoflow.storage.scope import Scope
 
 JOB_MODULES: tuple[str, ...] = (  # each calls `job` at import; listed in the order they run at night
     "mnemoflow.maintenance.decay",
@@ -58,6 +59,15 @@ class Job:
 
 
 _JOBS: dict[str, Job] = {}
+
+
+def user_scopes(service: MemoryService, tenant_id: str | None) -> Iterator[Scope]:
+    """Each user with memories, of one tenant or of every tenant: what the per-user jobs walk."""
+    from mnemoflow.storage.scope import Scope
+
+    for tenant in [tenant_id] if tenant_id else service.store.tenants():
+        for user in service.store.memory_users(tenant):
+            yield Scope(tenant, user)
 
 
 def job(name: str, *, schedule: str, description: str) -> Callable[[JobFunction], JobFunction]:

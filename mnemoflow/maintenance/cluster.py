@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from mnemoflow.embedding.worker import vectors_by_hash
-from mnemoflow.maintenance import JobReport, job
+from mnemoflow.maintenance import JobReport, job, user_scopes
 from mnemoflow.memory.topics import continued, find_topics, without_people
 from mnemoflow.models import TopicDraft
 from mnemoflow.storage import Scope
@@ -48,10 +48,8 @@ def topic_drafts(service: MemoryService, scope: Scope) -> list[TopicDraft]:
 def cluster(service: MemoryService, tenant_id: str | None, report: JobReport) -> None:
     """Runs first at night, so `seal` (02:30) summarises the night's topics."""
     store = service.store
-    for tenant in [tenant_id] if tenant_id else store.tenants():
-        for user in store.memory_users(tenant):
-            scope = Scope(tenant, user)
-            changed = store.write_topics(scope, topic_drafts(service, scope), actor="cluster")
-            for what, n in changed.items():
-                report.counts[what] = report.counts.get(what, 0) + n
-            report.counts["users"] = report.counts.get("users", 0) + 1
+    for scope in user_scopes(service, tenant_id):
+        changed = store.write_topics(scope, topic_drafts(service, scope), actor="cluster")
+        for what, n in changed.items():
+            report.counts[what] = report.counts.get(what, 0) + n
+        report.counts["users"] = report.counts.get("users", 0) + 1

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from mnemoflow.embedding.worker import vectors_by_hash
-from mnemoflow.maintenance import JobReport, job
+from mnemoflow.maintenance import JobReport, job, user_scopes
 from mnemoflow.memory.profile import ProfileMemory, build_profile
 from mnemoflow.models import ProfileLine
 from mnemoflow.storage import Scope
@@ -35,9 +35,7 @@ def profile_lines(service: MemoryService, scope: Scope) -> list[ProfileLine]:
 def profiles(service: MemoryService, tenant_id: str | None, report: JobReport) -> None:
     """Hourly: a profile should follow what was said today, and an unchanged one costs one read."""
     store = service.store
-    for tenant in [tenant_id] if tenant_id else store.tenants():
-        for user in store.memory_users(tenant):
-            scope = Scope(tenant, user)
-            version = store.write_profile(scope, profile_lines(service, scope), actor="profiles")
-            key = "unchanged" if version is None else "rebuilt"
-            report.counts[key] = report.counts.get(key, 0) + 1
+    for scope in user_scopes(service, tenant_id):
+        version = store.write_profile(scope, profile_lines(service, scope), actor="profiles")
+        key = "unchanged" if version is None else "rebuilt"
+        report.counts[key] = report.counts.get(key, 0) + 1

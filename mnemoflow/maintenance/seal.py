@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from mnemoflow.embedding.worker import vectors_by_hash
-from mnemoflow.maintenance import JobReport, job
+from mnemoflow.maintenance import JobReport, job, user_scopes
 from mnemoflow.memory.chat import ChatClient, chat_client
 from mnemoflow.memory.summarize import Sentence, summarize
 from mnemoflow.models import SubjectKind, Summary, SummaryDraft
@@ -177,19 +177,17 @@ def seal(service: MemoryService, tenant_id: str | None, report: JobReport) -> No
     chat = chat_client(service.settings)
     today = utcnow().date()
     try:
-        for tenant in [tenant_id] if tenant_id else store.tenants():
-            for user in store.memory_users(tenant):
-                scope = Scope(tenant, user)
-                drafts, retire = Sealer(service, scope, chat).run(today)
-                written = store.write_summaries(scope, drafts, retire, actor="seal")
-                sealed = {summary_id(scope, d): d for d in drafts}
-                for sid in written:
-                    key = f"{sealed[sid].level}_{sealed[sid].subject_kind}"
-                    report.counts[key] = report.counts.get(key, 0) + 1
-                    if sealed[sid].method.startswith("extractive (llm-fallback"):
-                        report.counts["llm_fallbacks"] = report.counts.get("llm_fallbacks", 0) + 1
-                if retire:
-                    report.counts["retired"] = report.counts.get("retired", 0) + len(retire)
+        for scope in user_scopes(service, tenant_id):
+            drafts, retire = Sealer(service, scope, chat).run(today)
+            written = store.write_summaries(scope, drafts, retire, actor="seal")
+            sealed = {summary_id(scope, d): d for d in drafts}
+            for sid in written:
+                key = f"{sealed[sid].level}_{sealed[sid].subject_kind}"
+                report.counts[key] = report.counts.get(key, 0) + 1
+                if sealed[sid].method.startswith("extractive (llm-fallback"):
+                    report.counts["llm_fallbacks"] = report.counts.get("llm_fallbacks", 0) + 1
+            if retire:
+                report.counts["retired"] = report.counts.get("retired", 0) + len(retire)
     finally:
         if chat is not None:
             chat.close()
