@@ -11,7 +11,14 @@ import tomllib
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_validator,
+)
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -340,3 +347,12 @@ def configure_runtime() -> None:
     """
     for key, value in {**OFFLINE_ENVIRONMENT, **RUNTIME_DEFAULTS}.items():
         os.environ.setdefault(key, value)
+
+
+def prefect_server_environment(prefect_home: Path) -> dict[str, str]:
+    """The environment of a Prefect server started for a home: this process's, offline, with its own
+    PREFECT_HOME (its database) and no PREFECT_API_URL (it is the API, not a client of one)."""
+    env = {**os.environ, **OFFLINE_ENVIRONMENT, "PREFECT_HOME": str(prefect_home), "PREFECT_LOGGING_LEVEL": "WARNING"}
+    env.pop("PREFECT_API_URL", None)
+    return env
+

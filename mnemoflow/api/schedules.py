@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import subprocess
 import sys
 import threading
@@ -19,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from mnemoflow.config import Settings
+from mnemoflow.config import Settings, prefect_server_environment
 from mnemoflow.errors import ConfigError
 
 log = logging.getLogger("mnemoflow.serve")
@@ -52,9 +51,12 @@ class Schedules:
         try:
             if self.api_url is None:
                 self.api_url = self._start_prefect_server()
-            os.environ["PREFECT_API_URL"] = self.api_url  # the runner's client and its flow-run subprocesses
+            from prefect.settings import PREFECT_API_URL, temporary_settings
+
             self._loop = asyncio.new_event_loop()
-            self._loop.run_until_complete(self._serve())
+            # the runner's client, and its flow-run subprocesses (the runner passes its settings on)
+            with temporary_settings(updates={PREFECT_API_URL: self.api_url}):
+                self._loop.run_until_complete(self._serve())
         except Exception as exc:  # noqa: BLE001  (schedules are one part: the server goes on without them)
             self.error = f"{type(exc).__name__}: {exc}"
             log.warning("schedules stopped: %s", self.error)
@@ -66,9 +68,7 @@ class Schedules:
         home = self._settings.home / "prefect"
         home.mkdir(parents=True, exist_ok=True)
         port = free_port("127.0.0.1")
-        env = {**os.environ, "PREFECT_HOME": str(home), "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
-               "DO_NOT_TRACK": "1", "PREFECT_LOGGING_LEVEL": "WARNING"}
-        env.pop("PREFECT_API_URL", None)
+        env = prefect_server_environment(home)
         with (home / "server.log").open("ab") as logfile:
             self._prefect = subprocess.Popen(
                 [sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1", "--port", str(port)],
