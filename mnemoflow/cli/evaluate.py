@@ -66,8 +66,9 @@ def eval_scenarios(
     recall checks and stale memories, for the rule-based engine; overall and per half (tune / check)."""
     import tempfile
 
+    from mnemoflow.eval.scenario_report import summary_table
     from mnemoflow.eval.scenario_run import run_scenarios
-    from mnemoflow.eval.scenarios import load_scenarios, select_half, summary_table
+    from mnemoflow.eval.scenarios import load_scenarios, select_half
     from mnemoflow.memory.rules import RuleEngine
     from mnemoflow.service import MemoryService
 

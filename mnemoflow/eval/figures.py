@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from mnemoflow.eval.isolation import PATHS, IsolationReport
-from mnemoflow.eval.scenarios import ScenarioReport
+from mnemoflow.eval.scenario_report import ScenarioReport
 from mnemoflow.storage.evals import EvalRow
 
 Figures = tuple[dict[str, float | None], list[EvalRow]]

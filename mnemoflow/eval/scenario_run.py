@@ -12,17 +12,16 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from mnemoflow.memory.candidates import GenerationEngine
-from mnemoflow.memory.worker import drain_generation
-from mnemoflow.eval.scenarios import (
+from mnemoflow.eval.scenario_report import ScenarioReport, build_report
+from mnemoflow.eval.scenario_scores import (
     ProducedLink,
     ProducedMemory,
-    Scenario,
-    ScenarioReport,
     ScenarioRun,
-    build_report,
     score_scenario,
 )
+from mnemoflow.eval.scenarios import Scenario
+from mnemoflow.memory.candidates import GenerationEngine
+from mnemoflow.memory.worker import drain_generation
 from mnemoflow.service import MemoryService
 from mnemoflow.storage import Scope
 

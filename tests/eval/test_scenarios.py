@@ -14,25 +14,25 @@ from typing import Any
 import pytest
 
 from mnemoflow.errors import BadInputError
+from mnemoflow.eval.scenario_report import ScenarioReport, build_report, summary_table
+from mnemoflow.eval.scenario_scores import (
+    ProducedLink,
+    ProducedMemory,
+    ScenarioRun,
+    match_memories,
+    score_recall_checks,
+    score_relationships,
+    score_scenario,
+)
 from mnemoflow.eval.scenarios import (
     CLASSES,
     HALVES,
     RELATIONSHIP_TYPES,
-    ProducedLink,
-    ProducedMemory,
     Scenario,
-    ScenarioReport,
-    ScenarioRun,
-    build_report,
     load_scenario,
     load_scenarios,
-    match_memories,
     scenario_half,
-    score_recall_checks,
-    score_relationships,
-    score_scenario,
     select_half,
-    summary_table,
 )
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "eval" / "scenarios"

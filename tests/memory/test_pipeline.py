@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from mnemoflow.eval.scenario_run import run_scenario
-from mnemoflow.eval.scenarios import load_scenario, score_scenario
+from mnemoflow.eval.scenario_scores import score_scenario
+from mnemoflow.eval.scenarios import load_scenario
 from mnemoflow.memory.rules import RuleEngine
 from mnemoflow.service import MemoryService
 from mnemoflow.storage import Scope

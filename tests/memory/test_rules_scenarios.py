@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from mnemoflow.eval.scenarios import ProducedMemory, load_scenarios, match_memories
+from mnemoflow.eval.scenario_scores import ProducedMemory, match_memories
+from mnemoflow.eval.scenarios import load_scenarios
 from mnemoflow.memory.candidates import TurnView
 from mnemoflow.memory.pipeline import turn_context
 from mnemoflow.memory.rules import RuleEngine
