@@ -1,7 +1,8 @@
 """What a command costs from start to answer: `mnemoflow recall` as a whole command through a running
 `mnemoflow serve`, and cold with no server (the command opens the store and loads the model itself),
 each as a ratio against the same recall inside a warm process (the baseline), all on one small store
-in the same run; plus where a cold start spends its time (imports, model load, store open).
+in the same run; plus where a cold start spends its time (imports, model load, store open). The cold
+command runs with each local runtime of the model: ONNX Runtime (the default) and torch.
 
     .venv/bin/python bench/startup.py --runs 5
 """
@@ -33,16 +34,17 @@ def _command(home: Path, *args: str) -> list[str]:
     return [sys.executable, "-m", "mnemoflow.cli", *args, "--home", str(home)]
 
 
-def _timed(argv: list[str]) -> float:
+def _timed(argv: list[str], runtime: str = "onnx") -> float:
     t0 = time.perf_counter()
-    done = subprocess.run(argv, capture_output=True, text=True, check=False)
+    env = {**os.environ, "MNEMOFLOW_EMBEDDING_RUNTIME": runtime}
+    done = subprocess.run(argv, capture_output=True, text=True, check=False, env=env)
     elapsed = time.perf_counter() - t0
     if done.returncode != 0 or "Alex" not in done.stdout:
         raise SystemExit(f"{' '.join(argv)} failed ({done.returncode}): {done.stderr[-2000:]}")
     return elapsed
 
 
-def _cold_parts() -> dict[str, float]:
+def _cold_parts(runtime: str) -> dict[str, float]:
     """Each step of a cold start in a fresh interpreter, in the order a command takes them."""
     script = """
 import json, time
@@ -55,7 +57,8 @@ embedder = create_embedder(load_settings(None)); embedder.embed_query("warm")
 marks["import and load the embedding model"] = time.perf_counter() - t
 print(json.dumps(marks))
 """
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    env = {**os.environ, "MNEMOFLOW_EMBEDDING_RUNTIME": runtime}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, env=env)
     return {k: round(v, 2) for k, v in json.loads(done.stdout.strip().splitlines()[-1]).items()}
 
 
@@ -77,6 +80,7 @@ def main() -> None:
                 warm.append(time.perf_counter() - t0)
         recall = [*_command(home, "recall", QUERY), "--tenant", SCOPE.tenant_id, "--user", SCOPE.user_id]
         cold = [_timed(recall) for _ in range(args.runs)]
+        cold_torch = [_timed(recall, "torch") for _ in range(args.runs)]
         server = subprocess.Popen(_command(home, "serve", "--port", "0", "--no-schedules", "--no-sql"),
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=REPO, env=os.environ)
         try:
@@ -99,8 +103,12 @@ def main() -> None:
                                          "ratio_p50": round(percentile(served, 50) / base, 1)},
         "cold command, no server s": {"p50": round(percentile(cold, 50), 2), "max": round(max(cold), 2),
                                       "ratio_p50": round(percentile(cold, 50) / base, 1)},
+        "cold command, no server, torch runtime s": {
+            "p50": round(percentile(cold_torch, 50), 2), "max": round(max(cold_torch), 2),
+            "ratio_p50": round(percentile(cold_torch, 50) / base, 1)},
         "serve start to ready s": round(serve_start_s, 1),
-        "cold start, by step s": _cold_parts(),
+        "cold start, by step s (onnx)": _cold_parts("onnx"),
+        "cold start, by step s (torch)": _cold_parts("torch"),
     }
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "startup.json").write_text(json.dumps(report, indent=1))

@@ -29,9 +29,14 @@ def embedding_dimensions(settings: Settings) -> int:
 
 def create_embedder(settings: Settings) -> Embedder:
     if settings.embedding_provider == "local":
+        embedding_dimensions(settings)
+        if settings.embedding_runtime == "onnx":
+            from mnemoflow.embedding.onnx_export import ensure_onnx_model
+            from mnemoflow.embedding.onnx_runtime import OnnxEmbedder
+
+            return OnnxEmbedder(ensure_onnx_model(settings.model_cache_dir), batch_size=settings.embedding_batch_size)
         from mnemoflow.embedding.local import LocalEmbedder
 
-        embedding_dimensions(settings)
         return LocalEmbedder(batch_size=settings.embedding_batch_size)
     from mnemoflow.embedding.openai_compat import OpenAICompatibleEmbedder
 

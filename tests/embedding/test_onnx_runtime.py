@@ -1,0 +1,72 @@
+"""The ONNX Runtime embedder gives sentence-transformers' vectors, and a command that only searches
+never imports torch."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mnemoflow.config import load_settings
+from mnemoflow.embedding import create_embedder
+from mnemoflow.embedding.local import LocalEmbedder
+from mnemoflow.embedding.onnx_export import ensure_onnx_model, onnx_model_path
+from mnemoflow.embedding.onnx_runtime import OnnxEmbedder
+
+TEXTS = [
+    "Omar builds the frontend in React.",
+    "we switched the frontend to Solid",
+    "The staging box is 10.4.22.17",
+    "Überweisung an Zoë: 4.000 € — fällig am 3. März",
+    "",
+    "ok",
+    " ".join(["The retention policy keeps archived memories for ninety days before a hard delete."] * 30),
+    *[f"Note {i}: the {'quarterly ' * (i % 7)}review of team {i} is on day {i % 28 + 1}" for i in range(70)],
+]
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An export made from scratch in an empty cache, as on a fresh machine."""
+    return ensure_onnx_model(tmp_path_factory.mktemp("model-cache"))
+
+
+def test_the_export_is_made_once_where_its_name_says(exported: Path) -> None:
+    assert exported == onnx_model_path(exported.parent)
+    assert [p.name for p in exported.parent.iterdir()] == [exported.name]  # no partial file left behind
+    made = exported.stat().st_mtime_ns
+    assert ensure_onnx_model(exported.parent) == exported
+    assert exported.stat().st_mtime_ns == made
+
+
+def test_onnx_vectors_are_sentence_transformers_vectors(exported: Path) -> None:
+    # batch_size 16 splits the texts into several batches of mixed lengths: order must survive the sort
+    onnx = OnnxEmbedder(exported, batch_size=16)
+    torch = LocalEmbedder(batch_size=16)
+    documents = onnx.embed(TEXTS)
+    assert documents.shape == (len(TEXTS), 384)
+    assert np.abs(documents - torch.embed(TEXTS)).max() < 1e-4
+    assert np.allclose(np.linalg.norm(documents, axis=1), 1.0, atol=1e-5)
+    query = onnx.embed_query("what does the frontend use now?")
+    assert np.abs(query - torch.embed_query("what does the frontend use now?")).max() < 1e-4
+    assert onnx.embed([]).shape == (0, 384)
+
+
+def test_settings_choose_the_runtime(tmp_path: Path, exported: Path) -> None:
+    onnx = create_embedder(load_settings(tmp_path / "home", model_cache_dir=exported.parent))
+    assert isinstance(onnx, OnnxEmbedder)
+    assert isinstance(create_embedder(load_settings(tmp_path / "home", embedding_runtime="torch")), LocalEmbedder)
+
+
+def test_a_search_command_does_not_import_torch(tmp_path: Path, exported: Path) -> None:
+    script = (
+        "import sys\n"
+        "from mnemoflow.config import load_settings\n"
+        "from mnemoflow.embedding import create_embedder\n"
+        f"settings = load_settings({str(tmp_path / 'home')!r}, model_cache_dir={str(exported.parent)!r})\n"
+        "create_embedder(settings).embed_query('where is the staging box?')\n"
+        "print('torch' in sys.modules, 'sentence_transformers' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
+    assert done.stdout.split() == ["False", "False"]
