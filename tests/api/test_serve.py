@@ -26,7 +26,7 @@ ACME = Scope("acme", "alex")
 
 def cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "mnemoflow.cli", *args, "--home", str(home)],
-                          capture_output=True, text=True, timeout=300)
+                          check=False, capture_output=True, text=True, timeout=300)
 
 
 def test_a_server_owns_the_home_and_the_cli_sends_it_the_work(tmp_path: Path) -> None:
@@ -38,7 +38,7 @@ def test_a_server_owns_the_home_and_the_cli_sends_it_the_work(tmp_path: Path) ->
         recalled = cli(home, "recall", "when does Alex meet?", "--tenant", "acme", "--user", "alex", "--json")
         assert json.loads(recalled.stdout)["items"][0]["text"].startswith("- Alex prefers morning meetings")
         second = start_server(home, "--no-schedules")
-        out, err = second.communicate(timeout=120)
+        _out, err = second.communicate(timeout=120)
         assert second.returncode == 1 and err.strip().count("\n") == 0
         assert f"a server already runs for {home} at {info.url}" in err
         with connect(load_settings(home)) as service:
@@ -105,8 +105,27 @@ def test_analysts_read_the_live_store(tmp_path: Path) -> None:
     assert not (tmp_path / "snap" / "api_keys.parquet").exists()
 
 
+def _mcp_agent(url: str, key: str, n: int) -> int:
+    """An agent over MCP: writes one memory and recalls it; 200 when both worked."""
+    import anyio
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    async def main() -> int:
+        client = Client(streamable_http_client(f"{url}/mcp", http_client=httpx2.AsyncClient(
+            headers={"Authorization": f"Bearer {key}"}, timeout=300)))
+        async with client:
+            added = await client.call_tool("add_memory", {"text": f"Mia's badge {n} opens door {n}", "user_id": "mia"})
+            recalled = await client.call_tool("recall", {"query": f"badge {n}", "user_id": "mia"})
+        return 200 if not added.is_error and not recalled.is_error else 500
+
+    return anyio.run(main)
+
+
 def test_many_clients_at_once_lose_and_duplicate_nothing(tmp_path: Path) -> None:
-    """Parallel CLI ingests, HTTP writes and recalls, and a Prefect flow, on one home."""
+    """Parallel CLI ingests, HTTP writes and recalls, MCP agents, an analyst's SQL and a Prefect flow,
+    on one home."""
     home = tmp_path / "home"
     inbox = tmp_path / "inbox"
     for n in range(6):
@@ -137,11 +156,23 @@ def test_many_clients_at_once_lose_and_duplicate_nothing(tmp_path: Path) -> None
             result = ingest_flow(paths=[str(inbox / "batch5")], tenant_id="acme", user_id="flow", home=str(home))
             return 0 if not result["errors"] else 1
 
+        def analyst(n: int) -> int:
+            assert info.quack_uri and info.quack_token
+            con = _quack(info.quack_uri, info.quack_token)
+            try:
+                counted = con.execute("SELECT count(*) FROM mf.memories WHERE tenant_id = 'acme'").fetchone()
+            finally:
+                con.close()
+            return 200 if counted is not None else 500
+
         with ThreadPoolExecutor(max_workers=8) as pool:
             jobs = [pool.submit(ingest, n) for n in range(5)] + [pool.submit(write, n) for n in range(20)]
             jobs += [pool.submit(read, n) for n in range(20)] + [pool.submit(flow)]
+            jobs += [pool.submit(_mcp_agent, info.url, key, n) for n in range(6)]
+            jobs += [pool.submit(analyst, n) for n in range(6)]
             results = [j.result() for j in jobs]
         assert results[:5] == [0] * 5 and set(results[5:45]) == {200} and results[45] == 0
+        assert set(results[46:]) == {200}  # MCP agents and SQL readers
         with connect(load_settings(home)) as service:
             documents = service.sql("SELECT tenant_id, user_id, uri, count(*) FROM source_documents "
                                     "GROUP BY ALL HAVING count(*) > 1").rows
@@ -149,4 +180,5 @@ def test_many_clients_at_once_lose_and_duplicate_nothing(tmp_path: Path) -> None
             counts = {u: service.counts(Scope("acme", u)) for u in ("u0", "u1", "flow", "alex")}
             assert counts["u0"]["documents"] == 15 and counts["u1"]["documents"] == 10  # nothing lost
             assert counts["flow"]["documents"] == 5 and counts["alex"]["memories"] == 20
+            assert service.counts(Scope("acme", "mia"))["memories"] == 6
             assert all(report.ok for report in service.verify("acme"))
