@@ -8,9 +8,11 @@ can act on when the input cannot be read; a second registration for a MIME type 
 
 from __future__ import annotations
 
+import importlib
 import mimetypes
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
@@ -50,6 +52,8 @@ class Extracted:
 
 Extractor = Callable[[bytes, str, Settings], Extracted]
 _REGISTRY: dict[str, Extractor] = {}
+# each module registers its MIME types when imported
+_EXTRACTOR_MODULES = ("audio", "code", "html", "mail", "office", "pdf", "records", "text")
 
 # Types the stdlib table does not know, or maps differently from one system to the next.
 _EXTRA_TYPES = {
@@ -76,6 +80,14 @@ def register(*mimes: str) -> Callable[[Extractor], Extractor]:
     return wrap
 
 
+@cache
+def _load_extractors() -> None:
+    """Import the extractor modules the first time one is asked for: a command that only searches
+    never pays for pymupdf, trafilatura or tree-sitter (about a second of its start)."""
+    for name in _EXTRACTOR_MODULES:
+        importlib.import_module(f"mnemoflow.extractors.{name}")
+
+
 def mime_for(path: Path | str) -> str:
     name = Path(path).name
     return (_EXTRA_TYPES.get(Path(name).suffix.lower()) or mimetypes.guess_type(name)[0]
@@ -83,6 +95,7 @@ def mime_for(path: Path | str) -> str:
 
 
 def extractor_for(mime: str) -> Extractor:
+    _load_extractors()
     try:
         return _REGISTRY[mime]
     except KeyError:
@@ -90,9 +103,11 @@ def extractor_for(mime: str) -> Extractor:
 
 
 def supported_mimes() -> list[str]:
+    _load_extractors()
     return sorted(_REGISTRY)
 
 
 def supported_suffixes() -> set[str]:
     """File endings that map to a registered extractor (what a directory scan picks up)."""
+    _load_extractors()
     return {suffix for suffix, mime in _EXTRA_TYPES.items() if mime in _REGISTRY}

@@ -1,6 +1,7 @@
 """The ONNX Runtime embedder gives sentence-transformers' vectors, and a command that only searches
 never imports torch."""
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -59,14 +60,24 @@ def test_settings_choose_the_runtime(tmp_path: Path, exported: Path) -> None:
     assert isinstance(create_embedder(load_settings(tmp_path / "home", embedding_runtime="torch")), LocalEmbedder)
 
 
-def test_a_search_command_does_not_import_torch(tmp_path: Path, exported: Path) -> None:
+def test_a_recall_command_imports_neither_torch_nor_the_extractors(tmp_path: Path, exported: Path) -> None:
+    """What keeps a cold `mnemoflow recall` short: the model runs on ONNX Runtime, and the extractors
+    (pymupdf, trafilatura, tree-sitter) are imported only when something is ingested."""
+    home = tmp_path / "home"
+    env = {**os.environ, "MNEMOFLOW_MODEL_CACHE_DIR": str(exported.parent)}
+    subprocess.run([sys.executable, "-m", "mnemoflow.cli", "add", "Alex prefers morning meetings", "--home", str(home),
+                    "--tenant", "acme", "--user", "alex"], env=env, capture_output=True, timeout=300, check=True)
     script = (
         "import sys\n"
-        "from mnemoflow.config import load_settings\n"
-        "from mnemoflow.embedding import create_embedder\n"
-        f"settings = load_settings({str(tmp_path / 'home')!r}, model_cache_dir={str(exported.parent)!r})\n"
-        "create_embedder(settings).embed_query('where is the staging box?')\n"
-        "print('torch' in sys.modules, 'sentence_transformers' in sys.modules)\n"
+        "from mnemoflow.cli import main\n"
+        "try:\n"
+        f"    main(['recall', 'when does Alex meet?', '--home', {str(home)!r}, '--tenant', 'acme', '--user', 'alex'])\n"
+        "except SystemExit as exit:\n"
+        "    assert not exit.code, exit.code\n"
+        "heavy = ('torch', 'sentence_transformers', 'pymupdf', 'trafilatura', 'tree_sitter', 'faster_whisper')\n"
+        "print('imported:', *[name for name in heavy if name in sys.modules])\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
-    assert done.stdout.split() == ["False", "False"]
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300,
+                          check=True)
+    assert "Alex prefers morning meetings" in done.stdout
+    assert done.stdout.strip().splitlines()[-1] == "imported:"
