@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Protocol
+from typing import Literal, Protocol
 
 from mnemoflow.models import MemoryKind
 
@@ -61,10 +61,16 @@ class Candidate:
     reasons: tuple[str, ...] = field(default=())  # which rules or prompt fields produced it
 
 
+MemoryContext = Literal["relevant", "newest"]
+
+
 class GenerationEngine(Protocol):
-    """An engine proposes zero or more candidates per turn; it never writes."""
+    """An engine proposes zero or more candidates per turn; it never writes. `memory_context` says
+    which of the scope's memories a turn is drafted with: the most relevant to it (a model that reads
+    them; finding them costs a vector per turn) or the newest (the rules read them only for names)."""
 
     name: str
+    memory_context: MemoryContext
 
     def generate(self, context: GenerationContext) -> list[Candidate]: ...
 

@@ -15,7 +15,7 @@ from typing import Any, get_args
 
 from pydantic import BaseModel, ValidationError, field_validator
 
-from mnemoflow.memory.candidates import Candidate, GenerationContext, GenerationEngine, TurnView
+from mnemoflow.memory.candidates import Candidate, GenerationContext, GenerationEngine, MemoryContext, TurnView
 from mnemoflow.memory.chat import ChatClient, ChatFailed
 from mnemoflow.memory.rules import display_name
 from mnemoflow.models import MemoryKind
@@ -112,6 +112,7 @@ class LLMEngine:
     """Proposes memories with a chat model; see the module docstring for how it fails."""
 
     name = "llm"
+    memory_context: MemoryContext = "relevant"
 
     def __init__(self, *, base_url: str, model: str, fallback: GenerationEngine, api_key: str | None = None,
                  timeout_s: float = 60.0, max_retries: int = 2, backoff_s: float = 0.5) -> None:

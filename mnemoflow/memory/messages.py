@@ -67,6 +67,7 @@ class Statement:
     def __init__(self, engine: GenerationEngine) -> None:
         self.engine = engine
         self.name = f"{engine.name}+statement"
+        self.memory_context = engine.memory_context
 
     def generate(self, context: GenerationContext) -> list[Candidate]:
         drafted = [c for c in self.engine.generate(context) if c.content.strip()]

@@ -1,7 +1,9 @@
 """From conversation turns to linked memories: context, generation, neighbours, decision, write.
 
 For every turn the engine sees the turn, the latest earlier turn by another speaker, a bounded
-window before it, and what the generator already knew when the conversation's pass began; the
+window before it, and the scope's current memories most relevant to it (the nearest to the turn and
+the one before it, found for the whole pass in one model call and one vector query, with the
+generator's own earlier writes); the
 candidates of the whole pass are embedded in one model call, then, in turn order, each is
 compared with its neighbours in the same scope (the same content hash, BM25 and vector hits, and
 the memories written earlier in this run that the indexes have not folded in yet), and the
@@ -27,7 +29,7 @@ import numpy as np
 from mnemoflow.embedding import Embedder
 from mnemoflow.embedding.base import normalize
 from mnemoflow.embedding.worker import vectors_by_hash
-from mnemoflow.memory.candidates import Candidate, GenerationContext, GenerationEngine, TurnView
+from mnemoflow.memory.candidates import Candidate, GenerationContext, GenerationEngine, MemoryContext, TurnView
 from mnemoflow.memory.entities import categories_of, relation_triples, typed_entities
 from mnemoflow.memory.relations import Decision, Neighbour, action, classify, derive
 from mnemoflow.memory.sentences import strip_padding
@@ -68,8 +70,12 @@ class MemoryGenerator:
     """One scope's generation run; `written` bridges the gap until the search indexes catch up."""
 
     def __init__(self, store: Store, embedder: Embedder, engine: GenerationEngine, scope: Scope,
-                 *, actor: str = "generate", metadata: dict[str, Any] | None = None) -> None:
+                 *, actor: str = "generate", metadata: dict[str, Any] | None = None,
+                 context: MemoryContext | None = None) -> None:
+        """`context`: which of the scope's memories each turn is drafted with, the most relevant to it
+        or the newest; the engine's own choice unless given (bench/generation_context.py measures both)."""
         self.store, self.embedder, self.engine, self.scope, self.actor = store, embedder, engine, scope, actor
+        self.context = context or engine.memory_context
         self.metadata = metadata or {}  # the caller's, on every memory written (the run's own keys win)
         self.written: dict[str, _Known] = {}
         self.report = GenerationReport()
@@ -100,11 +106,11 @@ class MemoryGenerator:
         self._speakers = tuple(dict.fromkeys(  # the people of the conversation: names typed as persons
             t.speaker for t in turns if (t.role or "").lower() != "assistant" and t.speaker.lower() != "assistant"))
         planned: list[tuple[int, GenerationContext, Candidate]] = []
-        for position, turn in enumerate(turns):
-            if only is not None and turn.turn_id not in only:
-                continue
+        reading = [p for p, turn in enumerate(turns) if only is None or turn.turn_id in only]
+        relevant = self._relevant(turns, reading) if self.context == "relevant" else {}
+        for position in reading:
             self.report.turns += 1
-            context = self._context(turns, position)
+            context = self._context(turns, position, relevant.get(position, ()))
             planned += [(position, context, c) for c in self.engine.generate(context) if c.should_store]
         # every candidate of the conversation embedded in one model call, then decided in order
         vectors = self._vectors({_key(c): c.content for _, _, c in planned})
@@ -145,12 +151,41 @@ class MemoryGenerator:
                 self.report.count_link("DERIVES")
 
     # ------------------------------------------------------------------ context
-    def _context(self, turns: Sequence[TurnView], position: int) -> GenerationContext:
+    def _context(self, turns: Sequence[TurnView], position: int, relevant: tuple[str, ...] = ()) -> GenerationContext:
+        """The turn, with the memories relevant to it first and the newest filling what is left."""
         known = [k.memory.content for k in islice(reversed(self.written.values()), KNOWN_MEMORIES)][::-1]
         if len(known) < KNOWN_MEMORIES:  # a later sync still knows what earlier ones wrote
             earlier = [c for c in self._stored_before() if c not in known]
             known = earlier[len(known) - KNOWN_MEMORIES:] + known
+        if relevant:
+            known = [*relevant, *(c for c in reversed(known) if c not in relevant)][:KNOWN_MEMORIES]
         return turn_context(turns, position, tuple(known))
+
+    def _relevant(self, turns: Sequence[TurnView], positions: list[int]) -> dict[int, tuple[str, ...]]:
+        """For each turn read, the scope's current memories nearest to it (by the mean of the vectors
+        of the turn and the one before it, so an answer finds what its question was about), best
+        first: stored ones from one vector query for the whole pass, and this generator's earlier
+        writes, which the index may not hold yet."""
+        if not positions:
+            return {}
+        embedded = sorted({q for p in positions for q in (p - 1, p) if q >= 0})
+        # embedded here, not through the store's vector cache: no later step embeds these texts again
+        vectors = dict(zip(embedded, normalize(np.asarray(self.embedder.embed([turns[q].text for q in embedded]),
+                                                          dtype=np.float32)), strict=True))
+        asked = list(normalize(np.stack([vectors[p] + vectors.get(p - 1, 0.0) for p in positions])))
+        stored = self.store.vector_search_many(self.scope, "memories", asked, KNOWN_MEMORIES)
+        contents = {mid: m.content for mid, m in self.store.fetch_memories(
+            self.scope, list({h.id for hits in stored for h in hits})).items()}
+        written = [mid for mid, k in self.written.items() if k.memory.is_latest]
+        own = np.stack([self._cache[mid] for mid in written]) @ np.stack(asked).T if written else None
+        relevant = {}
+        for column, (position, hits) in enumerate(zip(positions, stored, strict=True)):
+            scored = {contents[h.id]: h.score for h in hits if h.id in contents}
+            for row, mid in enumerate(written):
+                text = self.written[mid].memory.content
+                scored[text] = max(scored.get(text, -1.0), float(own[row, column]))  # type: ignore[index]
+            relevant[position] = tuple(sorted(scored, key=scored.__getitem__, reverse=True)[:KNOWN_MEMORIES])
+        return relevant
 
     def _stored_before(self) -> list[str]:
         """The scope's newest current memories when this generator first looked, oldest first."""

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
-from mnemoflow.memory.candidates import Candidate, GenerationContext, TurnView
+from mnemoflow.memory.candidates import Candidate, GenerationContext, MemoryContext, TurnView
 from mnemoflow.memory.coref import (
     NOT_NAMES,
     Mention,
@@ -199,6 +199,7 @@ class RuleEngine:
     """Proposes memories from one conversation turn by rule (see the module docstring)."""
 
     name = "rules"
+    memory_context: MemoryContext = "newest"
 
     def close(self) -> None:
         """Nothing to release: the rules hold no connection."""

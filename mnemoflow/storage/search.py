@@ -115,6 +115,11 @@ class Search(Room):
         found = self._index.vector_search(INDEX_OF[target], vector, lance_where(scope, target, include_history, only), k)
         return [search_hit(target, h) for h in found]
 
+    def vector_search_many(self, scope: Scope, target: Target, vectors: list[np.ndarray], k: int) -> list[list[SearchHit]]:
+        """`vector_search` for each of `vectors`, in one query (a generation pass asks for every turn at once)."""
+        found = self._index.vector_search_many(INDEX_OF[target], vectors, lance_where(scope, target), k)
+        return [[search_hit(target, h) for h in hits] for hits in found]
+
     def live_chunk_ids(self, scope: Scope, chunk_ids: list[str]) -> set[str]:
         """Which of `chunk_ids` DuckDB, the system of record, holds live inside the scope: the final
         gate before recall returns a chunk, so a lagging index can lose a hit but never leak one.

@@ -10,9 +10,12 @@ import pytest
 from mnemoflow.eval.scenario_run import run_scenario
 from mnemoflow.eval.scenario_scores import score_scenario
 from mnemoflow.eval.scenarios import load_scenario
+from mnemoflow.memory.candidates import Candidate, GenerationContext, TurnView
+from mnemoflow.memory.pipeline import KNOWN_MEMORIES, MemoryGenerator
 from mnemoflow.memory.rules import RuleEngine
 from mnemoflow.service import MemoryService
 from mnemoflow.storage import Scope
+from mnemoflow.timeutil import utcnow
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "eval" / "scenarios"
 
@@ -90,3 +93,38 @@ def test_a_later_sync_knows_what_an_earlier_one_wrote(service: MemoryService) ->
                                      "ts": ts, "text": text}])
     contents = sorted(m.content for m in service.store.list_memories(scope))
     assert contents == ["Devi's rule: don't book anything over the daily standup", "Tom's standup is at 9:30"]
+
+
+class _Recording:
+    """The rule engine, noting the memories each turn was drafted with."""
+
+    def __init__(self) -> None:
+        self.engine = RuleEngine()
+        self.name, self.memory_context = self.engine.name, self.engine.memory_context
+        self.seen: dict[str, tuple[str, ...]] = {}
+
+    def close(self) -> None:
+        self.engine.close()
+
+    def generate(self, context: GenerationContext) -> list[Candidate]:
+        self.seen[context.turn.turn_id] = context.memories
+        return self.engine.generate(context)
+
+
+def test_a_turn_is_drafted_with_the_memories_relevant_to_it_not_only_the_newest(service: MemoryService) -> None:
+    scope = Scope("acme", "priya")
+    service.add(scope, "Priya's vegetable garden has six raised beds of tomatoes")
+    for note in ["Priya's dentist is Dr. Osei", "Priya runs the Thursday book club", "Priya's car is a blue Skoda",
+                 "Priya's sister lives in Leeds", "Priya takes the 7:40 train to work", "Priya is learning Greek"]:
+        service.add(scope, note)
+    turns = [TurnView("t1", "s", "Priya", "The tomatoes in my raised beds got blight, so I'm growing peppers instead.",
+                      utcnow(), "user")]
+    chosen = {}
+    for context in ("relevant", "newest"):
+        engine = _Recording()
+        MemoryGenerator(service.store, service.embedder, engine, scope, context=context).run(turns)
+        chosen[context] = engine.seen["t1"]
+    assert chosen["relevant"][0] == "Priya's vegetable garden has six raised beds of tomatoes"
+    assert len(chosen["relevant"]) == KNOWN_MEMORIES
+    assert "Priya's vegetable garden has six raised beds of tomatoes" not in chosen["newest"]  # six newer ones
+    assert RuleEngine().memory_context == "newest"  # the rules read them for names only: no vector per turn
