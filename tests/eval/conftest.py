@@ -1,5 +1,5 @@
 """A tiny LongMemEval file in the official format, and one run of `mnemoflow eval longmemeval` on it
-(with its RRF baseline) that the tests share."""
+(with its RRF baseline and the HTML page) that the harness and the page tests share."""
 
 from __future__ import annotations
 
@@ -72,11 +72,11 @@ def longmemeval_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def longmemeval_run(longmemeval_file: Path) -> dict:
-    """`mnemoflow eval longmemeval` at budgets 32 and 512 with the RRF baseline: report.json."""
+def longmemeval_run(longmemeval_file: Path) -> tuple[dict, Path]:
+    """`mnemoflow eval longmemeval` at budgets 32 and 512 with the RRF baseline: (report.json, the page)."""
     out = longmemeval_file.parent
     with pytest.raises(SystemExit) as exit_info:
         main(["eval", "longmemeval", "--data", str(longmemeval_file), "--budgets", "32,512", "--baselines", "rrf",
-              "--out", str(out / "report.json")])
+              "--out", str(out / "report.json"), "--html", str(out / "report.html")])
     assert exit_info.value.code == 0
-    return json.loads((out / "report.json").read_text())
+    return json.loads((out / "report.json").read_text()), out / "report.html"

@@ -88,8 +88,8 @@ def _check_recomputes(run: dict[str, Any]) -> None:
         assert figures["session_recall"] == round(sum(v[1] for v in values) / len(values), 4)
 
 
-def test_the_report_recomputes_beside_its_baseline(longmemeval_run: dict) -> None:
-    report = longmemeval_run
+def test_the_report_recomputes_beside_its_baseline(longmemeval_run: tuple[dict, Path]) -> None:
+    report, _ = longmemeval_run
     baseline = report["baselines"]["rrf"]
     assert report["config"]["suite"] == "longmemeval" and report["config"]["questions"] == 2
     assert report["config"]["skipped"] == {"abstention": 1}
