@@ -18,26 +18,30 @@ def runs(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def print_summary(report: dict[str, Any], console: Console) -> None:
+    """One column per run and budget (narrow enough for a terminal however many categories there are):
+    evidence recall overall, answer-session recall where the suite has it, each category, latency."""
     config = report["config"]
-    budgets = report["budgets"]
-    categories = sorted({c for b in budgets.values() for c in b["by_category"]})
-    sessions = any("session_recall" in b for b in budgets.values())
+    named = runs(report)
+    columns = [(name, budget, row) for name, run in named.items() for budget, row in run["budgets"].items()]
+    categories = sorted({c for _, _, row in columns for c in row["by_category"]})
     table = Table(title=f"{SUITE_NAMES.get(config['suite'], config['suite'])} evidence recall - "
                         f"{config['questions']} questions, {len(config['conversations'])} conversations")
-    for name, justify in (("run", "left"), ("budget", "right"), ("overall", "right"),
-                          *((("sessions", "right"),) if sessions else ()),
-                          *((c, "right") for c in categories), ("p50 ms", "right"), ("p95 ms", "right")):
-        table.add_column(name, justify=justify)  # type: ignore[arg-type]
-    for name, run in runs(report).items():
-        for budget, row in run["budgets"].items():
-            cells = [f"{row['by_category'][c]['evidence_recall']:.3f}" if c in row["by_category"] else "-"
-                     for c in categories]
-            table.add_row(name, budget, f"{row['evidence_recall']:.3f}",
-                          *((f"{row['session_recall']:.3f}",) if sessions else ()), *cells,
-                          f"{row['latency_ms']['p50']:.1f}", f"{row['latency_ms']['p95']:.1f}")
+    table.add_column("", no_wrap=True)
+    for name, budget, _ in columns:
+        table.add_column(f"{name.removeprefix('baseline-')} @{budget}", justify="right")
+    table.add_row("evidence recall", *(f"{row['evidence_recall']:.3f}" for _, _, row in columns))
+    if all("session_recall" in row for _, _, row in columns):
+        table.add_row("session recall", *(f"{row['session_recall']:.3f}" for _, _, row in columns))
+    for category in categories:
+        table.add_row(f"  {category}", *(f"{row['by_category'][category]['evidence_recall']:.3f}"
+                                         if category in row["by_category"] else "-" for _, _, row in columns))
+    for p in ("p50", "p95"):
+        table.add_row(f"latency {p} ms", *(f"{row['latency_ms'][p]:.1f}" for _, _, row in columns))
     console.print(table)
-    if sessions:
-        console.print("sessions: answer-session recall (the share of answer sessions with a credited turn)")
+    baselines = ", ".join(report.get("baselines", {}))
+    console.print(("baselines: " + baselines + " (single turns); " if baselines else "")
+                  + ("session recall: the share of answer sessions with a credited turn" if any(
+                      "session_recall" in row for _, _, row in columns) else ""))
     for name, run in runs(report).items():
         ingest = run["config"]["ingest"]
         tokens = f", {ingest['tokens']} tokens ({ingest['tokens'] / max(ingest['seconds'], 0.1):.0f}/s)" \
