@@ -17,6 +17,7 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 LOCOMO = REPO.parent / "shared" / "eval" / "locomo"
+LONGMEMEVAL = REPO.parent / "shared" / "eval" / "longmemeval"
 RESULTS = REPO / "bench" / "results"
 
 FIRST_NAMES = (

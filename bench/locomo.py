@@ -1,10 +1,10 @@
 """LoCoMo evidence recall per budget and category: mnemoflow's default beside the two baselines, one run.
 
-Baselines, as the foundation issue states them: BM25 over single turns, and a plain RRF (k=60)
-of BM25 and MiniLM over single turns, each turn packed as `[session time] speaker: text`.
-They run through the same harness with single-turn chunks (no neighbour context, no captions,
-no memories). `mnemoflow-chunks-only` is the default without memory generation: what the
-memories add is the difference between it and `mnemoflow-default` in the same run.
+Baselines (`mnemoflow/eval/baselines.py`), as the foundation issue states them: BM25 over single
+turns, and a plain RRF (k=60) of BM25 and MiniLM over single turns, each turn packed as
+`[session time] speaker: text`; single-turn chunks, no neighbour context, no captions, no memories.
+`mnemoflow-chunks-only` is the default without memory generation: what the memories add is the
+difference between it and `mnemoflow-default` in the same run.
 
     .venv/bin/python bench/locomo.py [--data ../shared/eval/locomo] [--limit N]
     .venv/bin/python bench/locomo.py --runs ablations      # the default minus one thing at a time
@@ -21,14 +21,13 @@ from pathlib import Path
 from common import LOCOMO, RESULTS
 from rich.console import Console
 
+from mnemoflow.eval.baselines import BASELINES
 from mnemoflow.eval.locomo import run_locomo, run_locomo_presets
 from mnemoflow.eval.report import print_summary
 from mnemoflow.recall import preset
 
-SINGLE_TURNS = {"chat_context": "none", "chat_captions": False, "generate_memories": False}
 RUNS = {
-    "baseline-bm25": ("bm25", SINGLE_TURNS),
-    "baseline-rrf": ("rrf", SINGLE_TURNS),
+    **{f"baseline-{name}": (b.recall, b.settings) for name, b in BASELINES.items()},
     "mnemoflow-default": ("default", {}),
     "mnemoflow-chunks-only": ("default", {"generate_memories": False}),
     "mnemoflow-default-duckdb-bm25": ("default", {"bm25_engine": "duckdb"}),

@@ -25,7 +25,7 @@ from pathlib import Path
 from common import LOCOMO, RESULTS, locomo_rows, peak_rss_mb, percentile, write_jsonl
 
 from mnemoflow.config import load_settings
-from mnemoflow.eval.locomo import to_transcript
+from mnemoflow.eval.harness import to_transcript
 from mnemoflow.memory.candidates import TurnView
 from mnemoflow.memory.pipeline import turn_context
 from mnemoflow.memory.rules import RuleEngine

@@ -20,7 +20,8 @@ from common import LOCOMO, RESULTS
 from rich.console import Console
 
 from mnemoflow.config import load_settings
-from mnemoflow.eval.locomo import TENANT, load_questions, overview_questions, to_transcript
+from mnemoflow.eval.harness import to_transcript
+from mnemoflow.eval.locomo import TENANT, load_questions, overview_questions
 from mnemoflow.eval.metrics import percentile
 from mnemoflow.recall import preset
 from mnemoflow.service import MemoryService

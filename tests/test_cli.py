@@ -29,7 +29,12 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     ["add", "hello", "--kind", "opinion"],
     ["eval", "locomo", "--data", "/nonexistent"],
     ["eval", "locomo", "--data", ".", "--budgets", "512,lots"],
+    ["eval", "locomo", "--data", ".", "--baselines", "bm26"],
+    ["eval", "longmemeval", "--data", "/nonexistent.json"],
+    ["eval", "longmemeval", "--data", "pyproject.toml"],
+    ["eval", "longmemeval", "--data", "pyproject.toml", "--html", "/nonexistent/dir/report.html"],
     ["eval", "scenarios", "--out", "/nonexistent/dir/report.json"],
+    ["eval", "scenarios", "--html", "/nonexistent/dir/report.html"],
     ["eval", "scenarios", "--half", "held-out"],
     ["deployments", "--write", "/nonexistent/dir/prefect.yaml"],
 ])

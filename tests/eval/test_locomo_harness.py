@@ -25,7 +25,8 @@ QUESTIONS = [
 ]
 
 
-def _dataset(root: Path) -> Path:
+def write_dataset(root: Path) -> Path:
+    """The conversations and questions above as LoCoMo files in `root`."""
     counters: dict[tuple[str, int], int] = {}
     lines = []
     for conv, session, at, speaker, text in TURNS:
@@ -41,7 +42,7 @@ def _dataset(root: Path) -> Path:
 
 
 def test_report_follows_the_protocol_and_recomputes(tmp_path: Path) -> None:
-    report = run_locomo(_dataset(tmp_path), budgets=[32, 512])
+    report = run_locomo(write_dataset(tmp_path), budgets=[32, 512])
     assert report["config"]["questions"] == 3  # the unanswerable one is not asked
     assert set(report["budgets"]) == {"32", "512"}
     by_budget: dict[int, list[float]] = {}

@@ -1,7 +1,13 @@
-from mnemoflow.eval.locomo import parse_budgets, to_transcript
-from mnemoflow.eval.metrics import credited_turns, evidence_recall, percentile, summarize
-
 import pytest
+
+from mnemoflow.eval.harness import parse_budgets, to_transcript
+from mnemoflow.eval.metrics import (
+    credited_sessions,
+    credited_turns,
+    evidence_recall,
+    percentile,
+    summarize,
+)
 
 
 def test_an_item_credits_at_most_tokens_over_20_of_its_cites() -> None:
@@ -25,6 +31,17 @@ def test_percentile_and_summary() -> None:
     summary = summarize(rows)["512"]
     assert summary["evidence_recall"] == round(2 / 3, 4)
     assert summary["by_category"]["temporal"]["evidence_recall"] == 0.5
+    assert "session_recall" not in summary  # LoCoMo has none
+
+
+def test_session_recall_counts_sessions_with_a_credited_turn() -> None:
+    credited = credited_turns([{"cites": ["S3:7", "S3:8", "S1:2"], "tokens": 30}])  # credits S3:7 only
+    assert credited_sessions(credited) == {"S3"}
+    assert evidence_recall(["S1", "S3"], credited_sessions(credited)) == 0.5
+    rows = [{"budget": 512, "category": "multi-session", "evidence_recall": e, "session_recall": s,
+             "latency_ms": 10.0, "context_tokens": 400} for e, s in [(0.5, 1.0), (0.0, 0.5)]]
+    summary = summarize(rows)["512"]
+    assert summary["session_recall"] == 0.75 and summary["by_category"]["multi-session"]["session_recall"] == 0.75
 
 
 def test_locomo_rows_become_transcript_turns() -> None:
