@@ -1,6 +1,5 @@
-"""The HTTP API against its own OpenAPI schema: schemathesis drives the app `mnemoflow serve` runs (in
-process, over ASGI) on a real store with a real tenant key, and every answer must be one the schema
-declares: no server error, no body that breaks its schema, no undeclared status, no success without
+"""The HTTP API against its own OpenAPI schema: schemathesis drives its tenant routes (in process, over
+ASGI) on a real store with a real tenant key, and every answer must be one the schema declares: no server error, no body that breaks its schema, no undeclared status, no success without
 a valid key (each call is sent again without a key and with a wrong one), and no request the schema
 forbids accepted. Then one regression test per defect the fuzzing found.
 
