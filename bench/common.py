@@ -8,9 +8,12 @@ import re
 import resource
 import shutil
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -123,3 +126,25 @@ def timed_ingest(files: Files, warmup: Files, prefix: str, texts: list[str]) -> 
     assert not outcome.report.errors, outcome.report.errors[:3]
     assert outcome.pending_embeddings == 0
     return outcome, seconds, embed_seconds
+
+
+@contextmanager
+def serving(home: Path, log: Path) -> Iterator[Any]:
+    """`mnemoflow serve` for `home` (no schedules, no SQL endpoint) while the block runs; its output in
+    `log`. Yields the server's `ServerInfo` (url, operator token)."""
+    from mnemoflow.config import load_settings
+    from mnemoflow.remote import running_server
+
+    with log.open("a") as sink:
+        process = subprocess.Popen([sys.executable, "-m", "mnemoflow.cli", "serve", "--home", str(home), "--port", "0",
+                                    "--no-schedules", "--no-sql"], stdout=sink, stderr=subprocess.STDOUT)
+        try:
+            settings, deadline = load_settings(home), time.monotonic() + 180
+            while (info := running_server(settings)) is None:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise SystemExit(f"mnemoflow serve did not start; see {log}")
+                time.sleep(0.2)
+            yield info
+        finally:
+            process.terminate()
+            process.wait(timeout=120)

@@ -14,6 +14,8 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, Field
 
+from mnemoflow.timeutil import UtcDatetime, iso_utc
+
 MemoryKind = Literal["fact", "preference", "episode", "procedure", "rule"]
 # metadata that generation writes about where a memory's text came from (true of that text only);
 # the rest of a memory's metadata is the caller's
@@ -224,6 +226,23 @@ class Mem0Mapping:
         return iter(self.mem0())
 
 
+class Mem0Memory(BaseModel):
+    """A memory as mem0 shows one (its `search` and `get_all` results): `memory` is the content, `hash`
+    its md5, `metadata` the caller's (provenance stays on `MemoryItem.metadata`); the owner's ids it has."""
+
+    id: str
+    memory: str
+    hash: str
+    metadata: dict[str, Any]
+    created_at: UtcDatetime
+    updated_at: UtcDatetime
+    score: float | None = None
+    user_id: str | None = None
+    agent_id: str | None = None
+    run_id: str | None = None
+    container: str | None = None
+
+
 class MemoryItem(Mem0Mapping, BaseModel):
     """A memory as users see it."""
 
@@ -238,35 +257,31 @@ class MemoryItem(Mem0Mapping, BaseModel):
     salience: float
     confidence: float
     is_latest: bool
-    created_at: datetime
-    updated_at: datetime
-    valid_from: datetime
-    valid_to: datetime | None = None
-    expires_at: datetime | None = None
-    deleted_at: datetime | None = None
-    observed_at: datetime | None = None
-    event_start_at: datetime | None = None
-    event_end_at: datetime | None = None
+    created_at: UtcDatetime
+    updated_at: UtcDatetime
+    valid_from: UtcDatetime
+    valid_to: UtcDatetime | None = None
+    expires_at: UtcDatetime | None = None
+    deleted_at: UtcDatetime | None = None
+    observed_at: UtcDatetime | None = None
+    event_start_at: UtcDatetime | None = None
+    event_end_at: UtcDatetime | None = None
     temporal_text: str | None = None
     embedding_status: str
     metadata: dict[str, Any] = Field(default_factory=dict)
     pinned: bool = Field(False, description="Kept by a person: decay never archives it.")
-    archived_at: datetime | None = Field(
+    archived_at: UtcDatetime | None = Field(
         None, description="When decay archived it (its retention fell under the threshold, or it expired): out of "
         "default recall, still in history until the retention period ends.")
     score: float | None = None
 
     def mem0(self) -> dict[str, Any]:
-        """As mem0 shows a memory: `memory` is the content, `hash` its md5, `metadata` the caller's
-        (provenance stays on the model: `.metadata`); the scope's ids it has."""
+        """As mem0 shows a memory (`Mem0Memory`), as plain JSON values."""
         caller = {k: v for k, v in self.metadata.items() if k not in PROVENANCE_KEYS}
-        view: dict[str, Any] = {"id": self.id, "memory": self.content,
-                                "hash": hashlib.md5(self.content.encode()).hexdigest(), "metadata": caller,
-                                "created_at": self.created_at.isoformat(), "updated_at": self.updated_at.isoformat()}
-        if self.score is not None:
-            view["score"] = self.score
-        view.update({k: v for k in ("user_id", "agent_id", "run_id", "container") if (v := getattr(self, k))})
-        return view
+        view = Mem0Memory(id=self.id, memory=self.content, hash=hashlib.md5(self.content.encode()).hexdigest(),
+                          metadata=caller, created_at=self.created_at, updated_at=self.updated_at, score=self.score,
+                          user_id=self.user_id, agent_id=self.agent_id, run_id=self.run_id, container=self.container)
+        return view.model_dump(mode="json", exclude_none=True)
 
     def active_at(self, now: datetime) -> bool:
         """Recall's default gate for a memory in hand (the store's SQL gate): not deleted, the latest
@@ -284,7 +299,7 @@ class Citation(BaseModel):
     locator: dict[str, Any] = Field(default_factory=dict)
     session_id: str | None = None
     turn_id: str | None = None
-    ts: datetime | None = None
+    ts: UtcDatetime | None = None
     speaker: str | None = None
     memory_id: str | None = None
 
@@ -300,6 +315,28 @@ class RecallItem(BaseModel):
     citations: list[Citation]
 
 
+class PublicRecallItem(BaseModel):
+    """An item as recall's documented shape shows it: each signal's score, not the fused one."""
+
+    kind: Literal["memory", "chunk", "summary", "profile"]
+    id: str
+    text: str
+    tokens: int
+    scores: dict[str, float]
+    why: str
+    citations: list[Citation]
+
+
+class PublicRecall(BaseModel):
+    """Recall's documented shape (CLI --json, HTTP, MCP): the items, the token count, the packed
+    context; never an embedding."""
+
+    items: list[PublicRecallItem]
+    tokens: int
+    context: str
+    warnings: list[str]
+
+
 class RecallResult(BaseModel):
     query: str
     items: list[RecallItem]
@@ -308,18 +345,8 @@ class RecallResult(BaseModel):
     warnings: list[str] = Field(default_factory=list)
 
     def public(self) -> dict[str, Any]:
-        """The documented shape (CLI --json, HTTP): items with kind, id, text, tokens, scores, why and
-        citations, the token count, the packed context; never an embedding."""
-        return {
-            "items": [
-                {"kind": i.kind, "id": i.id, "text": i.text, "tokens": i.tokens, "scores": i.scores, "why": i.why,
-                 "citations": [c.model_dump(mode="json", exclude_none=True) for c in i.citations]}
-                for i in self.items
-            ],
-            "tokens": self.tokens,
-            "context": self.context,
-            "warnings": self.warnings,
-        }
+        """`PublicRecall` as plain JSON values, without empty citation fields."""
+        return PublicRecall.model_validate(self, from_attributes=True).model_dump(mode="json", exclude_none=True)
 
 
 class HistoryEntry(Mem0Mapping, BaseModel):
@@ -328,7 +355,7 @@ class HistoryEntry(Mem0Mapping, BaseModel):
     bookkeeping half of an update (the old version marked past, in the commit that added the new)."""
 
     commit_id: str
-    created_at: datetime
+    created_at: UtcDatetime
     actor: str
     message: str | None
     op: str
@@ -339,8 +366,8 @@ class HistoryEntry(Mem0Mapping, BaseModel):
 
     def mem0(self) -> dict[str, Any]:
         return {"id": self.commit_id, "memory_id": self.memory_id, "old_memory": self.old_memory,
-                "new_memory": self.new_memory, "event": self.event, "created_at": self.created_at.isoformat(),
-                "updated_at": self.created_at.isoformat(), "is_deleted": self.op == "delete", "actor_id": self.actor,
+                "new_memory": self.new_memory, "event": self.event, "created_at": iso_utc(self.created_at),
+                "updated_at": iso_utc(self.created_at), "is_deleted": self.op == "delete", "actor_id": self.actor,
                 "role": None}
 
 
@@ -362,8 +389,8 @@ class ReviewItem(BaseModel):
     confidence: float
     reason: str | None = None
     status: ReviewStatus
-    created_at: datetime
-    decided_at: datetime | None = None
+    created_at: UtcDatetime
+    decided_at: UtcDatetime | None = None
     decided_by: str | None = None
     applied_type: str | None = None  # the link a person accepted (may differ from the proposal)
     src_content: str | None = None
@@ -377,7 +404,7 @@ class TenantDeletion(BaseModel):
     from then on), then the hard purge, by table (rows, LanceDB rows, cache vectors)."""
 
     tenant_id: str
-    deleted_at: datetime
+    deleted_at: UtcDatetime
     keys_revoked: int
     purged: dict[str, int] = Field(default_factory=dict)
 
@@ -423,11 +450,11 @@ class Summary(BaseModel):
     memory_ids: list[str]
     cited_ids: list[str]
     method: str
-    period_start: datetime | None = None
-    period_end: datetime | None = None
+    period_start: UtcDatetime | None = None
+    period_end: UtcDatetime | None = None
     tokens: int
-    created_at: datetime
-    retired_at: datetime | None = None
+    created_at: UtcDatetime
+    retired_at: UtcDatetime | None = None
     retired_reason: str | None = None
 
 
@@ -450,7 +477,7 @@ class Profile(BaseModel):
     tenant_id: str
     user_id: str
     version: int
-    updated_at: datetime
+    updated_at: UtcDatetime
     static: list[ProfileLine]
     dynamic: list[ProfileLine]
     withheld: int = 0
@@ -477,5 +504,5 @@ class Topic(BaseModel):
     terms: list[str]
     size: int
     memory_ids: list[str]
-    created_at: datetime
-    updated_at: datetime
+    created_at: UtcDatetime
+    updated_at: UtcDatetime

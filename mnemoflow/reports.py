@@ -4,12 +4,12 @@ in this process or in a server (the remote client decodes a server's answer into
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from mnemoflow.models import DocumentWriteResult, IngestErrorRecord
+from mnemoflow.timeutil import UtcDatetime
 
 
 @dataclass
@@ -121,9 +121,9 @@ class OutboxJob(BaseModel):
     status: str
     attempts: int
     last_error: str | None = None
-    created_at: datetime
-    updated_at: datetime
-    next_attempt_at: datetime | None = None
+    created_at: UtcDatetime
+    updated_at: UtcDatetime
+    next_attempt_at: UtcDatetime | None = None
 
 
 class OutboxStatus(BaseModel):

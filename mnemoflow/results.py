@@ -8,14 +8,21 @@ and `result.mem0()` is the plain dict mem0 returns, for `json.dumps`.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import datetime
-from typing import Any, Literal, overload
+from typing import Annotated, Any, Literal, overload
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field
+from pydantic import AliasChoices, BaseModel, BeforeValidator, ConfigDict, Field
 
 from mnemoflow.models import Mem0Mapping, MemoryItem
+from mnemoflow.timeutil import UtcDatetime
 
 Event = Literal["ADD", "UPDATE", "DELETE", "NONE"]
+
+
+def _not_a_number(value: Any) -> Any:
+    """A number would be read as Unix seconds or milliseconds by its size: refused, as the schema says."""
+    if isinstance(value, int | float):
+        raise ValueError("a timestamp is an ISO 8601 date and time, not a number")  # noqa: TRY004  (a 422)
+    return value
 
 
 class Message(BaseModel):
@@ -27,7 +34,8 @@ class Message(BaseModel):
     role: str = Field("user", description="user, assistant, system (not read) or tool.")
     content: str
     name: str | None = Field(None, description="Who said it; for the user's turns defaults to the user_id.")
-    timestamp: datetime | None = Field(None, validation_alias=AliasChoices("timestamp", "ts"))
+    timestamp: Annotated[UtcDatetime, BeforeValidator(_not_a_number)] | None = Field(
+        None, validation_alias=AliasChoices("timestamp", "ts"), description="ISO 8601 (UTC without an offset).")
 
 
 class MemoryEvent(Mem0Mapping, BaseModel):

@@ -30,7 +30,7 @@ from mnemoflow.recall.config import RecallConfig, RecallFilters, preset
 from mnemoflow.reports import Drained, IngestOutcome, OutboxStatus, SqlResult, SyncReport
 from mnemoflow.results import AddResult, DeleteResult, MemoryList, Message, UpdateResult
 from mnemoflow.storage.commits import VerifyReport
-from mnemoflow.storage.scope import Scope, check_id
+from mnemoflow.storage.scope import Scope, check_id, require_user_level
 from mnemoflow.transfer import ImportReport, import_batch
 
 if TYPE_CHECKING:
@@ -336,6 +336,7 @@ class MemoryService:
 
     def profile(self, scope: Scope) -> Profile:
         """The user's profile (`maintain profiles` builds it), without lines whose memories are no longer current."""
+        require_user_level(scope, "a profile")
         found = self.store.read_profile(scope)
         if found is None:
             raise NotFoundError(f"no profile for {scope} yet; `mnemoflow maintain profiles` builds it")
@@ -352,6 +353,7 @@ class MemoryService:
 
     def topics(self, scope: Scope) -> list[Topic]:
         """The user's topics (`maintain cluster` finds them), largest first, with their current memories."""
+        require_user_level(scope, "topics")
         return self.store.list_topics(scope)
 
     def maintain(self, name: str, *, tenant_id: str | None = None) -> JobReport:

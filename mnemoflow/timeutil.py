@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Annotated
+
+from pydantic import AfterValidator, PlainSerializer
 
 
 def utcnow() -> datetime:
@@ -12,6 +15,22 @@ def utcnow() -> datetime:
 def naive_utc(value: datetime) -> datetime:
     """An aware time in the store's convention (naive UTC); a naive one is taken as UTC already."""
     return value.astimezone(UTC).replace(tzinfo=None) if value.tzinfo is not None else value
+
+
+def aware_utc(value: datetime) -> datetime:
+    """A time in the store's convention as an aware UTC time: what leaves the process says its zone."""
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value
+
+
+def iso_utc(value: datetime) -> str:
+    """ISO 8601 with its offset (RFC 3339), the form a JSON `date-time` must have."""
+    return aware_utc(value).isoformat()
+
+
+# A time field of a model users see: naive UTC inside the process (whatever a client sent), and on the
+# way out as JSON with its offset, so the OpenAPI `date-time` it declares is what it sends.
+UtcDatetime = Annotated[datetime, AfterValidator(naive_utc),
+                        PlainSerializer(aware_utc, return_type=datetime, when_used="json")]
 
 
 def parse_timestamp(value: str) -> datetime:

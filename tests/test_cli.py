@@ -63,6 +63,14 @@ def test_add_recall_json_forget(capsys: pytest.CaptureFixture[str], tmp_path: Pa
     code, out, _ = run(capsys, "recall", "what does Ines drink", "--home", home, "--user", "someone-else", "--json")
     assert json.loads(out)["items"] == []
 
+    code, out, _ = run(capsys, "search", "green tea", "--home", home, "--user", "ines", "--json")
+    assert code == 0 and [(r["id"], r["memory"]) for r in json.loads(out)["results"]] == [
+        (memory_id, "Ines prefers green tea")]
+    code, out, _ = run(capsys, "get", memory_id, "--home", home, "--user", "ines", "--json")
+    assert code == 0 and json.loads(out)["content"] == "Ines prefers green tea"
+    code, _, err = run(capsys, "get", memory_id, "--home", home, "--user", "ines", "--agent", "planner")
+    assert code == 1 and err.startswith("mnemoflow: no memory")  # the planner's memories of Ines: not this one
+
     assert run(capsys, "forget", memory_id, "--home", home, "--user", "someone-else")[0] == 1
     assert run(capsys, "forget", memory_id, "--home", home, "--user", "ines")[0] == 0
     code, out, _ = run(capsys, "history", memory_id, "--home", home, "--user", "ines")

@@ -6,81 +6,48 @@ the request, so no request can name another tenant.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from collections.abc import Callable
+from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, HTTPException, Query, Request, status
-from fastapi.responses import JSONResponse
+from fastapi.exception_handlers import http_exception_handler
+from fastapi.responses import JSONResponse, Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
-from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
-from mnemoflow.errors import BadInputError, MnemoflowError, NotFoundError, ScopeError, StoreBusyError
-from mnemoflow.models import HistoryEntry, MemoryItem, Profile, TenantDeletion
+from mnemoflow.api.schemas import (
+    OWNER,
+    EventsIn,
+    EventsOut,
+    Mem0Results,
+    MemoryIn,
+    PinIn,
+    RecallIn,
+    Scoped,
+    SearchIn,
+    UpdateIn,
+    refusals,
+)
+from mnemoflow.errors import (
+    BadInputError,
+    MnemoflowError,
+    NotFoundError,
+    ScopeError,
+    StoreBusyError,
+)
+from mnemoflow.models import (
+    HistoryEntry,
+    MemoryItem,
+    Profile,
+    PublicRecall,
+    TenantDeletion,
+)
 from mnemoflow.recall import RecallFilters
-from mnemoflow.results import AddResult, DeleteResult, Message, UpdateResult
+from mnemoflow.results import AddResult, DeleteResult, UpdateResult
 from mnemoflow.service import MemoryService
 from mnemoflow.storage import Scope
-
-
-class Scoped(BaseModel):
-    """A request body that names whose memories it is about (the tenant comes from the key): a user,
-    an agent or a run, optionally narrowed by a container (see README, "Scopes")."""
-
-    user_id: str | None = None
-    agent_id: str | None = None
-    run_id: str | None = None
-    container: str | None = None
-
-
-class EventsIn(Scoped):
-    turns: list[dict[str, Any]] = Field(description="Turns in the transcript format (session_id, turn_id, speaker, "
-                                                    "ts, text, optional role and metadata).")
-    wait: bool = Field(True, description="Return once the new turns are embedded.")
-
-
-class EventsOut(BaseModel):
-    turns_added: int
-    chunks_added: int
-    pending_embeddings: int
-    errors: list[str]
-
-
-class MemoryIn(Scoped):
-    messages: str | list[Message] | None = Field(
-        None, description="A statement, or a conversation: {role, content, optional name and timestamp} turns.")
-    text: str | None = Field(None, description="A statement (the same as a string in `messages`).")
-    metadata: dict[str, Any] = Field(default_factory=dict)
-    infer: bool = Field(True, description="Read the messages into memories like an ingested conversation "
-                                          "(relationships decided); false keeps each message as written.")
-
-
-class UpdateIn(Scoped):
-    text: str | None = Field(None, description="The new text: a new version that UPDATES the memory.")
-    metadata: dict[str, Any] | None = None
-
-
-class RecallIn(Scoped):
-    query: str = Field(min_length=1)
-    k: int | None = Field(None, ge=1)
-    token_budget: int | None = Field(None, ge=16)
-    kinds: list[Literal["memory", "chunk", "summary", "profile"]] | None = None
-    include_history: bool = Field(
-        False, description="Also return memories that are no longer current (superseded, expired), marked; "
-        "deleted memories never.",
-    )
-
-
-class PinIn(Scoped):
-    pinned: bool = Field(True, description="False lets decay judge the memory again.")
-
-
-class SearchIn(Scoped):
-    query: str = Field(min_length=1)
-    limit: int = Field(10, ge=1, le=100)
-    filters: dict[str, Any] | None = Field(
-        None, description="mem0's filters: metadata, time and kind conditions with eq/ne/gt/gte/lt/lte/in/nin/"
-        "contains/icontains/*, AND/OR/NOT; user_id, agent_id, run_id given here name the scope too.")
-    threshold: float | None = Field(None, ge=0, le=1, description="Least cosine similarity to the query.")
-
+from mnemoflow.storage.scope import ID_PATTERN
 
 _STATUS = {NotFoundError: 404, ScopeError: 422, BadInputError: 422, StoreBusyError: 503}
 
@@ -91,6 +58,8 @@ def status_of(exc: MnemoflowError) -> int:
     if code is None:
         code = 503 if exc.transient else 500
     return code
+
+
 _bearer = HTTPBearer(auto_error=False)
 
 
@@ -107,8 +76,17 @@ def _tenant(request: Request, credentials: Annotated[HTTPAuthorizationCredential
 Tenant = Annotated[str, Depends(_tenant)]
 
 
-def _query_scope(tenant_id: Tenant, user_id: str | None = None, agent_id: str | None = None,
-                 run_id: str | None = None, container: str | None = None) -> Scope:
+def _once_each(request: Request) -> None:
+    """A query parameter given twice is refused: `?user_id=a&user_id=b` names no one scope (FastAPI would
+    take the last, a proxy's log the first)."""
+    repeated = sorted({k for k, _ in request.query_params.multi_items() if len(request.query_params.getlist(k)) > 1})
+    if repeated:
+        raise BadInputError(f"each query parameter at most once; repeated: {', '.join(repeated)}")
+OwnerId = Annotated[str | None, Query(pattern=ID_PATTERN)]  # the query string's ids, in `Scope`'s alphabet
+
+
+def _query_scope(tenant_id: Tenant, user_id: Annotated[str | None, Query(pattern=ID_PATTERN, description=OWNER)] = None,
+                 agent_id: OwnerId = None, run_id: OwnerId = None, container: OwnerId = None) -> Scope:
     """The scope of a request that names its owner in the query string."""
     return Scope(tenant_id, user_id, agent_id, run_id, container)
 
@@ -125,27 +103,44 @@ def _body_scope(tenant_id: str, body: Scoped, filters: dict[str, Any] | None = N
 QueryScope = Annotated[Scope, Depends(_query_scope)]
 
 
+def allowed_methods(request: Request) -> list[str]:
+    """Every method some route of the request's path takes (of the routes the app holds itself, not
+    of routers it includes)."""
+    partial = [r for r in request.app.router.routes if r.matches(request.scope)[0] is Match.PARTIAL]
+    return sorted({method for route in partial for method in getattr(route, "methods", None) or ()})
+
+
 def create_app(service: MemoryService, lifespan: Any = None) -> FastAPI:
     app = FastAPI(title="mnemoflow", version="1", description="Per-tenant long-term memory for AI agents.",
                   lifespan=lifespan)
     app.state.service = service
+    def keyed(method: str, path: str, *, refuses: tuple[int, ...] = (), **route: Any) -> Callable[[Any], Any]:
+        """A tenant route: it needs a key, the store may be busy, and it says what else it refuses."""
+        return app.api_route(path, methods=[method], responses=refusals(401, 422, 503, *refuses),
+                             dependencies=[Depends(_once_each)], **route)
 
     @app.exception_handler(MnemoflowError)
     def _error(_: Request, exc: MnemoflowError) -> JSONResponse:
         return JSONResponse(status_code=status_of(exc), content={"detail": str(exc)})
 
+    @app.exception_handler(StarletteHTTPException)
+    async def _refused(request: Request, exc: StarletteHTTPException) -> Response:
+        if exc.status_code == 405 and (allowed := allowed_methods(request)):  # Starlette's Allow names the
+            exc.headers = {**(exc.headers or {}), "Allow": ", ".join(allowed)}  # first route of the path only
+        return await http_exception_handler(request, exc)
+
     @app.get("/v1/health")
     def health() -> dict[str, str]:
         return {"status": "ok"}
 
-    @app.post("/v1/events", response_model=EventsOut)
+    @keyed("POST", "/v1/events", response_model=EventsOut, refuses=(400,))
     def post_events(body: EventsIn, tenant_id: Tenant) -> EventsOut:
         outcome = service.post_events(_body_scope(tenant_id, body), body.turns, wait=body.wait)
         r = outcome.report
         return EventsOut(turns_added=r.turns_added, chunks_added=r.chunks_added,
                          pending_embeddings=outcome.pending_embeddings, errors=[e.reason for e in r.errors])
 
-    @app.post("/v1/memories", response_model=AddResult)
+    @keyed("POST", "/v1/memories", response_model=AddResult, refuses=(400,))
     def add_memory(body: MemoryIn, tenant_id: Tenant) -> AddResult:
         """mem0's add: every memory touched comes back in `results` with its event (ADD, UPDATE, NONE)."""
         if (body.messages is None) == (body.text is None):
@@ -154,54 +149,54 @@ def create_app(service: MemoryService, lifespan: Any = None) -> FastAPI:
         return service.add_messages(_body_scope(tenant_id, body), messages,  # type: ignore[arg-type]
                                     metadata=body.metadata, infer=body.infer)
 
-    @app.get("/v1/memories", response_model=list[MemoryItem])
+    @keyed("GET", "/v1/memories", response_model=list[MemoryItem])
     def list_memories(scope: QueryScope, limit: Annotated[int, Query(ge=1, le=1000)] = 100):
         return service.get_all(scope, limit=limit).results
 
-    @app.delete("/v1/memories", response_model=DeleteResult)
+    @keyed("DELETE", "/v1/memories", response_model=DeleteResult)
     def delete_all(scope: QueryScope) -> DeleteResult:
         """Every memory of the owner named (soft; the retention policy removes them for good)."""
         return service.delete_all(scope)
 
-    @app.put("/v1/memories/{memory_id}", response_model=UpdateResult)
+    @keyed("PUT", "/v1/memories/{memory_id}", response_model=UpdateResult, refuses=(400, 404))
     def update_memory(memory_id: str, body: UpdateIn, tenant_id: Tenant) -> UpdateResult:
         return service.update(_body_scope(tenant_id, body), memory_id, body.text, metadata=body.metadata)
 
-    @app.get("/v1/memories/{memory_id}", response_model=MemoryItem)
+    @keyed("GET", "/v1/memories/{memory_id}", response_model=MemoryItem, refuses=(404,))
     def get_memory(memory_id: str, scope: QueryScope) -> MemoryItem:
         return service.get(scope, memory_id)
 
-    @app.delete("/v1/memories/{memory_id}", status_code=204)
+    @keyed("DELETE", "/v1/memories/{memory_id}", status_code=204, refuses=(404,))
     def delete_memory(memory_id: str, scope: QueryScope) -> None:
         service.delete(scope, memory_id)
 
-    @app.post("/v1/memories/{memory_id}/pin", response_model=MemoryItem)
+    @keyed("POST", "/v1/memories/{memory_id}/pin", response_model=MemoryItem, refuses=(400, 404))
     def pin_memory(memory_id: str, body: PinIn, tenant_id: Tenant) -> MemoryItem:
         return service.pin(_body_scope(tenant_id, body), memory_id, pinned=body.pinned)
 
-    @app.delete("/v1/tenant", response_model=TenantDeletion)
+    @keyed("DELETE", "/v1/tenant", response_model=TenantDeletion)
     def delete_tenant(tenant_id: Tenant) -> TenantDeletion:
         """Delete the key's own tenant, for good: its keys are revoked (this one included) and every
         memory, document, vector and index entry of it is removed."""
         return service.delete_tenant(tenant_id, actor="api")
 
-    @app.get("/v1/memories/{memory_id}/history", response_model=list[HistoryEntry])
+    @keyed("GET", "/v1/memories/{memory_id}/history", response_model=list[HistoryEntry], refuses=(404,))
     def history(memory_id: str, scope: QueryScope) -> list[HistoryEntry]:
         return service.history(scope, memory_id)
 
-    @app.get("/v1/profile", response_model=Profile)
+    @keyed("GET", "/v1/profile", response_model=Profile, refuses=(404,))
     def profile(scope: QueryScope) -> Profile:
         """The user's static and dynamic profile, each line citing its memories (404 before the first build)."""
         return service.profile(scope)
 
-    @app.post("/v1/search")
+    @keyed("POST", "/v1/search", response_model=Mem0Results, response_model_exclude_none=True, refuses=(400,))
     def search(body: SearchIn, tenant_id: Tenant) -> dict[str, Any]:
         """mem0's search: `{"results": [{id, memory, hash, metadata, score, created_at, ...}]}`, best first."""
         found = service.search(_body_scope(tenant_id, body, body.filters), body.query, limit=body.limit,
                                filters=body.filters, threshold=body.threshold)
         return found.mem0()
 
-    @app.post("/v1/recall")
+    @keyed("POST", "/v1/recall", response_model=PublicRecall, response_model_exclude_none=True, refuses=(400,))
     def recall(body: RecallIn, tenant_id: Tenant) -> dict[str, Any]:
         result = service.recall(_body_scope(tenant_id, body), body.query, k=body.k, token_budget=body.token_budget,
                                 filters=RecallFilters(kinds=body.kinds, include_history=body.include_history))

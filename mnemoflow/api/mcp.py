@@ -1,9 +1,10 @@
 """The MCP server (official `mcp` SDK): memory tools for agents, over streamable HTTP or stdio.
 
 Over HTTP the tenant comes from the bearer key (a tenant API key, verified like the HTTP API's)
-and each call names its user; over stdio, for a desktop client on the user's own machine, the
-scope is fixed by the options the server was started with. Every tool is a thin call into one
-`MemoryService` method; results are JSON with no embeddings.
+and each call names its owner (a user, an agent or a run, optionally a container); over stdio, for
+a desktop client on the user's own machine, the scope is fixed by the options the server was
+started with. Every tool is a thin call into one `MemoryService` method; results are JSON with no
+embeddings.
 """
 
 from __future__ import annotations
@@ -55,17 +56,22 @@ def build_mcp(service: MemoryService, *, scope: Scope | None = None, url: str | 
     server = MCPServer("mnemoflow", instructions=INSTRUCTIONS, auth=auth, log_level="WARNING",
                        token_verifier=TenantKeys(service) if auth else None)
 
-    def scope_of(user_id: str | None) -> Scope:
+    def scope_of(user_id: str | None, agent_id: str | None = None, run_id: str | None = None,
+                 container: str | None = None) -> Scope:
+        named = {"user_id": user_id, "agent_id": agent_id, "run_id": run_id, "container": container}
         if scope is not None:  # stdio: the scope the server was started for, and no other
-            if user_id not in (None, scope.user_id):
+            if any(value is not None and value != getattr(scope, key) for key, value in named.items()):
                 raise ToolError(f"this server serves {scope} only")
             return scope
         token = get_access_token()
         if token is None:
             raise ToolError("a tenant API key is required")
-        if not user_id:
-            raise ToolError("user_id is required: the user whose memory this is")
-        return Scope(token.client_id, user_id)
+        if not (user_id or agent_id or run_id):
+            raise ToolError("user_id is required (or an agent_id or a run_id): whose memory this is")
+        try:
+            return Scope(token.client_id, **named)
+        except MnemoflowError as exc:
+            raise ToolError(str(exc)) from None
 
     async def run(fn: Any, *args: Any, **kwargs: Any) -> Any:
         try:
@@ -73,43 +79,53 @@ def build_mcp(service: MemoryService, *, scope: Scope | None = None, url: str | 
         except MnemoflowError as exc:
             raise ToolError(str(exc)) from None
 
+    # every tool names whose memory it is about as the HTTP API does: a user_id, an agent_id or a run_id
+    # (over HTTP; over stdio the server's own scope), optionally narrowed by a container
     @server.tool()
-    async def add_memory(text: str, user_id: str | None = None, kind: str | None = None,
-                         metadata: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def add_memory(text: str, kind: str | None = None, metadata: dict[str, Any] | None = None,
+                         user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None,
+                         container: str | None = None) -> dict[str, Any]:
         """Remember one self-contained statement about the user (a fact, preference, plan or rule).
         An exact repeat is recognised and not stored twice."""
-        memory, created = await run(service.add, scope_of(user_id), text, kind=kind, metadata=metadata)
+        owner = scope_of(user_id, agent_id, run_id, container)
+        memory, created = await run(service.add, owner, text, kind=kind, metadata=metadata)
         return {"memory": _memory(memory), "created": created}
 
     @server.tool()
-    async def recall(query: str, user_id: str | None = None, token_budget: int = 1024,
-                     include_history: bool = False) -> dict[str, Any]:
+    async def recall(query: str, token_budget: int = 1024, include_history: bool = False,
+                     user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None,
+                     container: str | None = None) -> dict[str, Any]:
         """Cited context for a question, packed within a token budget: memories and source passages,
         each with why it was chosen and where it comes from."""
-        result = await run(service.recall, scope_of(user_id), query, token_budget=token_budget,
-                           filters=RecallFilters(include_history=include_history))
+        result = await run(service.recall, scope_of(user_id, agent_id, run_id, container), query,
+                           token_budget=token_budget, filters=RecallFilters(include_history=include_history))
         return result.public()
 
     @server.tool()
-    async def search(query: str, user_id: str | None = None, limit: int = 10) -> dict[str, Any]:
+    async def search(query: str, limit: int = 10, user_id: str | None = None, agent_id: str | None = None,
+                     run_id: str | None = None, container: str | None = None) -> dict[str, Any]:
         """Memories only, best first, each with its score."""
-        return {"memories": [_memory(m) for m in await run(service.search, scope_of(user_id), query, limit=limit)]}
+        found = await run(service.search, scope_of(user_id, agent_id, run_id, container), query, limit=limit)
+        return {"memories": [_memory(m) for m in found]}
 
     @server.tool()
-    async def get(memory_id: str, user_id: str | None = None) -> dict[str, Any]:
+    async def get(memory_id: str, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None,
+                  container: str | None = None) -> dict[str, Any]:
         """One memory by id."""
-        return _memory(await run(service.get, scope_of(user_id), memory_id))
+        return _memory(await run(service.get, scope_of(user_id, agent_id, run_id, container), memory_id))
 
     @server.tool()
-    async def forget(memory_id: str, user_id: str | None = None) -> dict[str, Any]:
+    async def forget(memory_id: str, user_id: str | None = None, agent_id: str | None = None,
+                     run_id: str | None = None, container: str | None = None) -> dict[str, Any]:
         """Delete one of the user's memories: recall stops returning it, its history keeps the record."""
-        await run(service.delete, scope_of(user_id), memory_id)
+        await run(service.delete, scope_of(user_id, agent_id, run_id, container), memory_id)
         return {"forgotten": memory_id}
 
     @server.tool()
-    async def history(memory_id: str, user_id: str | None = None) -> dict[str, Any]:
+    async def history(memory_id: str, user_id: str | None = None, agent_id: str | None = None,
+                      run_id: str | None = None, container: str | None = None) -> dict[str, Any]:
         """The commits that wrote a memory, oldest first."""
-        entries = await run(service.history, scope_of(user_id), memory_id)
+        entries = await run(service.history, scope_of(user_id, agent_id, run_id, container), memory_id)
         return {"history": [e.model_dump(mode="json") for e in entries]}
 
     @server.tool()
@@ -118,9 +134,10 @@ def build_mcp(service: MemoryService, *, scope: Scope | None = None, url: str | 
         return (await run(service.profile, scope_of(user_id))).model_dump(mode="json")
 
     @server.tool()
-    async def ingest_text(text: str, title: str | None = None, user_id: str | None = None) -> dict[str, Any]:
+    async def ingest_text(text: str, title: str | None = None, user_id: str | None = None, agent_id: str | None = None,
+                          run_id: str | None = None, container: str | None = None) -> dict[str, Any]:
         """Store a note or document (markdown or plain text) as a source the user's recall can cite."""
-        outcome = await run(service.ingest_text, scope_of(user_id), text, title=title)
+        outcome = await run(service.ingest_text, scope_of(user_id, agent_id, run_id, container), text, title=title)
         return {"documents_changed": outcome.report.documents_changed, "chunks_added": outcome.report.chunks_added,
                 "errors": [e.reason for e in outcome.report.errors]}
 

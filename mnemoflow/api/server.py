@@ -20,6 +20,8 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from starlette.routing import Route
+
 from mnemoflow.config import Settings
 from mnemoflow.errors import ConfigError, MnemoflowError
 from mnemoflow.remote import ServerInfo, running_server, server_file, write_server_info
@@ -118,8 +120,10 @@ def build_app(service: MemoryService, token: str, url: str, parts: Parts, on_sto
 
     app = create_app(service, lifespan=lifespan)
     app.include_router(rpc_router(service, token, status_of))
-    if mcp_app is not None:
-        app.mount("/", mcp_app)  # after every FastAPI route: it serves /mcp and its auth metadata
+    if mcp_app is not None:  # /mcp and its auth metadata, path by path: a catch-all mount would answer
+        # a method a route does not take with its own 404 instead of the router's 405
+        for route in mcp_app.routes:
+            app.router.routes.append(Route(route.path, mcp_app, methods=getattr(route, "methods", None)))
     return app
 
 

@@ -1,4 +1,4 @@
-"""Commands on memories: add, recall, forget, history, and the review queue."""
+"""Commands on memories: add, recall, search, get, forget, history, and the review queue."""
 
 from __future__ import annotations
 
@@ -89,6 +89,45 @@ def recall(
         sys.stdout.write(json.dumps(result.public(), ensure_ascii=False) + "\n")
     else:
         print_recall(result)
+
+
+@app.command()
+def search(
+    query: Annotated[str, typer.Argument(help="What to look for.")],
+    home: Home = None, tenant: Tenant = None, user: User = None, agent: Agent = None, run: Run = None,
+    container: Container = None,
+    limit: Annotated[int, typer.Option(min=1, max=100, help="At most this many memories.")] = 10,
+    as_json: Annotated[bool, typer.Option("--json", help="Print mem0's {\"results\": [...]} as JSON.")] = False,
+) -> None:
+    """Memories only, best first, with their scores (mem0's search; `recall` also cites sources)."""
+    if not query.strip():
+        raise ArgumentError("the query is empty")
+    with service_for(home) as service:
+        found = service.search(scope_of(service, tenant, user, agent, run, container), query, limit=limit)
+    if as_json:
+        sys.stdout.write(json.dumps(found.mem0(), ensure_ascii=False) + "\n")
+        return
+    for memory in found:
+        out.print(f"{memory.score or 0:.3f}  {memory.id}  {memory.content}", markup=False)
+    if not found.results:
+        out.print("no memories found")
+
+
+@app.command()
+def get(
+    memory_id: Annotated[str, typer.Argument(help="The memory to show.")],
+    home: Home = None, tenant: Tenant = None, user: User = None, agent: Agent = None, run: Run = None,
+    container: Container = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the memory as JSON.")] = False,
+) -> None:
+    """One memory by id, current or a past version (a deleted one is gone), if the scope may see it."""
+    with service_for(home) as service:
+        memory = service.get(scope_of(service, tenant, user, agent, run, container), memory_id)
+    if as_json:
+        sys.stdout.write(memory.model_dump_json() + "\n")
+        return
+    state = "current" if memory.is_latest else "a past version"
+    out.print(f"{memory.id} ({memory.kind}, {state}, salience {memory.salience:.2f}): {memory.content}", markup=False)
 
 
 @app.command()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mnemoflow.eval.isolation import PATHS, IsolationReport
+from mnemoflow.eval.isolation import IsolationReport
 from mnemoflow.eval.scenario_report import ScenarioReport
 from mnemoflow.storage.evals import EvalRow
 
@@ -34,13 +34,19 @@ def scenario_figures(report: ScenarioReport) -> Figures:
 
 
 def isolation_figures(reports: list[IsolationReport]) -> Figures:
+    """Per BM25 engine: the totals; per path (`service.recall`, ...) and per scope level (`user+agent`,
+    `run+container`, ...) the probes and their leaks; `intact` the memories found changed afterwards."""
     summary: dict[str, float | None] = {}
     rows = []
     for r in reports:
         engine = r.bm25_engine
         summary.update({f"{engine}.leaks": r.total_leaks, f"{engine}.unreached": r.unreached,
-                        f"{engine}.probes": r.probes, f"{engine}.rows": r.rows})
-        rows += [EvalRow(f"{engine}.{path}", "leaks", r.leaks[path], category=engine) for path in PATHS]
+                        f"{engine}.probes": r.probes, f"{engine}.rows": r.rows,
+                        f"{engine}.levels": len(r.levels), f"{engine}.intact_leaks": r.intact.leaks})
+        for kind, counts in (("path", r.paths), ("level", r.levels)):
+            for name, c in sorted(counts.items()):
+                rows += [EvalRow(f"{engine}.{kind}.{name}", metric, value, category=engine)
+                         for metric, value in (("probes", c.probes), ("leaks", c.leaks), ("unreached", c.unreached))]
     return summary, rows
 
 

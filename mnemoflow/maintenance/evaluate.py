@@ -1,6 +1,7 @@
-"""`evaluate`: the scenario suite, the isolation probes (both BM25 engines) and, when its data is
-configured, LoCoMo, each in a scratch store of its own; their figures land in `eval_runs` /
-`eval_results` (see the `eval_trends` view). A leak, a probe row its own scope cannot reach, a
+"""`evaluate`: the scenario suite, the isolation probes (both BM25 engines, scopes of every level:
+users, agents, runs, containers and their combinations) and, when its data is configured, LoCoMo,
+each in a scratch store of its own; their figures land in `eval_runs` / `eval_results` (see the
+`eval_trends` view). A leak, a probe row its own scope cannot reach, a
 stale or out-of-scope memory returned, or a scenario aim missed is a problem of the report.
 
 Evaluation reads no tenant's data, so a tenant given to the job changes nothing.
@@ -67,6 +68,7 @@ def _isolation(service: MemoryService, report: JobReport) -> None:
     summary, rows = isolation_figures(reports)
     run_id = service.store.record_eval_run("isolation", {"seed": seed}, summary, rows)
     report.counts["isolation probes"] = sum(r.probes for r in reports)
+    report.counts["isolation scope levels"] = len({level for r in reports for level in r.levels})
     report.counts["leaks"] = sum(r.total_leaks for r in reports)
     report.details["isolation"] = {"run_id": run_id, "seed": seed}
     for r in reports:

@@ -28,7 +28,9 @@ from typing import Any
 
 from mnemoflow.errors import ScopeError
 
-_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@+\-]{0,127}$")
+# what a tenant, user, agent, run or container id may be; the HTTP API's schema declares the same
+ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:@+\-]{0,127}$"
+_ID = re.compile(ID_PATTERN)
 
 Sql = tuple[str, list[str]]  # a predicate and its parameters
 BOUNDARIES = ("agent_id", "run_id", "container")  # what narrows an owner inside the tenant, after the user
@@ -37,7 +39,7 @@ SCOPE_COLUMNS = ("tenant_id", "user_id", *BOUNDARIES)  # a row's stamp, in this 
 
 def check_id(name: str, value: object) -> str:
     """`value` if it is a usable tenant, user, agent, run or container id; ScopeError naming `name` otherwise."""
-    if not isinstance(value, str) or not _ID.match(value):
+    if not isinstance(value, str) or not _ID.fullmatch(value):  # `$` alone lets a final newline by
         raise ScopeError(
             f"{name} must be 1-128 characters of letters, digits and . _ : @ + - "
             f"(starting with a letter or digit); got {value!r}"

@@ -80,6 +80,15 @@ def test_streamable_http_needs_a_tenant_key_and_names_the_user(tmp_path: Path) -
                 await exercise(acme, {"user_id": "noor"})
                 unnamed = await acme.call_tool("recall", {"query": "pool"})
                 assert unnamed.is_error and "user_id is required" in unnamed.content[0].text
+                planner = {"user_id": "noor", "agent_id": "planner"}  # an agent's memories of the user
+                added = payload(await acme.call_tool("add_memory", {"text": "Noor's trains leave from Oriente",
+                                                                    **planner}))["memory"]
+                assert (added["user_id"], added["agent_id"]) == ("noor", "planner")
+                found = payload(await acme.call_tool("search", {"query": "trains Oriente", **planner}))["memories"]
+                assert [m["id"] for m in found] == [added["id"]]
+                scout = payload(await acme.call_tool("search", {"query": "trains Oriente", "user_id": "noor",
+                                                                "agent_id": "scout"}))["memories"]
+                assert scout == []  # another agent of the same user sees none of it
                 await acme.call_tool("add_memory", {"text": "Noor lives in Lisbon", "user_id": "noor"})
                 with connect(load_settings(home)) as service:  # through the server, like a scheduled run
                     service.maintain("profiles", tenant_id="acme")
