@@ -185,11 +185,11 @@ class LanceIndex:
         )
 
     @_writes
-    def append(self, spec: IndexSpec, rows: dict[str, list]) -> None:
-        """Add rows whose ids the table does not hold, waiting for their vectors: a third of an
-        upsert's cost, which must first look every id up."""
+    def append(self, spec: IndexSpec, rows: dict[str, list], vectors: np.ndarray | None = None) -> None:
+        """Add rows whose ids the table does not hold, with their vectors or waiting for them (null):
+        a third of an upsert's cost, which must first look every id up."""
         if rows.get(spec.id_column):
-            self.table(spec).add(self._data(spec, rows, None), on_bad_vectors="null")
+            self.table(spec).add(self._data(spec, rows, vectors), on_bad_vectors="null" if vectors is None else "error")
 
     @_writes
     def delete(self, spec: IndexSpec, where: str) -> None:
@@ -252,9 +252,9 @@ class LanceIndex:
         return [(row_id, score, {name: values[i] for name, values in payload.items()})
                 for i, (row_id, score) in enumerate(zip(ids, scores))]
 
-    def lookup(self, spec: IndexSpec, where: str, columns: list[str] | dict[str, str], limit: int) -> pa.Table:
+    def lookup(self, spec: IndexSpec, where: str, columns: list[str] | dict[str, str], limit: int | None) -> pa.Table:
         """Plain filtered scan (no vector query), e.g. for the embedding cache; `columns` may name SQL
-        expressions ({"has_vector": "vector IS NOT NULL"})."""
+        expressions ({"has_vector": "vector IS NOT NULL"}); `limit` None: every matching row."""
         return self.table(spec).search().where(where).select(columns).limit(limit).to_arrow()
 
     @_writes
