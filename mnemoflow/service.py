@@ -145,12 +145,19 @@ class MemoryService:
         """mem0's `add`: a statement or a conversation, read into memories the way an ingested
         conversation is (generation, then relationship classification), or with `infer=False` each
         message kept as written. Returns every memory touched with its event (ADD, UPDATE, NONE)."""
-        from mnemoflow.memory.messages import add_result, remember
+        from mnemoflow.memory.messages import add_result, remember, touched, waiting_for_vectors
 
-        events = remember(self.store, self.embedder, self.engine, scope, messages, metadata=metadata, infer=infer)
+        events = remember(self.store, self.embedder, self.engine, scope, messages, metadata=metadata, infer=infer,
+                          embed=wait)
+        found = touched(self.store, scope, events)
         if wait and any(e.event != "NONE" for e in events):
-            self.drain()
-        return add_result(self.store, scope, events)
+            # only what waits for its vector (a derived memory, an embedder that was down) needs the worker
+            if waiting_for_vectors(events, found):
+                self.drain()
+                found = touched(self.store, scope, events)
+            else:
+                self.store.refresh_search_indexes()
+        return add_result(events, found)
 
     def update(
         self, scope: Scope, memory_id: str, text: str | None = None, *, metadata: dict[str, Any] | None = None,

@@ -2,7 +2,8 @@
 
 One table per target holds the searchable text, the columns recall filters on
 (tenant, user, shared, lifecycle) and the vector. Rows are written with the DuckDB
-write, their vector left empty; the outbox worker fills it. So full-text search
+write, their vector left empty for the outbox worker to fill (a generated memory,
+whose vector generation already computed, comes with it). So full-text search
 answers at once (also while the embedder is down) and vector search sees a row
 as soon as it is embedded. Scope and lifecycle are prefilters inside each search,
 served by bitmap indexes. One model and dimension per table, recorded in its schema.
