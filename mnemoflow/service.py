@@ -134,7 +134,7 @@ class MemoryService:
                              derived_from=derived_from)
         memory, created = self.store.add_memory(scope, draft, actor="api")
         if created and wait:
-            self.drain()
+            self.drain(lazy=True)
             memory = self.store.get_memory(scope, memory.id) or memory
         return memory, created
 
@@ -151,12 +151,13 @@ class MemoryService:
                           embed=wait)
         found = touched(self.store, scope, events)
         if wait and any(e.event != "NONE" for e in events):
+            # searchable now: BM25 and vectors read what the indexes have not folded in (a lazy refresh);
             # only what waits for its vector (a derived memory, an embedder that was down) needs the worker
             if waiting_for_vectors(events, found):
-                self.drain()
+                self.drain(lazy=True)
                 found = touched(self.store, scope, events)
             else:
-                self.store.refresh_search_indexes()
+                self.store.refresh_search_indexes(lazy=True)
         return add_result(events, found)
 
     def update(
@@ -180,7 +181,7 @@ class MemoryService:
         new, replaced = done
         changed = new.id != replaced.id
         if changed and wait:
-            self.drain()
+            self.drain(lazy=True)
             new = self.store.get_memory(scope, new.id) or new
         return UpdateResult(message="Memory updated successfully!" if changed else "Memory already current",
                             event="UPDATE" if changed else "NONE", id=new.id, previous_id=replaced.id, memory=new)
@@ -203,13 +204,14 @@ class MemoryService:
         return ImportReport(format=imported.format, imported=written, skipped=skipped, links=links,
                             rejected=[*imported.rejected, *refused])
 
-    def drain(self, progress: Progress | None = None) -> Drained:
-        """Run the outbox until it is empty (memory generation, then embeddings), then refresh the indexes.
+    def drain(self, progress: Progress | None = None, *, lazy: bool = False) -> Drained:
+        """Run the outbox until it is empty (memory generation, then embeddings), then refresh the indexes
+        (`lazy`, after a small write: only once writes have piled up; searches see them meanwhile).
         One drain at a time: a caller that finds one running waits for it, then drains what is left."""
         from mnemoflow.ingest.sequence import drain
 
         with self._draining:
-            return drain(self, progress)
+            return drain(self, progress, lazy=lazy)
 
     def reembed(self, progress: Progress | None = None) -> tuple[int, Drained]:
         """Rebuild every vector with the configured model (after changing it); returns rows queued."""
