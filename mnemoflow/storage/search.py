@@ -74,8 +74,9 @@ class Search(Room):
         (analysts' BM25), once per batch, never per row.
 
         `lazy`, after a small write (a direct `add`): LanceDB only once writes have piled up
-        (`LanceIndex.refresh`), DuckDB FTS left dirty for the next batch, or for the next DuckDB
-        BM25 search, which rebuilds it first; searches see the write at once either way."""
+        (`LanceIndex.refresh`); DuckDB FTS left dirty for the next batch, or for the next reader
+        that needs it (a DuckDB BM25 search, an analyst's `match_bm25` through `sql`), which
+        rebuilds it first. Searches see the write at once either way."""
         if not lazy:
             with self._db.read() as con:
                 now = utcnow()
