@@ -1,6 +1,6 @@
 """The LanceDB refresh after small writes (a direct `add` each): rows are searchable before any
 refresh, a lazy refresh leaves the tables alone until fragments pile up, then merges them, and folds
-rows into the indexes once enough wait outside them; the vector cache is compacted, never indexed."""
+rows into the indexes once enough wait outside them; the vector cache is compacted and indexed by key."""
 
 from __future__ import annotations
 
@@ -95,11 +95,13 @@ def test_a_process_refreshes_lazily_only_tables_it_has_seen_settled(tmp_path: Pa
     assert _fragments(later) == 1 and _unindexed(later) == 0
 
 
-def test_the_vector_cache_is_compacted_and_never_indexed(tmp_path: Path) -> None:
+def test_the_vector_cache_is_compacted_and_indexed_by_key_only(tmp_path: Path) -> None:
     index = LanceIndex(tmp_path / "lance", "test-model", DIM, vector_index_min_rows=10)
     for n in range(LAZY_FRAGMENTS + 1):
         index.append(EMBEDDING_CACHE, {"cache_key": [f"test-model:{n}"]}, _vectors(1, n))
         index.refresh(EMBEDDING_CACHE, lazy=True)
     table = index.table(EMBEDDING_CACHE)
     assert table.stats()["fragment_stats"]["num_fragments"] < LAZY_FRAGMENTS
-    assert list(table.list_indices()) == [] and table.count_rows() == LAZY_FRAGMENTS + 1
+    assert [(ix.index_type, ix.columns) for ix in table.list_indices()] == [("BTree", ["cache_key"])]
+    found = index.lookup(EMBEDDING_CACHE, "cache_key IN ('test-model:3', 'test-model:20')", ["cache_key"], None)
+    assert sorted(found.column("cache_key").to_pylist()) == ["test-model:20", "test-model:3"]
