@@ -5,10 +5,13 @@ rows into the indexes once enough wait outside them; the vector cache is compact
 from __future__ import annotations
 
 import uuid
+from datetime import timedelta
 from pathlib import Path
 
 import numpy as np
+import pytest
 
+from mnemoflow.storage import lance_index
 from mnemoflow.storage.lance_index import (
     EMBEDDING_CACHE,
     LAZY_FRAGMENTS,
@@ -105,3 +108,20 @@ def test_the_vector_cache_is_compacted_and_indexed_by_key_only(tmp_path: Path) -
     assert [(ix.index_type, ix.columns) for ix in table.list_indices()] == [("BTree", ["cache_key"])]
     found = index.lookup(EMBEDDING_CACHE, "cache_key IN ('test-model:3', 'test-model:20')", ["cache_key"], None)
     assert sorted(found.column("cache_key").to_pylist()) == ["test-model:20", "test-model:3"]
+
+
+def test_what_compactions_replaced_is_deleted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each small write is a version of the table, and a compaction rewrites the small fragments: their
+    files go once they are COMPACTED_KEPT old (a minute; no wait here)."""
+    monkeypatch.setattr(lance_index, "COMPACTED_KEPT", timedelta(0))
+    index = LanceIndex(tmp_path / "lance", "test-model", DIM)
+    index.append(MEMORY_INDEX, _rows(["first note"]), _vectors(1, 0))
+    index.refresh(MEMORY_INDEX)
+    for n in range(3 * LAZY_FRAGMENTS):
+        index.append(MEMORY_INDEX, _rows([f"Lena's note {n}"]), _vectors(1, n))
+        index.refresh(MEMORY_INDEX, lazy=True)
+    table = index.table(MEMORY_INDEX)
+    data = Path(table.to_lance().uri) / "data"
+    assert len(table.list_versions()) < LAZY_FRAGMENTS + 5
+    assert len(list(data.iterdir())) < LAZY_FRAGMENTS + 5  # not one file per write
+    assert table.count_rows() == 3 * LAZY_FRAGMENTS + 1
