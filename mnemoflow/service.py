@@ -134,7 +134,7 @@ class MemoryService:
                              derived_from=derived_from)
         memory, created = self.store.add_memory(scope, draft, actor="api")
         if created and wait:
-            self.drain()
+            self.drain(lazy=True)
             memory = self.store.get_memory(scope, memory.id) or memory
         return memory, created
 
@@ -145,12 +145,20 @@ class MemoryService:
         """mem0's `add`: a statement or a conversation, read into memories the way an ingested
         conversation is (generation, then relationship classification), or with `infer=False` each
         message kept as written. Returns every memory touched with its event (ADD, UPDATE, NONE)."""
-        from mnemoflow.memory.messages import add_result, remember
+        from mnemoflow.memory.messages import add_result, remember, touched, waiting_for_vectors
 
-        events = remember(self.store, self.embedder, self.engine, scope, messages, metadata=metadata, infer=infer)
+        events = remember(self.store, self.embedder, self.engine, scope, messages, metadata=metadata, infer=infer,
+                          embed=wait)
+        found = touched(self.store, scope, events)
         if wait and any(e.event != "NONE" for e in events):
-            self.drain()
-        return add_result(self.store, scope, events)
+            # searchable now: BM25 and vectors read what the indexes have not folded in (a lazy refresh);
+            # only what waits for its vector (a derived memory, an embedder that was down) needs the worker
+            if waiting_for_vectors(events, found):
+                self.drain(lazy=True)
+                found = touched(self.store, scope, events)
+            else:
+                self.store.refresh_search_indexes(lazy=True)
+        return add_result(events, found)
 
     def update(
         self, scope: Scope, memory_id: str, text: str | None = None, *, metadata: dict[str, Any] | None = None,
@@ -173,7 +181,7 @@ class MemoryService:
         new, replaced = done
         changed = new.id != replaced.id
         if changed and wait:
-            self.drain()
+            self.drain(lazy=True)
             new = self.store.get_memory(scope, new.id) or new
         return UpdateResult(message="Memory updated successfully!" if changed else "Memory already current",
                             event="UPDATE" if changed else "NONE", id=new.id, previous_id=replaced.id, memory=new)
@@ -196,13 +204,14 @@ class MemoryService:
         return ImportReport(format=imported.format, imported=written, skipped=skipped, links=links,
                             rejected=[*imported.rejected, *refused])
 
-    def drain(self, progress: Progress | None = None) -> Drained:
-        """Run the outbox until it is empty (memory generation, then embeddings), then refresh the indexes.
+    def drain(self, progress: Progress | None = None, *, lazy: bool = False) -> Drained:
+        """Run the outbox until it is empty (memory generation, then embeddings), then refresh the indexes
+        (`lazy`, after a small write: only once writes have piled up; searches see them meanwhile).
         One drain at a time: a caller that finds one running waits for it, then drains what is left."""
         from mnemoflow.ingest.sequence import drain
 
         with self._draining:
-            return drain(self, progress)
+            return drain(self, progress, lazy=lazy)
 
     def reembed(self, progress: Progress | None = None) -> tuple[int, Drained]:
         """Rebuild every vector with the configured model (after changing it); returns rows queued."""

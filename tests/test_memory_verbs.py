@@ -15,6 +15,7 @@ from pydantic import TypeAdapter
 from mnemoflow import AsyncMemory, Memory
 from mnemoflow.errors import BadInputError, NotFoundError
 from mnemoflow.service import MemoryService
+from mnemoflow.storage import Scope
 
 CHANGES = {  # a fact, then what is true now: each leaves one current memory and the old one in history
     "a second move": ("Alex moved from Berlin to Porto in March 2026",
@@ -222,3 +223,20 @@ def test_results_round_trip_and_dump_to_mem0_json(memory: Memory) -> None:
     assert found["results"][0]["memory"] == found[0].content == found.results[0].content == "Alex keeps bees"
     assert set(found[0].mem0()) >= {"id", "memory", "hash", "metadata", "created_at", "updated_at", "score",
                                     "user_id"}
+
+
+def test_an_added_memory_is_found_by_meaning_as_add_returns(service: MemoryService) -> None:
+    """Read after write without the embedding worker: a generated memory is written with the vector
+    generation computed, a verbatim one is embedded as it is written, so no job waits and a query
+    that shares no word with either finds it by vector."""
+    scope = Scope("acme", "noor")
+    cycles = service.add_messages(scope, "Noor cycles to work every day").results[0]
+    cat = service.add_messages(scope, [{"role": "user", "content": "My cat Miso sleeps on the radiator"}],
+                               infer=False).results[0]
+    assert service.store.outbox_counts() == {}  # no embedding job was ever queued for them
+    held = service.store.fetch_memories(scope, [cycles.id, cat.id])
+    assert {m.embedding_status for m in held.values()} == {"done"}
+    assert service.store.sql("SELECT DISTINCT embedding_model FROM memories")[1] == [(service.store.embedding_model,)]
+    for query, wanted in (("how does Noor get to the office?", cycles.id), ("where does the kitten nap?", cat.id)):
+        [hit] = service.recall(scope, query, k=1).items
+        assert hit.id == wanted and "vector" in hit.scores

@@ -55,16 +55,17 @@ def refresh_search_indexes(store: Store) -> None:
     store.refresh_search_indexes()
 
 
-def drain(workers: Workers, progress: Progress | None = None) -> Drained:
+def drain(workers: Workers, progress: Progress | None = None, *, lazy: bool = False) -> Drained:
     """Run the outbox until it is empty or the embedder is unavailable: memory generation for new
     turns first (its memories join the embedding queue), then embeddings; then fold everything
-    written into the search indexes (once, for the whole batch)."""
+    written into the search indexes (once, for the whole batch; `lazy` after a small write, see
+    `Store.refresh_search_indexes`)."""
     progress = progress or Quiet()
     store, batch = workers.store, workers.settings.outbox_batch_size
     generated = drain_generation(store, workers.embedder, workers.engine, batch_size=batch)
     progress.deriving(store.outbox_counts().get("pending", 0))
     report = drain_embeddings(store, workers.embedder, batch_size=batch, on_progress=progress.embedded)
-    store.refresh_search_indexes()
+    store.refresh_search_indexes(lazy=lazy)
     return Drained(**vars(report), generation=generated)
 
 

@@ -16,14 +16,20 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
+import numpy as np
+
 from mnemoflow.embedding import Embedder
-from mnemoflow.errors import BadInputError
+from mnemoflow.embedding.base import normalize
+from mnemoflow.embedding.worker import vectors_by_hash
+from mnemoflow.errors import BadInputError, EmbeddingUnavailableError
 from mnemoflow.memory.candidates import Candidate, GenerationContext, GenerationEngine, TurnView
 from mnemoflow.memory.direct import classify_kind, draft_memory
 from mnemoflow.memory.pipeline import MemoryGenerator, WriteEvent
+from mnemoflow.models import MemoryItem
 from mnemoflow.results import AddResult, MemoryEvent, Message
 from mnemoflow.scoring import fast_score
 from mnemoflow.storage import Scope, Store
+from mnemoflow.storage.store import memory_content_hash
 from mnemoflow.timeutil import naive_utc, utcnow
 
 MAX_MESSAGES = 500  # per call; a longer conversation is a transcript to ingest
@@ -86,12 +92,14 @@ class Statement:
 def remember(
     store: Store, embedder: Embedder, engine: GenerationEngine, scope: Scope,
     messages: str | list[Message] | list[dict[str, Any]], *, metadata: dict[str, Any] | None = None,
-    infer: bool = True, actor: str = "api",
+    infer: bool = True, actor: str = "api", embed: bool = True,
 ) -> list[WriteEvent]:
-    """Read `messages` into the scope's memories; what each decision did, in order."""
+    """Read `messages` into the scope's memories; what each decision did, in order. Generated memories
+    are written with the vectors generation computed; with `infer=False` the messages are embedded
+    as they are written when `embed` (else, or while the embedder is down, the worker embeds them)."""
     read, statement = as_messages(messages)
     if not infer:
-        return _verbatim(store, scope, read, metadata or {}, actor)
+        return _verbatim(store, embedder if embed else None, scope, read, metadata or {}, actor)
     session = scope.run_id or f"add-{uuid.uuid4().hex[:12]}"
     now = utcnow()
     turns = [TurnView(turn_id=str(n), session_id=session, speaker=speaker_of(m, scope), text=m.content,
@@ -105,29 +113,52 @@ def remember(
     return generator.events
 
 
-def _verbatim(store: Store, scope: Scope, read: list[Message], metadata: dict[str, Any],
+def _verbatim(store: Store, embedder: Embedder | None, scope: Scope, read: list[Message], metadata: dict[str, Any],
               actor: str) -> list[WriteEvent]:
-    """Each message as a memory of its own, as written (an exact repeat is the held memory)."""
+    """Each message as a memory of its own, as written (an exact repeat is the held memory), with its
+    vector when an `embedder` is given and answers."""
+    drafts = [draft_memory(m.content, metadata={**metadata, "role": m.role, **({"name": m.name} if m.name else {})},
+                           observed_at=_naive(m.timestamp))
+              for m in read if m.role != "system" and m.content.strip()]
+    vectors = _vectors(store, embedder, [d.content for d in drafts]) if embedder is not None and drafts else None
     events = []
     with store.memory_writes(scope, actor=actor) as writes:
-        for message in read:
-            if message.role == "system" or not message.content.strip():
-                continue
-            said = {"role": message.role, **({"name": message.name} if message.name else {})}
-            memory, created = writes.add(draft_memory(message.content, metadata={**metadata, **said},
-                                                      observed_at=_naive(message.timestamp)))
+        for n, draft in enumerate(drafts):
+            memory, created = writes.add(draft, vector=None if vectors is None else vectors[n])
             events.append(WriteEvent("ADD" if created else "NONE", memory.id))
     return events
+
+
+def _vectors(store: Store, embedder: Embedder, texts: list[str]) -> np.ndarray | None:
+    """The texts' vectors through the store's vector cache; None while the embedder is down (the rows
+    wait for the embedding worker, as any write does)."""
+    hashes = [memory_content_hash(t) for t in texts]
+    try:
+        found, _ = vectors_by_hash(store, embedder, dict(zip(hashes, texts)))
+    except EmbeddingUnavailableError:
+        return None
+    return normalize(np.stack([found[h] for h in hashes]))
 
 
 def _naive(value: datetime | None) -> datetime | None:
     return None if value is None else naive_utc(value)
 
 
-def add_result(store: Store, scope: Scope, events: list[WriteEvent]) -> AddResult:
-    """The events with their memories' texts (and the ones they replaced), each memory once per event."""
+def touched(store: Store, scope: Scope, events: list[WriteEvent]) -> dict[str, MemoryItem]:
+    """The memories the events name, and the ones they replaced."""
     wanted = [*(e.memory_id for e in events), *(e.previous_id for e in events if e.previous_id)]
-    found = store.fetch_memories(scope, wanted, include_history=True)
+    return store.fetch_memories(scope, wanted, include_history=True)
+
+
+def waiting_for_vectors(events: list[WriteEvent], found: dict[str, MemoryItem]) -> bool:
+    """Whether a memory the events wrote waits for its vector (vector search would miss it)."""
+    return any(e.event != "NONE" and e.memory_id in found and found[e.memory_id].embedding_status == "pending"
+               for e in events)
+
+
+def add_result(events: list[WriteEvent], found: dict[str, MemoryItem]) -> AddResult:
+    """The events with their memories' texts (and the ones they replaced: `touched`), each memory once
+    per event."""
     results: list[MemoryEvent] = []
     seen: set[tuple[str, str]] = set()
     for e in events:

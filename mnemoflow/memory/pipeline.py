@@ -276,7 +276,7 @@ class MemoryGenerator:
         draft = _draft(candidate, cited, self._turns, turn_id, self._speakers)
         if self.metadata:
             draft = replace(draft, metadata={**self.metadata, **draft.metadata})
-        memory, created = writes.add(draft, links=links, review=review)
+        memory, created = writes.add(draft, links=links, review=review, vector=self._cache[_key(candidate)])
         self._from_turn.setdefault(turn_id, []).append(memory.id)
         if not created:  # the same content already held (an exact repeat the hash caught)
             writes.reinforce(memory.id, cited)

@@ -10,7 +10,9 @@ from typing import Any
 import duckdb
 
 from mnemoflow.errors import BadInputError, ConfigError
+from mnemoflow.storage import fts
 from mnemoflow.storage.room import Room
+from mnemoflow.timeutil import utcnow
 
 SNAPSHOT_EXCLUDED = frozenset({"api_keys"})  # credentials never leave, not even hashed
 QUACK_EXTENSIONS = ("httpfs", "quack")  # loaded from their duckdb-extension-* wheels, never downloaded
@@ -31,6 +33,9 @@ class Analytics(Room):
                 raise BadInputError(f"one statement at a time; got {len(statements)}")
             if statements[0].type not in _READS:
                 raise BadInputError(f"read-only: {statements[0].type.name} statements are refused")
+            if "match_bm25" in statement.lower():  # small writes leave the FTS indexes to the next reader
+                for spec in fts.FTS_SPECS:
+                    fts.ensure_current(con, spec, utcnow())
             con.execute("BEGIN TRANSACTION")
             try:
                 cursor = con.execute(statement, params or [])

@@ -172,18 +172,22 @@ def write_commit(con: duckdb.DuckDBPyConnection, pending: PendingCommit, now: da
     """
     rows: list[list[str]] = []
     within, params = tenant(pending.tenant_id)
+    digested = [table for table, ops in sorted(pending.ops.items()) if any(op != PURGED for op in ops.values())]
+    digests: dict[tuple[str, str], str] = {}
+    if digested:  # one statement for every table the unit wrote (a direct add writes some seven)
+        found = con.execute(" UNION ALL ".join(
+            f"SELECT '{table}', CAST({TRACKED_TABLES[table][0]} AS VARCHAR), {row_digest_sql(table)} FROM {table} "
+            f"WHERE {within} AND commit_id = ?" for table in digested),
+            [*params, pending.commit_id] * len(digested)).fetchall()
+        digests = {(table, row_id): digest for table, row_id, digest in found}
     for table, ops in sorted(pending.ops.items()):
-        id_col, _ = TRACKED_TABLES[table]
-        digests = dict(con.execute(
-            f"SELECT {id_col}, {row_digest_sql(table)} FROM {table} WHERE {within} AND commit_id = ?",
-            [*params, pending.commit_id]).fetchall()) if any(op != PURGED for op in ops.values()) else {}
         for row_id, op in sorted(ops.items()):
             if op == PURGED:
                 rows.append([table, op, row_id, None])
                 continue
-            if row_id not in digests:
+            if (table, row_id) not in digests:
                 raise RuntimeError(f"{table} row {row_id} was recorded but does not name commit {pending.commit_id}")
-            rows.append([table, op, row_id, digests[row_id]])
+            rows.append([table, op, row_id, digests[(table, row_id)]])
     diff = {"rows": rows}
     parent = con.execute(
         f"SELECT commit_id, commit_hash, seq FROM commits WHERE {within} ORDER BY seq DESC LIMIT 1", params).fetchone()

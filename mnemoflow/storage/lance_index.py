@@ -2,7 +2,8 @@
 
 One table per target holds the searchable text, the columns recall filters on
 (tenant, user, shared, lifecycle) and the vector. Rows are written with the DuckDB
-write, their vector left empty; the outbox worker fills it. So full-text search
+write, their vector left empty for the outbox worker to fill (a generated memory,
+whose vector generation already computed, comes with it). So full-text search
 answers at once (also while the embedder is down) and vector search sees a row
 as soon as it is embedded. Scope and lifecycle are prefilters inside each search,
 served by bitmap indexes. One model and dimension per table, recorded in its schema.
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import threading
+import time
 import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -22,7 +24,7 @@ from typing import Any
 import lancedb
 import numpy as np
 import pyarrow as pa
-from lancedb.index import FTS, Bitmap, HnswSq
+from lancedb.index import FTS, Bitmap, BTree, HnswSq
 
 from mnemoflow.errors import ConfigError
 from mnemoflow.storage.scope import BOUNDARIES
@@ -38,6 +40,8 @@ class IndexSpec:
     text_column: str | None = "text"
     # returned with each hit, so recall needs no second read of the row's content
     payload: tuple[str, ...] = ()
+    vector_search: bool = True  # whether rows are found by vector (a vector index once large enough)
+    key_index: bool = False  # a BTree on the id column, for tables read by key (100k keys: 3 ms, not 19)
 
 
 # a scope's second-level boundaries (storage/scope.py); a table built before them gains them in place
@@ -70,7 +74,8 @@ SUMMARY_INDEX = IndexSpec(
 # what each searchable target of the store is indexed as
 INDEX_OF: dict[str, IndexSpec] = {"chunks": CHUNK_INDEX, "memories": MEMORY_INDEX, "summaries": SUMMARY_INDEX}
 EMBEDDING_CACHE = IndexSpec(
-    "embedding_cache", "cache_key", (("cache_key", pa.string()),), filter_columns=(), text_column=None
+    "embedding_cache", "cache_key", (("cache_key", pa.string()),), filter_columns=(), text_column=None,
+    vector_search=False, key_index=True,
 )
 
 
@@ -84,6 +89,17 @@ def sql_in(column: str, values: Iterable[str]) -> str:
 
 Hit = tuple[str, float, dict[str, Any]]  # (id, score, payload)
 SMALL_TABLE_ROWS = 50_000  # below this a full optimize is cheap; above it only when much is unindexed
+# A small write (a direct `add`) is a LanceDB commit, a fragment of a row or two, and every search
+# pays ~0.2 ms per fragment (bench/README.md): a lazy refresh compacts once this many have piled up
+# (~15 ms), and folds rows into the indexes once LAZY_UNINDEXED_ROWS wait outside them.
+LAZY_FRAGMENTS = 20
+LAZY_UNINDEXED_ROWS = 1_000
+# A compaction short of an optimize merges fragments below this size only: the rows of one are
+# rewritten a few times at most. What compactions replaced is deleted once a minute old, at most once
+# a minute (listing the versions costs ~0.1 ms each); only this process reads the tables, in searches
+# of milliseconds (an optimize keeps old versions 10 minutes).
+COMPACT_TARGET_ROWS = 256
+COMPACTED_KEPT = timedelta(minutes=1)
 HNSW_EF = 300  # measured at 100k chunks: recall@200 0.99 against exact search, ~10 ms
 
 
@@ -112,6 +128,8 @@ class LanceIndex:
         self._tables: dict[str, lancedb.table.Table] = {}
         self._text_indexed: set[str] = set()
         self._vector_indexed: set[str] = set()
+        self._settled: dict[str, int] = {}  # fragments of each table when this process last compacted it
+        self._cleaned: dict[str, float] = {}  # when this process last deleted what compactions replaced
         self._writers: dict[str, threading.RLock] = {}
         self._writers_guard = threading.Lock()
 
@@ -127,6 +145,7 @@ class LanceIndex:
     @_writes
     def drop(self, spec: IndexSpec) -> None:
         self._tables.pop(spec.name, None)
+        self._settled.pop(spec.name, None)
         self._text_indexed.discard(spec.name)
         self._vector_indexed.discard(spec.name)
         if spec.name in self._db.list_tables().tables:
@@ -185,11 +204,11 @@ class LanceIndex:
         )
 
     @_writes
-    def append(self, spec: IndexSpec, rows: dict[str, list]) -> None:
-        """Add rows whose ids the table does not hold, waiting for their vectors: a third of an
-        upsert's cost, which must first look every id up."""
+    def append(self, spec: IndexSpec, rows: dict[str, list], vectors: np.ndarray | None = None) -> None:
+        """Add rows whose ids the table does not hold, with their vectors or waiting for them (null):
+        a third of an upsert's cost, which must first look every id up."""
         if rows.get(spec.id_column):
-            self.table(spec).add(self._data(spec, rows, None), on_bad_vectors="null")
+            self.table(spec).add(self._data(spec, rows, vectors), on_bad_vectors="null" if vectors is None else "error")
 
     @_writes
     def delete(self, spec: IndexSpec, where: str) -> None:
@@ -252,9 +271,9 @@ class LanceIndex:
         return [(row_id, score, {name: values[i] for name, values in payload.items()})
                 for i, (row_id, score) in enumerate(zip(ids, scores))]
 
-    def lookup(self, spec: IndexSpec, where: str, columns: list[str] | dict[str, str], limit: int) -> pa.Table:
+    def lookup(self, spec: IndexSpec, where: str, columns: list[str] | dict[str, str], limit: int | None) -> pa.Table:
         """Plain filtered scan (no vector query), e.g. for the embedding cache; `columns` may name SQL
-        expressions ({"has_vector": "vector IS NOT NULL"})."""
+        expressions ({"has_vector": "vector IS NOT NULL"}); `limit` None: every matching row."""
         return self.table(spec).search().where(where).select(columns).limit(limit).to_arrow()
 
     @_writes
@@ -277,9 +296,10 @@ class LanceIndex:
         with warnings.catch_warnings():  # that older versions go is the point (LanceDB warns about it)
             warnings.filterwarnings("ignore", message=r"optimize\(cleanup_older_than=0\)")
             table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
+        self._settled.pop(spec.name, None)
 
     @_writes
-    def refresh(self, spec: IndexSpec) -> None:
+    def refresh(self, spec: IndexSpec, *, lazy: bool = False) -> None:
         """Fold new rows into the indexes, creating them when first useful.
 
         Full-text and bitmap indexes exist from the first row. The vector index (IVF-HNSW-SQ)
@@ -287,9 +307,18 @@ class LanceIndex:
         search is fast enough (bench/README.md). A full optimize (compaction, index deltas)
         runs while a table is small or once a tenth of it is unindexed; until then new rows
         are searched exactly beside the index, which costs a few ms, while an optimize of a
-        100k-row table with a vector index takes tens of seconds.
+        100k-row table with a vector index takes tens of seconds; the small fragments they
+        came in are merged meanwhile (the indexes and the big fragments left as they are).
+
+        `lazy`, after a small write (a direct `add`): searches read the rows the indexes have
+        not folded in, so an optimize per write (50-250 ms below 50k rows) would buy nothing
+        but speed. Nothing happens until LAZY_FRAGMENTS fragments have piled up since this
+        process last compacted the table; then they are merged, and the rows folded into the
+        indexes once LAZY_UNINDEXED_ROWS (or a tenth of the table) wait outside them.
         """
         table = self.table(spec)
+        if lazy and spec.name in self._settled and self._piled_up(spec, table) < LAZY_FRAGMENTS:
+            return
         rows = table.count_rows()
         if rows == 0:
             return
@@ -300,12 +329,27 @@ class LanceIndex:
         for column in spec.filter_columns:
             if (column,) not in existing:
                 table.create_index(column, config=Bitmap())
-        if ("vector",) not in existing:
+        if spec.key_index and (spec.id_column,) not in existing:
+            table.create_index(spec.id_column, config=BTree())
+        if spec.vector_search and ("vector",) not in existing:
             vectors = table.count_rows("vector IS NOT NULL")
             if vectors >= self.vector_index_min_rows:
                 table.create_index("vector", config=HnswSq(distance_type="cosine",
                                                            num_partitions=max(1, vectors // 25_000)))
                 self._vector_indexed.add(spec.name)
-        unindexed = max((ix.num_unindexed_rows for ix in indexes), default=rows)
-        if rows < SMALL_TABLE_ROWS or unindexed > max(10_000, rows // 10):
+        unindexed = max((ix.num_unindexed_rows or 0 for ix in indexes), default=0)
+        if (rows < SMALL_TABLE_ROWS and not lazy) or unindexed > max(LAZY_UNINDEXED_ROWS if lazy else 10_000,
+                                                                     rows // 10):
             table.optimize(cleanup_older_than=timedelta(minutes=10))
+        else:
+            dataset = table.to_lance()
+            dataset.optimize.compact_files(target_rows_per_fragment=COMPACT_TARGET_ROWS)
+            if time.monotonic() - self._cleaned.get(spec.name, 0.0) > COMPACTED_KEPT.total_seconds():
+                dataset.cleanup_old_versions(older_than=COMPACTED_KEPT)
+                self._cleaned[spec.name] = time.monotonic()
+            table.checkout_latest()
+        self._settled[spec.name] = table.stats()["fragment_stats"]["num_fragments"]
+
+    def _piled_up(self, spec: IndexSpec, table: lancedb.table.Table) -> int:
+        """Fragments written since this process last compacted the table (reads the manifest only)."""
+        return table.stats()["fragment_stats"]["num_fragments"] - self._settled[spec.name]

@@ -54,6 +54,7 @@ class NewMemory:
     relations: dict[str, tuple[str, str, str, float]]  # relation id -> subject, predicate, object, confidence
     categories: list[str]
     retired_at: datetime | None = None  # superseded within the same unit of writes, at this time
+    embedded: bool = False  # written with its vector (the index's model): no embedding job
 
 
 @dataclass(frozen=True)
@@ -88,12 +89,15 @@ class MemoryWrites:
     # ------------------------------------------------------------------ writes
     def add(
         self, draft: MemoryDraft, *, links: tuple[LinkDraft, ...] = (), review: tuple[LinkDraft, ...] = (),
+        vector: np.ndarray | None = None,
     ) -> tuple[MemoryItem, bool]:
         """A memory with its decided relationships: `links` are applied (an UPDATES makes its target a
         past version, is_latest false and valid_to now, with a `supersedes` relation row; the others
         are link rows), `review` links wait in `review_queue` for a person; the draft's entities,
         relations and categories go with it (`graph.write_graph`). The same content the user already
-        holds (stored or added here) is returned instead (False) and nothing is written."""
+        holds (stored or added here) is returned instead (False) and nothing is written. A `vector`
+        (of the content, by the index's model: what generation computed to find its neighbours)
+        is written with the row, so the memory needs no embedding job."""
         scope = self._scope
         now = utcnow()
         content_hash = memory_content_hash(draft.content)
@@ -109,9 +113,12 @@ class MemoryWrites:
             salience=draft.salience, confidence=draft.confidence, is_latest=True, created_at=now, updated_at=now,
             valid_from=now, expires_at=draft.expires_at, observed_at=draft.observed_at or now,
             event_start_at=draft.event_start_at, event_end_at=draft.event_end_at, temporal_text=draft.temporal_text,
-            embedding_status="pending", metadata=json.loads(json.dumps(draft.metadata)))  # as DuckDB gives it back
-        new = NewMemory(memory, content_hash, draft, now, links, review, entities, relations, categories)
-        self._index.append(MEMORY_INDEX, columns([memory_row(scope, memory, content_hash)]))
+            embedding_status="pending" if vector is None else "done",
+            metadata=json.loads(json.dumps(draft.metadata)))  # as DuckDB gives it back
+        new = NewMemory(memory, content_hash, draft, now, links, review, entities, relations, categories,
+                        embedded=vector is not None)
+        self._index.append(MEMORY_INDEX, columns([memory_row(scope, memory, content_hash)]),
+                           None if vector is None else vector.reshape(1, -1))
         superseded = [link.target_id for link in links if link.type == "UPDATES"]
         for target in superseded:
             self._supersede(target, now)
@@ -182,8 +189,8 @@ class MemoryWrites:
 
     def search_ahead(self, vectors: list[np.ndarray], k: int) -> None:
         """Vector hits for what the pass will search, in one query: `vector_search` answers from them.
-        The writes here never change the vectors a search finds (a new memory waits for its vector
-        until the embedding worker); they only make stored memories past versions, dropped from the
+        The hits are of stored memories (the pass's own writes are the caller's to compare with:
+        `MemoryGenerator.written`); the writes make stored memories past versions, dropped from the
         hits, so each vector's search takes 2k hits."""
         where = lance_where(self._scope, "memories")
         found = self._index.vector_search_many(MEMORY_INDEX, vectors, where, 2 * k, ("active_until",))
@@ -252,7 +259,8 @@ def write_pass(
     """The DuckDB side of `MemoryWrites.flush`, in one transaction with set-based statements: the
     new memories (those superseded by a later one of the same unit already as past versions),
     reinforcements, EXTRACTED_FROM and decided links with what an UPDATES does to a stored target
-    (`superseded`), reviews, graph rows, embedding jobs, the commit."""
+    (`superseded`), reviews, graph rows, embedding jobs (of memories written without their vector), the
+    commit."""
     stamp, commit = list(scope.stamp().values()), pending.commit_id
     new = [op for op in ops if isinstance(op, NewMemory)]
     reinforced = [op for op in ops if isinstance(op, Reinforced)]
@@ -265,12 +273,12 @@ def write_pass(
             con, "memories",
             ["memory_id", *SCOPE_COLUMNS, "shared", "content", "content_hash", "kind", "salience",
              "confidence", "is_latest", "valid_from", "valid_to", "expires_at", "observed_at", "event_start_at",
-             "event_end_at", "temporal_text", "tier", "metadata", "embedding_status", "created_at", "updated_at",
-             "commit_id", "reinforcement"],
+             "event_end_at", "temporal_text", "tier", "metadata", "embedding_status", "embedding_model",
+             "created_at", "updated_at", "commit_id", "reinforcement"],
             [[m.id, *stamp, False, m.content, n.content_hash, m.kind, m.salience, m.confidence,
               m.is_latest, m.valid_from, m.valid_to, m.expires_at, m.observed_at, m.event_start_at, m.event_end_at,
-              m.temporal_text, "L0", json.dumps(n.draft.metadata), "pending", m.created_at, m.updated_at, commit,
-              counts.get(m.id, 0)] for n in new for m in (n.memory,)],
+              m.temporal_text, "L0", json.dumps(n.draft.metadata), m.embedding_status, model if n.embedded else None,
+              m.created_at, m.updated_at, commit, counts.get(m.id, 0)] for n in new for m in (n.memory,)],
         )
         pending.record("memories", "insert", [n.memory.id for n in new])
         written = {n.memory.id for n in new}
@@ -286,8 +294,9 @@ def write_pass(
                      [[f"rev_{uuid.uuid4().hex}", *stamp, n.memory.id, link.target_id, link.type,
                        link.confidence, link.reason, "open", n.at] for n in new for link in n.review])
         write_graph(con, scope, new, pending)
-        outbox.enqueue(con, [embed_job(model, scope, "memories", n.memory.id, n.content_hash) for n in new],
-                       [n.at for n in new])
+        waiting = [n for n in new if not n.embedded]
+        outbox.enqueue(con, [embed_job(model, scope, "memories", n.memory.id, n.content_hash) for n in waiting],
+                       [n.at for n in waiting])
         if new:
             fts.mark_dirty(con, fts.MEMORIES_FTS)
         if not pending.empty:

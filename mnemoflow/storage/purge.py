@@ -310,6 +310,7 @@ class Purge(Room):
                 f"SELECT content_hash FROM memories WHERE content_hash IN {wanted} UNION "
                 f"SELECT content_hash FROM chunks WHERE content_hash IN {wanted}").fetchall()}
         unused = [f"{self._index.model}:{h}" for h in sorted(hashes - held)]
+        self._recent.forget(unused)
         before = self._index.count(EMBEDDING_CACHE)
         for start in range(0, len(unused), LANCE_ID_BATCH):
             self._index.delete(EMBEDDING_CACHE, sql_in("cache_key", unused[start:start + LANCE_ID_BATCH]))

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import threading
 from datetime import datetime
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from mnemoflow.storage.connection import Database
 from mnemoflow.storage.lance_index import LanceIndex
 from mnemoflow.storage.scope import Scope
+
+if TYPE_CHECKING:
+    from mnemoflow.storage.vectors import RecentVectors
 
 Target = Literal["chunks", "memories", "summaries"]
 Bm25Engine = Literal["lancedb", "duckdb"]
@@ -18,6 +21,7 @@ Bm25Engine = Literal["lancedb", "duckdb"]
 class Room:
     _db: Database
     _index: LanceIndex
+    _recent: RecentVectors  # the vectors this process used last (storage/vectors.py)
     _bm25_engine: Bm25Engine
     _max_attempts: int
     _lease_s: float

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from mnemoflow.storage import batch, fts
-from mnemoflow.storage.lance_index import CHUNK_INDEX, INDEX_OF, MEMORY_INDEX, LanceIndex, sql_in
+from mnemoflow.storage.lance_index import CHUNK_INDEX, EMBEDDING_CACHE, INDEX_OF, MEMORY_INDEX, LanceIndex, sql_in
 from mnemoflow.storage.room import Room, Target
 from mnemoflow.storage.rows import epoch, lifecycle_sql
 from mnemoflow.storage.scope import Scope, lance_visible, visible
@@ -68,15 +68,22 @@ def mark_deleted(index: LanceIndex, chunks: list[str], memories: list[str]) -> N
 
 
 class Search(Room):
-    def refresh_search_indexes(self) -> None:
-        """After a batch of writes: fold new rows into LanceDB's indexes and rebuild the dirty
-        DuckDB FTS indexes (analysts' BM25), once per batch, never per row."""
-        now = utcnow()
-        with self._db.read() as con:
-            for spec in fts.FTS_SPECS:
-                fts.ensure_current(con, spec, now)
-            for index in INDEX_OF.values():
-                self._index.refresh(index)
+    def refresh_search_indexes(self, *, lazy: bool = False) -> None:
+        """After a batch of writes: fold new rows into LanceDB's indexes (and compact the vector
+        cache, whose lookups read every fragment) and rebuild the dirty DuckDB FTS indexes
+        (analysts' BM25), once per batch, never per row.
+
+        `lazy`, after a small write (a direct `add`): LanceDB only once writes have piled up
+        (`LanceIndex.refresh`); DuckDB FTS left dirty for the next batch, or for the next reader
+        that needs it (a DuckDB BM25 search, an analyst's `match_bm25` through `sql`), which
+        rebuilds it first. Searches see the write at once either way."""
+        if not lazy:
+            with self._db.read() as con:
+                now = utcnow()
+                for spec in fts.FTS_SPECS:
+                    fts.ensure_current(con, spec, now)
+        for index in (*INDEX_OF.values(), EMBEDDING_CACHE):
+            self._index.refresh(index, lazy=lazy)
 
     def rebuild_fts_index(self, target: Target) -> None:
         """Force a rebuild of the DuckDB FTS index (benchmarks measure what one costs)."""

@@ -40,7 +40,7 @@ from mnemoflow.storage.search import ChunkHit, Search, SearchHit
 from mnemoflow.storage.summaries import Summaries
 from mnemoflow.storage.topics import Topics
 from mnemoflow.storage.transfer import Transfer
-from mnemoflow.storage.vectors import EmbeddingInput, Vectors
+from mnemoflow.storage.vectors import EmbeddingInput, RecentVectors, Vectors
 from mnemoflow.storage.versions import Versions
 
 __all__ = ["ChunkHit", "EmbeddingInput", "MemoryWrites", "SearchHit", "Store", "Target", "memory_content_hash",
@@ -58,6 +58,7 @@ class Store(Documents, Memories, Versions, Transfer, Graph, Reviews, Keys, Vecto
     ) -> None:
         self._db = Database(con)
         self._index = index
+        self._recent = RecentVectors()
         self._bm25_engine = bm25_engine
         self._max_attempts = max_attempts
         self._lease_s = lease_s

@@ -4,10 +4,12 @@ which share the outbox's leases and attempts."""
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from cachetools import LRUCache
 
 from mnemoflow.models import TurnRecord
 from mnemoflow.storage import batch, outbox
@@ -30,6 +32,36 @@ from mnemoflow.timeutil import utcnow
 
 EMBED_JOB = "embed"
 GENERATE_JOB = "generate"
+RECENT_VECTORS = 10_000  # vectors a process keeps at hand (384-d: 15 MB)
+
+
+class RecentVectors:
+    """The vectors this process used last, by cache key: a direct `add` compares its candidates with
+    memories written moments before, whose vectors a LanceDB lookup would fetch again at the cost of
+    a search (~8 ms). Thread-safe: a server's requests and its outbox worker share it."""
+
+    def __init__(self, capacity: int = RECENT_VECTORS) -> None:
+        self._items: LRUCache[str, np.ndarray] = LRUCache(maxsize=capacity)
+        self._lock = threading.Lock()
+
+    def get(self, key: str) -> np.ndarray | None:
+        with self._lock:
+            return self._items.get(key)
+
+    def put(self, key: str, vector: np.ndarray) -> np.ndarray:
+        with self._lock:
+            self._items[key] = vector
+        return vector
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+    def forget(self, keys: list[str]) -> None:
+        """Content no row holds any more (a purge): its vectors go from memory as from the LanceDB cache."""
+        with self._lock:
+            for key in keys:
+                self._items.pop(key, None)
 
 
 @dataclass(frozen=True)
@@ -128,6 +160,7 @@ class Vectors(Room):
         Returns the rows queued."""
         for spec in (*INDEX_OF.values(), EMBEDDING_CACHE):
             self._index.drop(spec)
+        self._recent.clear()
         stamp = ", ".join(SCOPE_COLUMNS)
         with self._db.read() as con:
             scopes = con.execute(
@@ -167,21 +200,25 @@ class Vectors(Room):
         return len(chunks) + len(memories) + len(summaries)
 
     def cached_vectors(self, content_hashes: list[str]) -> dict[str, np.ndarray]:
-        """Vectors already computed by this model for these content hashes (content-addressed, no tenant data)."""
-        if not content_hashes:
-            return {}
-        keys = [f"{self._index.model}:{h}" for h in set(content_hashes)]
-        table = self._index.lookup(EMBEDDING_CACHE, sql_in("cache_key", keys), ["cache_key", "vector"], len(keys))
-        prefix = len(self._index.model) + 1
-        return {
-            key[prefix:]: np.asarray(vec, dtype=np.float32)
-            for key, vec in zip(table.column("cache_key").to_pylist(), table.column("vector").to_pylist())
-        }
+        """Vectors already computed by this model for these content hashes (content-addressed, no tenant
+        data): those this process used lately from memory, the others from the LanceDB cache."""
+        model = self._index.model
+        found = {h: v for h in set(content_hashes) if (v := self._recent.get(f"{model}:{h}")) is not None}
+        keys = [f"{model}:{h}" for h in set(content_hashes) - set(found)]
+        if keys:
+            # every row of each key: a key two writers cached at once is held twice (same vector)
+            table = self._index.lookup(EMBEDDING_CACHE, sql_in("cache_key", keys), ["cache_key", "vector"], None)
+            for key, vec in zip(table.column("cache_key").to_pylist(), table.column("vector").to_pylist()):
+                found[key[len(model) + 1:]] = self._recent.put(key, np.asarray(vec, dtype=np.float32))
+        return found
 
     def cache_vectors(self, content_hashes: list[str], vectors: np.ndarray) -> None:
-        self._index.upsert(
-            EMBEDDING_CACHE, {"cache_key": [f"{self._index.model}:{h}" for h in content_hashes]}, vectors
-        )
+        """Cache the vectors of content `cached_vectors` found no vector for: appended, a third of an
+        upsert's cost (which looks every key up first)."""
+        keys = [f"{self._index.model}:{h}" for h in content_hashes]
+        self._index.append(EMBEDDING_CACHE, {"cache_key": keys}, vectors)
+        for key, vector in zip(keys, vectors):
+            self._recent.put(key, np.asarray(vector, dtype=np.float32))
 
     def store_embeddings(self, scope: Scope, target: Target, inputs: list[EmbeddingInput], vectors: np.ndarray) -> None:
         """Write vectors to LanceDB, then mark the DuckDB rows embedded and their jobs done."""

@@ -47,3 +47,13 @@ def test_every_table_and_view_is_documented(tmp_path: Path) -> None:
     documented = set(re.findall(r"^### (\w+)$", DOCS.read_text(), flags=re.M))
     assert names - documented == set(), "tables or views missing from docs/tables.md"
     assert documented - names == set(), "docs/tables.md names tables that do not exist"
+
+
+def test_an_analysts_bm25_sees_what_small_writes_added(tmp_path: Path) -> None:
+    """A direct add leaves the DuckDB FTS index to its next reader: `sql` rebuilds it first."""
+    with MemoryService(load_settings(tmp_path / "home")) as service:
+        bees = service.add_messages(ALEX, "Alex keeps bees on the roof of the depot", infer=False).results[0].id
+        honey = service.add_messages(ALEX, [{"role": "user", "content": "The honey harvest is in August"}]).results[0].id
+        found = service.sql("SELECT memory_id FROM (SELECT memory_id, fts_main_memories.match_bm25(memory_id, "
+                            "'honey bees') AS score FROM memories) WHERE score IS NOT NULL").rows
+        assert {r[0] for r in found} == {bees, honey}
