@@ -81,21 +81,22 @@ class MemoryGenerator:
         self._known_before: list[str] | None = None  # the scope's newest memories when this generator began
 
     def run(self, turns: Sequence[TurnView], sources: dict[str, tuple[str, ...]] | None = None,
-            *, only: set[str] | None = None) -> GenerationReport:
+            *, only: set[str] | None = None, completes: tuple[str, ...] = ()) -> GenerationReport:
         """Turns of one conversation, oldest first; `sources` maps a turn id to the chunk or document
         ids its memories are EXTRACTED_FROM. With `only`, just those turns are read (the others
         are context: the question a new answer answers). The run is one pass of writes: when it
-        fails, nothing of it is stored and the generator is as it was before it."""
+        fails, nothing of it is stored and the generator is as it was before it. The outbox jobs
+        `completes` are marked done in the pass's own transaction."""
         before = self._checkpoint()
         self.events = []
         try:
-            return self._run(turns, sources or {}, only)
+            return self._run(turns, sources or {}, only, completes)
         except BaseException:
             self.written, self._from_turn, self.report = before
             raise
 
     def _run(self, turns: Sequence[TurnView], sources: dict[str, tuple[str, ...]],
-             only: set[str] | None) -> GenerationReport:
+             only: set[str] | None, completes: tuple[str, ...]) -> GenerationReport:
         self._turns = {t.turn_id: t for t in turns}
         self._speakers = tuple(dict.fromkeys(  # the people of the conversation: names typed as persons
             t.speaker for t in turns if (t.role or "").lower() != "assistant" and t.speaker.lower() != "assistant"))
@@ -108,7 +109,7 @@ class MemoryGenerator:
             planned += [(position, context, c) for c in self.engine.generate(context) if c.should_store]
         # every candidate of the conversation embedded in one model call, then decided in order
         vectors = self._vectors({_key(c): c.content for _, _, c in planned})
-        with self.store.memory_writes(self.scope, actor=self.actor) as writes:
+        with self.store.memory_writes(self.scope, actor=self.actor, completes=completes) as writes:
             writes.search_ahead(list(vectors.values()), NEIGHBOURS_PER_SIGNAL)
             for position, context, candidate in planned:
                 self.report.candidates += 1

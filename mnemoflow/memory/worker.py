@@ -53,7 +53,6 @@ def drain_generation(
                     store.fail_jobs([job.job_key], f"{type(exc).__name__}: {exc}")
                     report.failed += 1
                 else:
-                    store.complete_jobs([job.job_key])
                     report.sessions += 1
                 done.add(job.job_key)
                 if on_progress:
@@ -66,7 +65,9 @@ def _generate_session(store: Store, generator: MemoryGenerator, scope: Scope, jo
     turns = [TurnView(turn_id=t.turn_id, session_id=t.session_id, speaker=t.speaker, text=t.text, ts=t.ts,
                       role=t.role) for t in store.session_turns(scope, job.payload["document_id"])]
     sources = {turn: tuple(chunks) for turn, chunks in store.turn_chunk_ids(scope, job.payload["session_id"]).items()}
-    generator.run(turns, sources, only=set(job.payload["turn_ids"]))
+    # the job is marked done in the transaction that writes the session's memories: a worker that
+    # dies after it never generates the session twice (reinforcing its own memories)
+    generator.run(turns, sources, only=set(job.payload["turn_ids"]), completes=(job.job_key,))
 
 
 def _tally(report: GenerationDrainReport, generator: MemoryGenerator) -> GenerationDrainReport:

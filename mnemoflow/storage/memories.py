@@ -41,14 +41,15 @@ class Memories(Room):
             return writes.reinforce(memory_id, sources)
 
     @contextmanager
-    def memory_writes(self, scope: Scope, *, actor: str) -> Iterator[MemoryWrites]:
+    def memory_writes(self, scope: Scope, *, actor: str, completes: tuple[str, ...] = ()) -> Iterator[MemoryWrites]:
         """Memory writes decided one after another (a generation pass), written together when the
-        block ends: one transaction, one commit. When the block fails none of them stays, in DuckDB
-        or in LanceDB."""
+        block ends: one transaction, one commit, which also marks the outbox jobs `completes` done
+        (the pass is their work: a process that dies after it never does them again). When the
+        block fails none of them stays, in DuckDB or in LanceDB."""
         writes = MemoryWrites(self, self._db, self._index, self._bm25_engine, scope, actor)
         try:
             yield writes
-            writes.flush()
+            writes.flush(completes)
         except BaseException:
             writes.discard()
             raise

@@ -3,6 +3,9 @@ a recall right after sees the memories), left to the worker with --no-wait, off 
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -91,3 +94,53 @@ def test_another_user_never_sees_the_generated_memories(service: MemoryService, 
 ])
 def test_questions_about_what_was_just_said(question: str, detail: bool) -> None:
     assert asks_for_detail(question) is detail
+
+
+DRAIN_AND_DIE_AFTER_FIRST_PASS = """
+import os, signal, sys
+from mnemoflow.config import load_settings
+from mnemoflow.service import MemoryService
+from mnemoflow.storage.memory_writes import MemoryWrites
+
+written = MemoryWrites.flush
+
+def flush_then_die(self, *args, **kwargs):
+    written(self, *args, **kwargs)
+    os.kill(os.getpid(), signal.SIGKILL)  # the first session's pass is written; the process dies
+
+MemoryWrites.flush = flush_then_die
+MemoryService(load_settings(sys.argv[1])).drain()
+"""
+
+
+def _generated(service: MemoryService) -> list[tuple]:
+    memories = service.store.list_memories(SCOPE, limit=1000, include_inactive=True)
+    rows = service.store.sql("SELECT memory_id, reinforcement FROM memories")[1]
+    reinforced = dict(rows)
+    links = service.store.sql("SELECT src, type, count(*) FROM memory_links GROUP BY ALL")[1]
+    by_src = {(src, kind): n for src, kind, n in links}
+    return sorted((m.content, m.is_latest, reinforced[m.id], sorted((k, n) for (s, k), n in by_src.items() if s == m.id))
+                  for m in memories)
+
+
+def test_a_worker_killed_after_a_session_was_written_never_generates_it_again(tmp_path: Path) -> None:
+    """Found by reading what the crash harness kills: the session's memories were written in one
+    transaction and its job marked done in the next, so a worker killed between the two read the
+    session again on restart and reinforced every memory it had just written. The job is now done
+    in the pass's own transaction: the result is the uninterrupted run's."""
+    transcript = write_transcript(tmp_path / "chat.jsonl", TURNS)
+    with MemoryService(load_settings(tmp_path / "whole")) as service:
+        service.ingest(SCOPE, [transcript])
+        expected = _generated(service)
+
+    home = tmp_path / "killed"
+    with MemoryService(load_settings(home)) as service:
+        service.ingest(SCOPE, [transcript], wait=False)
+    child = subprocess.run([sys.executable, "-c", DRAIN_AND_DIE_AFTER_FIRST_PASS, str(home)], capture_output=True,
+                           text=True, timeout=300, check=False)
+    assert child.returncode == -signal.SIGKILL, child.stderr[-2000:]
+    with MemoryService(load_settings(home)) as service:
+        drained = service.drain()
+        assert drained.generation is not None and drained.generation.sessions == 1  # the other session only
+        assert _generated(service) == expected
+        assert service.outbox_counts() == {"done": len(service.store.sql("SELECT * FROM outbox")[1])}
