@@ -101,10 +101,14 @@ def write_corpus(folder: Path, *, documents: int = 6, sessions: int = 6, seed: i
         f"<html><head><title>Port bulletin</title></head><body><nav>Home | Bulletins</nav><h1>Port bulletin</h1>"
         f"<p>{_paragraph(rng, 3)}</p><h2>Readings</h2><ul>{items}</ul></body></html>")
     (folder / "survey.pdf").write_bytes(_pdf(rng, 3))
-    start = datetime.fromisoformat("2024-03-04T09:00:00+00:00")
-    turns = [t for n in range(sessions) for t in _session(rng, n, start + timedelta(days=7 * n))]
-    (folder / "chat.jsonl").write_text("".join(json.dumps(t) + "\n" for t in turns))
+    (folder / "chat.jsonl").write_text("".join(json.dumps(t) + "\n" for t in transcript(sessions, rng)))
     return folder.resolve()
+
+
+def transcript(sessions: int, rng: random.Random) -> list[dict]:
+    """Turns of `sessions` weekly conversations of one user, the same for the same draws."""
+    start = datetime.fromisoformat("2024-03-04T09:00:00+00:00")
+    return [t for n in range(sessions) for t in _session(rng, n, start + timedelta(days=7 * n))]
 
 
 # ---------------------------------------------------------------------- running the commands

@@ -79,6 +79,28 @@ class MemoryGenerator:
         self._speakers: tuple[str, ...] = ()
         self._from_turn: dict[str, list[str]] = {}  # turn id -> the memories it gave (new or reinforced)
         self._known_before: list[str] | None = None  # the scope's newest memories when this generator began
+        self._unembedded: set[str] = set()  # memories `resume` found waiting for their vectors
+
+    def resume(self) -> int:
+        """Take up what earlier generation in this scope wrote that a vector search cannot find yet
+        (its vectors wait for the embedding worker, which runs after generation): the memories of a
+        worker that died before embeddings ran, or of an earlier claim batch. `written` holds them as
+        if this generator had written them, so a later session is judged against what one
+        uninterrupted pass would judge it against; without them an UPDATES found by the vectors
+        alone is missed and the old memory stays current. Inferences (DERIVES) stay out, as they
+        stay out of `written`. Returns how many were taken up."""
+        waiting = self.store.unembedded_memories(self.scope)
+        self._unembedded = {m.id for m in waiting}
+        taken = [m for m in waiting if "derived_by" not in m.metadata and m.id not in self.written]
+        if not taken:
+            return 0
+        ids = {m.id for m in taken}
+        extends = {src: dst for src, dst, _ in self.store.linked_memories(self.scope, list(ids), ("EXTENDS",))
+                   if src in ids}
+        self._vectors({m.id: m.content for m in taken})
+        for m in taken:
+            self.written[m.id] = _Known(m, tuple(m.metadata.get("entities") or ()), extends.get(m.id))
+        return len(taken)
 
     def run(self, turns: Sequence[TurnView], sources: dict[str, tuple[str, ...]] | None = None,
             *, only: set[str] | None = None, completes: tuple[str, ...] = ()) -> GenerationReport:
@@ -154,10 +176,12 @@ class MemoryGenerator:
         return turn_context(turns, position, tuple(known))
 
     def _stored_before(self) -> list[str]:
-        """The scope's newest current memories when this generator first looked, oldest first."""
+        """The scope's newest current memories when this generator first looked, oldest first (those
+        `resume` found waiting are not before it: they are its own)."""
         if self._known_before is None:
-            newest = self.store.list_memories(self.scope, limit=KNOWN_MEMORIES)
-            self._known_before = [m.content for m in reversed(newest)]
+            newest = self.store.list_memories(self.scope, limit=KNOWN_MEMORIES + len(self._unembedded))
+            before = [m for m in newest if m.id not in self._unembedded][:KNOWN_MEMORIES]
+            self._known_before = [m.content for m in reversed(before)]
         return self._known_before
 
     # ------------------------------------------------------------------ neighbours and decision

@@ -97,6 +97,16 @@ class Memories(Room):
             ).fetchall()
         return [memory_item(r) for r in rows]
 
+    def unembedded_memories(self, scope: Scope) -> list[MemoryItem]:
+        """The user's memories waiting for their vector, oldest first: what a vector search cannot
+        find yet (memory generation bridges that gap itself, `MemoryGenerator.resume`)."""
+        mine, params = owned(scope)
+        with self._db.read() as con:
+            rows = con.execute(
+                f"SELECT {MEMORY_COLUMNS} FROM memories WHERE {mine} AND deleted_at IS NULL "
+                "AND embedding_status = 'pending' ORDER BY created_at, memory_id", params).fetchall()
+        return [memory_item(r) for r in rows]
+
     def matching_memory_ids(self, scope: Scope, where: Filter) -> list[str]:
         """Every current memory of the scope that `where` holds for (what a filtered search may return)."""
         sql, params = visible(scope, "m")
