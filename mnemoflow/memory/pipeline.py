@@ -85,23 +85,46 @@ class MemoryGenerator:
         self._speakers: tuple[str, ...] = ()
         self._from_turn: dict[str, list[str]] = {}  # turn id -> the memories it gave (new or reinforced)
         self._known_before: list[str] | None = None  # the scope's newest memories when this generator began
+        self._unembedded: set[str] = set()  # memories `resume` found waiting for their vectors
+
+    def resume(self) -> int:
+        """Take up what earlier generation in this scope wrote that a vector search cannot find yet
+        (its vectors wait for the embedding worker, which runs after generation): the memories of a
+        worker that died before embeddings ran, or of an earlier claim batch. `written` holds them as
+        if this generator had written them, so a later session is judged against what one
+        uninterrupted pass would judge it against; without them an UPDATES found by the vectors
+        alone is missed and the old memory stays current. Inferences (DERIVES) stay out, as they
+        stay out of `written`. Returns how many were taken up."""
+        waiting = self.store.unembedded_memories(self.scope)
+        self._unembedded = {m.id for m in waiting}
+        taken = [m for m in waiting if "derived_by" not in m.metadata and m.id not in self.written]
+        if not taken:
+            return 0
+        ids = {m.id for m in taken}
+        extends = {src: dst for src, dst, _ in self.store.linked_memories(self.scope, list(ids), ("EXTENDS",))
+                   if src in ids}
+        self._vectors({m.id: m.content for m in taken})
+        for m in taken:
+            self.written[m.id] = _Known(m, tuple(m.metadata.get("entities") or ()), extends.get(m.id))
+        return len(taken)
 
     def run(self, turns: Sequence[TurnView], sources: dict[str, tuple[str, ...]] | None = None,
-            *, only: set[str] | None = None) -> GenerationReport:
+            *, only: set[str] | None = None, completes: tuple[str, ...] = ()) -> GenerationReport:
         """Turns of one conversation, oldest first; `sources` maps a turn id to the chunk or document
         ids its memories are EXTRACTED_FROM. With `only`, just those turns are read (the others
         are context: the question a new answer answers). The run is one pass of writes: when it
-        fails, nothing of it is stored and the generator is as it was before it."""
+        fails, nothing of it is stored and the generator is as it was before it. The outbox jobs
+        `completes` are marked done in the pass's own transaction."""
         before = self._checkpoint()
         self.events = []
         try:
-            return self._run(turns, sources or {}, only)
+            return self._run(turns, sources or {}, only, completes)
         except BaseException:
             self.written, self._from_turn, self.report = before
             raise
 
     def _run(self, turns: Sequence[TurnView], sources: dict[str, tuple[str, ...]],
-             only: set[str] | None) -> GenerationReport:
+             only: set[str] | None, completes: tuple[str, ...]) -> GenerationReport:
         self._turns = {t.turn_id: t for t in turns}
         self._speakers = tuple(dict.fromkeys(  # the people of the conversation: names typed as persons
             t.speaker for t in turns if (t.role or "").lower() != "assistant" and t.speaker.lower() != "assistant"))
@@ -114,7 +137,7 @@ class MemoryGenerator:
             planned += [(position, context, c) for c in self.engine.generate(context) if c.should_store]
         # every candidate of the conversation embedded in one model call, then decided in order
         vectors = self._vectors({_key(c): c.content for _, _, c in planned})
-        with self.store.memory_writes(self.scope, actor=self.actor) as writes:
+        with self.store.memory_writes(self.scope, actor=self.actor, completes=completes) as writes:
             writes.search_ahead(list(vectors.values()), NEIGHBOURS_PER_SIGNAL)
             for position, context, candidate in planned:
                 self.report.candidates += 1
@@ -188,10 +211,12 @@ class MemoryGenerator:
         return relevant
 
     def _stored_before(self) -> list[str]:
-        """The scope's newest current memories when this generator first looked, oldest first."""
+        """The scope's newest current memories when this generator first looked, oldest first (those
+        `resume` found waiting are not before it: they are its own)."""
         if self._known_before is None:
-            newest = self.store.list_memories(self.scope, limit=KNOWN_MEMORIES)
-            self._known_before = [m.content for m in reversed(newest)]
+            newest = self.store.list_memories(self.scope, limit=KNOWN_MEMORIES + len(self._unembedded))
+            before = [m for m in newest if m.id not in self._unembedded][:KNOWN_MEMORIES]
+            self._known_before = [m.content for m in reversed(before)]
         return self._known_before
 
     # ------------------------------------------------------------------ neighbours and decision

@@ -42,18 +42,19 @@ def drain_generation(
             if any(job.attempts > 1 for job in group):  # a try that died mid-pass left its index rows behind
                 store.drop_unflushed_memories(scope)
             generator = MemoryGenerator(store, embedder, engine, scope, actor="generate")
+            try:
+                generator.resume()  # what an earlier pass wrote and the vector index cannot find yet
+            except EmbeddingUnavailableError as exc:
+                return _unavailable(store, [j for j in jobs if j.job_key not in done], exc, report, generator)
             for job in sorted(group, key=_session_order):
                 try:
                     _generate_session(store, generator, scope, job)
                 except EmbeddingUnavailableError as exc:
-                    store.release_jobs([j.job_key for j in jobs if j.job_key not in done], str(exc))
-                    report.unavailable = str(exc)
-                    return _tally(report, generator)
+                    return _unavailable(store, [j for j in jobs if j.job_key not in done], exc, report, generator)
                 except Exception as exc:  # a session-specific failure: count it against its job
                     store.fail_jobs([job.job_key], f"{type(exc).__name__}: {exc}")
                     report.failed += 1
                 else:
-                    store.complete_jobs([job.job_key])
                     report.sessions += 1
                 done.add(job.job_key)
                 if on_progress:
@@ -66,7 +67,17 @@ def _generate_session(store: Store, generator: MemoryGenerator, scope: Scope, jo
     turns = [TurnView(turn_id=t.turn_id, session_id=t.session_id, speaker=t.speaker, text=t.text, ts=t.ts,
                       role=t.role) for t in store.session_turns(scope, job.payload["document_id"])]
     sources = {turn: tuple(chunks) for turn, chunks in store.turn_chunk_ids(scope, job.payload["session_id"]).items()}
-    generator.run(turns, sources, only=set(job.payload["turn_ids"]))
+    # the job is marked done in the transaction that writes the session's memories: a worker that
+    # dies after it never generates the session twice (reinforcing its own memories)
+    generator.run(turns, sources, only=set(job.payload["turn_ids"]), completes=(job.job_key,))
+
+
+def _unavailable(store: Store, undone: list[Job], exc: EmbeddingUnavailableError, report: GenerationDrainReport,
+                 generator: MemoryGenerator) -> GenerationDrainReport:
+    """The embedder is down: the jobs not done go back untouched and the pass stops."""
+    store.release_jobs([j.job_key for j in undone], str(exc))
+    report.unavailable = str(exc)
+    return _tally(report, generator)
 
 
 def _tally(report: GenerationDrainReport, generator: MemoryGenerator) -> GenerationDrainReport:

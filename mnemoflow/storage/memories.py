@@ -41,14 +41,15 @@ class Memories(Room):
             return writes.reinforce(memory_id, sources)
 
     @contextmanager
-    def memory_writes(self, scope: Scope, *, actor: str) -> Iterator[MemoryWrites]:
+    def memory_writes(self, scope: Scope, *, actor: str, completes: tuple[str, ...] = ()) -> Iterator[MemoryWrites]:
         """Memory writes decided one after another (a generation pass), written together when the
-        block ends: one transaction, one commit. When the block fails none of them stays, in DuckDB
-        or in LanceDB."""
+        block ends: one transaction, one commit, which also marks the outbox jobs `completes` done
+        (the pass is their work: a process that dies after it never does them again). When the
+        block fails none of them stays, in DuckDB or in LanceDB."""
         writes = MemoryWrites(self, self._db, self._index, self._bm25_engine, scope, actor)
         try:
             yield writes
-            writes.flush()
+            writes.flush(completes)
         except BaseException:
             writes.discard()
             raise
@@ -94,6 +95,16 @@ class Memories(Room):
                 f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE {sql} ORDER BY created_at DESC, memory_id LIMIT ?",
                 [*params, limit],
             ).fetchall()
+        return [memory_item(r) for r in rows]
+
+    def unembedded_memories(self, scope: Scope) -> list[MemoryItem]:
+        """The user's memories waiting for their vector, oldest first: what a vector search cannot
+        find yet (memory generation bridges that gap itself, `MemoryGenerator.resume`)."""
+        mine, params = owned(scope)
+        with self._db.read() as con:
+            rows = con.execute(
+                f"SELECT {MEMORY_COLUMNS} FROM memories WHERE {mine} AND deleted_at IS NULL "
+                "AND embedding_status = 'pending' ORDER BY created_at, memory_id", params).fetchall()
         return [memory_item(r) for r in rows]
 
     def matching_memory_ids(self, scope: Scope, where: Filter) -> list[str]:

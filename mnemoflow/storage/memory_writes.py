@@ -136,15 +136,19 @@ class MemoryWrites:
         self._ops.append(Reinforced(memory_id, tuple(sources), utcnow()))
         return True
 
-    def flush(self) -> None:
-        """Write what is waiting in one transaction and one commit."""
+    def flush(self, completes: tuple[str, ...] = ()) -> None:
+        """Write what is waiting in one transaction and one commit, marking the outbox jobs
+        `completes` done in it."""
         if not self._ops:
+            if completes:
+                with self._db.tx() as con:
+                    outbox.complete(con, list(completes), utcnow())
             return
         inputs = [op.content_hash if isinstance(op, NewMemory) else
                   sha256_json({"reinforce": op.memory_id, "sources": op.sources}) for op in self._ops]
         pending = PendingCommit(self._scope.tenant_id, self._actor,
                                 inputs[0] if len(inputs) == 1 else sha256_json(inputs), _message(self._ops))
-        write_pass(self._db, self._index.model, self._scope, self._ops, self._superseded, pending)
+        write_pass(self._db, self._index.model, self._scope, self._ops, self._superseded, pending, completes)
         self._ops, self._new, self._superseded = [], {}, {}
 
     def discard(self) -> None:
@@ -254,13 +258,13 @@ def _link_rows(op: NewMemory | Reinforced) -> list[list[Any]]:
 
 def write_pass(
     db: Database, model: str, scope: Scope, ops: list[NewMemory | Reinforced], superseded: dict[str, datetime],
-    pending: PendingCommit,
+    pending: PendingCommit, completes: tuple[str, ...] = (),
 ) -> None:
     """The DuckDB side of `MemoryWrites.flush`, in one transaction with set-based statements: the
     new memories (those superseded by a later one of the same unit already as past versions),
     reinforcements, EXTRACTED_FROM and decided links with what an UPDATES does to a stored target
     (`superseded`), reviews, graph rows, embedding jobs (of memories written without their vector), the
-    commit."""
+    outbox jobs the pass completes, the commit."""
     stamp, commit = list(scope.stamp().values()), pending.commit_id
     new = [op for op in ops if isinstance(op, NewMemory)]
     reinforced = [op for op in ops if isinstance(op, Reinforced)]
@@ -297,6 +301,7 @@ def write_pass(
         waiting = [n for n in new if not n.embedded]
         outbox.enqueue(con, [embed_job(model, scope, "memories", n.memory.id, n.content_hash) for n in waiting],
                        [n.at for n in waiting])
+        outbox.complete(con, list(completes), utcnow())
         if new:
             fts.mark_dirty(con, fts.MEMORIES_FTS)
         if not pending.empty:

@@ -500,6 +500,13 @@ def _analyst_views(con: duckdb.DuckDBPyConnection) -> None:
     """)
 
 
+@migration("0009_outbox_lease_owner")
+def _outbox_lease_owner(con: duckdb.DuckDBPyConnection) -> None:
+    """Which process holds a job's lease (`outbox.worker_id`), so that a lease left by a process that
+    died is claimable at once instead of when it runs out."""
+    con.execute("ALTER TABLE outbox ADD COLUMN leased_by VARCHAR")
+
+
 def apply_migrations(con: duckdb.DuckDBPyConnection) -> list[str]:
     """Apply pending migrations in order; returns the names applied now."""
     con.execute(

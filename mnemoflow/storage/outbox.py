@@ -2,7 +2,10 @@
 rows it derives from.
 
 At least once, idempotent: job keys are unique, so enqueueing twice is a no-op; a claimed job is
-leased, and a lease that runs out makes it claimable again. A job that fails waits before its
+leased, and a lease that runs out makes it claimable again. A lease names the process that holds it
+(`worker_id`): DuckDB lets one process at a time write the file, so a lease held by another process
+than the one claiming was left by a process that died (or ended without letting go), and its jobs
+are claimable at once rather than when the lease runs out. A job that fails waits before its
 next attempt, twice as long each time (`fail`), and after its last attempt it is a dead
 letter (status `dead`, with its last error) until someone replays it.
 """
@@ -10,6 +13,8 @@ letter (status `dead`, with its last error) until someone replays it.
 from __future__ import annotations
 
 import json
+import os
+import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -18,6 +23,14 @@ import duckdb
 
 from mnemoflow.storage import batch
 from mnemoflow.storage.scope import SCOPE_COLUMNS, Scope, row_scope
+
+_WORKER_IDS: dict[int, str] = {}
+
+
+def worker_id() -> str:
+    """This process's name on the leases it holds: its pid and a random part (a pid is reused)."""
+    pid = os.getpid()
+    return _WORKER_IDS.setdefault(pid, f"{pid}-{uuid.uuid4().hex[:12]}")
 
 
 @dataclass(frozen=True)
@@ -52,19 +65,22 @@ def requeue(con: duckdb.DuckDBPyConnection, jobs: list[Job], now: datetime) -> N
 def claim(
     con: duckdb.DuckDBPyConnection, kind: str, limit: int, lease_s: float, now: datetime
 ) -> list[Job]:
-    """Lease up to `limit` pending jobs of `kind` whose lease is free and whose backoff has ended,
-    oldest first."""
+    """Lease up to `limit` pending jobs of `kind` whose backoff has ended and whose lease is free, ran
+    out, or was left by a process that is gone, oldest first. A job taken over from a dead process
+    keeps the attempt that process used (a retried generation job clears what that try left)."""
+    me = worker_id()
     rows = con.execute(
         f"""
-        UPDATE outbox SET attempts = attempts + 1, lease_until = ?, updated_at = ?
+        UPDATE outbox SET attempts = attempts + 1, lease_until = ?, leased_by = ?, updated_at = ?
         WHERE job_key IN (
             SELECT job_key FROM outbox
-            WHERE status = 'pending' AND kind = ? AND (lease_until IS NULL OR lease_until < ?)
+            WHERE status = 'pending' AND kind = ?
+              AND (lease_until IS NULL OR lease_until < ? OR leased_by IS DISTINCT FROM ?)
               AND (next_attempt_at IS NULL OR next_attempt_at <= ?)
             ORDER BY created_at, job_key LIMIT ?)
         RETURNING job_key, kind, payload, attempts, {", ".join(SCOPE_COLUMNS)}
         """,
-        [now + timedelta(seconds=lease_s), now, kind, now, now, limit],
+        [now + timedelta(seconds=lease_s), me, now, kind, now, me, now, limit],
     ).fetchall()
     return [Job(r[0], row_scope(r[4:]), r[1], json.loads(r[2]), r[3]) for r in rows]
 
@@ -73,8 +89,8 @@ def complete(con: duckdb.DuckDBPyConnection, keys: list[str], now: datetime) -> 
     if keys:
         with batch.id_set(con, keys) as ids:
             con.execute(
-                "UPDATE outbox SET status = 'done', lease_until = NULL, next_attempt_at = NULL, last_error = NULL, "
-                "updated_at = ? "
+                "UPDATE outbox SET status = 'done', lease_until = NULL, leased_by = NULL, next_attempt_at = NULL, "
+                "last_error = NULL, updated_at = ? "
                 f"WHERE job_key IN {ids}",
                 [now],
             )
@@ -90,7 +106,7 @@ def fail(
     if keys:
         with batch.id_set(con, keys) as ids:
             con.execute(
-                "UPDATE outbox SET lease_until = NULL, last_error = ?, updated_at = ?, "
+                "UPDATE outbox SET lease_until = NULL, leased_by = NULL, last_error = ?, updated_at = ?, "
                 "next_attempt_at = ? + to_microseconds(CAST(1000000 * least(?, ? * pow(2, greatest(attempts - 1, 0))) "
                 "AS BIGINT)), "
                 f"status = CASE WHEN attempts >= ? THEN 'dead' ELSE 'pending' END WHERE job_key IN {ids}",
@@ -103,7 +119,8 @@ def release(con: duckdb.DuckDBPyConnection, keys: list[str], error: str, now: da
     if keys:
         with batch.id_set(con, keys) as ids:
             con.execute(
-                "UPDATE outbox SET attempts = attempts - 1, lease_until = NULL, last_error = ?, updated_at = ? "
+                "UPDATE outbox SET attempts = attempts - 1, lease_until = NULL, leased_by = NULL, last_error = ?, "
+                "updated_at = ? "
                 f"WHERE job_key IN {ids}",
                 [error[:2000], now],
             )
@@ -120,5 +137,6 @@ def replay(con: duckdb.DuckDBPyConnection, keys: list[str], now: datetime) -> li
         return []
     with batch.id_set(con, keys) as ids:
         return [r[0] for r in con.execute(
-            "UPDATE outbox SET status = 'pending', attempts = 0, lease_until = NULL, next_attempt_at = NULL, "
+            "UPDATE outbox SET status = 'pending', attempts = 0, lease_until = NULL, leased_by = NULL, "
+            "next_attempt_at = NULL, "
             f"updated_at = ? WHERE job_key IN {ids} RETURNING job_key", [now]).fetchall()]

@@ -3,6 +3,11 @@ a recall right after sees the memories), left to the worker with --no-wait, off 
 
 from __future__ import annotations
 
+import json
+import random
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,6 +16,7 @@ from mnemoflow.config import load_settings
 from mnemoflow.memory.pipeline import asks_for_detail
 from mnemoflow.service import MemoryService
 from mnemoflow.storage import Scope
+from tests import crash_harness
 from tests.conftest import turn, write_transcript
 
 SCOPE = Scope("acme", "keisha")
@@ -91,3 +97,65 @@ def test_another_user_never_sees_the_generated_memories(service: MemoryService, 
 ])
 def test_questions_about_what_was_just_said(question: str, detail: bool) -> None:
     assert asks_for_detail(question) is detail
+
+
+KILLED_WORKER = """
+import os, signal, sys
+from mnemoflow.config import load_settings
+from mnemoflow.service import MemoryService
+from mnemoflow.storage.memory_writes import MemoryWrites
+
+home, where, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
+calls = []
+
+def die_at(method):
+    def call(self, *args, **kwargs):
+        calls.append(1)
+        if where == "search" and len(calls) == count:  # in the middle of a session's pass
+            os.kill(os.getpid(), signal.SIGKILL)
+        result = method(self, *args, **kwargs)
+        if where == "flush" and len(calls) == count:  # right after a session's pass was written
+            os.kill(os.getpid(), signal.SIGKILL)
+        return result
+    return call
+
+name = "bm25_search" if where == "search" else "flush"
+setattr(MemoryWrites, name, die_at(getattr(MemoryWrites, name)))
+MemoryService(load_settings(home)).drain()
+"""
+
+
+def _generated(service: MemoryService) -> list[tuple]:
+    """Every memory with its state, reinforcement and links (by type), named by content."""
+    reinforced = dict(service.store.sql("SELECT memory_id, reinforcement FROM memories")[1])
+    links = service.store.sql("SELECT src, type, count(*) FROM memory_links GROUP BY ALL")[1]
+    return sorted((m.content, m.is_latest, reinforced[m.id], sorted((kind, n) for src, kind, n in links if src == m.id))
+                  for m in service.store.list_memories(SCOPE, limit=1000, include_inactive=True))
+
+
+def test_a_worker_killed_in_generation_resumes_as_if_never_killed(tmp_path: Path) -> None:
+    """Found by the crash harness (tests/crash_harness.py), two defects, each killed into here:
+    - a worker killed in the middle of a session judged the later sessions, once restarted, without
+      the memories the dead one had written (not embedded yet, so no vector search finds them): an
+      UPDATES was missed and the old memory stayed current. The generator now resumes with them.
+    - a session's memories were written in one transaction and its job marked done in the next, so
+      a worker killed between the two read the session again and reinforced every memory it had
+      just written. The job is now done in the pass's own transaction.
+    Either way the result must be the uninterrupted run's."""
+    transcript = tmp_path / "chat.jsonl"
+    transcript.write_text("".join(json.dumps(t) + "\n" for t in crash_harness.transcript(10, random.Random(16))))
+    with MemoryService(load_settings(tmp_path / "whole")) as service:
+        service.ingest(SCOPE, [transcript])
+        expected = _generated(service)
+
+    home = tmp_path / "killed"
+    with MemoryService(load_settings(home)) as service:
+        service.ingest(SCOPE, [transcript], wait=False)
+    for where, count in (("search", 25), ("flush", 1)):
+        child = subprocess.run([sys.executable, "-c", KILLED_WORKER, str(home), where, str(count)],
+                               capture_output=True, text=True, timeout=300, check=False)
+        assert child.returncode == -signal.SIGKILL, child.stderr[-2000:]
+    with MemoryService(load_settings(home)) as service:
+        service.drain()
+        assert _generated(service) == expected
+        assert service.outbox_counts() == {"done": len(service.store.sql("SELECT * FROM outbox")[1])}

@@ -3,6 +3,9 @@ dead letter after its last attempt with its last error, and replay queues it aga
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
 from datetime import timedelta
 from pathlib import Path
 
@@ -104,3 +107,34 @@ def test_outbox_and_replay_commands(capsys: pytest.CaptureFixture[str], tmp_path
     assert code == 0 and "replayed 1 jobs" in out
     code, out, _ = run(capsys, "outbox", "--home", str(home))
     assert "embed: 1 pending" in out and "oldest pending job: waiting 2h" in out
+
+
+CLAIM_AND_DIE = """
+import os, signal, sys
+from mnemoflow.config import load_settings
+from mnemoflow.service import MemoryService
+service = MemoryService(load_settings(sys.argv[1]))
+assert len(service.store.claim_embedding_jobs(10)) == 1
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def test_a_lease_left_by_a_killed_process_is_claimable_at_once(tmp_path: Path) -> None:
+    """Found by the crash harness (tests/crash_harness.py): a worker killed in the middle of its jobs
+    left them leased for outbox_lease_s (300 s), and the next `mnemoflow worker` ended at once,
+    exit 0, with every memory of those sessions missing. DuckDB lets one process write the file,
+    so a lease of another process is one that died; this process's own leases still hold."""
+    home = tmp_path / "home"
+    with MemoryService(load_settings(home)) as service:
+        service.add(SCOPE, "Alex prefers the window seat on morning trains", wait=False)
+    child = subprocess.run([sys.executable, "-c", CLAIM_AND_DIE, str(home)], capture_output=True, text=True,
+                           timeout=120, check=False)
+    assert child.returncode == -signal.SIGKILL, child.stderr[-2000:]
+
+    with MemoryService(load_settings(home)) as service:
+        assert service.drain().embedded == 1  # at once, not when the dead process's lease runs out
+        assert _job(service)[1:3] == ("done", 2)  # its attempt counts
+        service.add(SCOPE, "Alex takes the 7:40 train on Mondays", wait=False)
+        assert len(service.store.claim_embedding_jobs(10)) == 1
+        with MemoryService(load_settings(home)) as same_process:
+            assert same_process.store.claim_embedding_jobs(10) == []
