@@ -108,7 +108,7 @@ def remember(
     if not turns:
         return []
     generator = MemoryGenerator(store, embedder, Statement(engine) if statement else engine, scope, actor=actor,
-                                metadata=metadata)
+                                metadata=metadata, with_vectors=True)
     generator.run(turns)
     return generator.events
 

@@ -71,11 +71,15 @@ class MemoryGenerator:
 
     def __init__(self, store: Store, embedder: Embedder, engine: GenerationEngine, scope: Scope,
                  *, actor: str = "generate", metadata: dict[str, Any] | None = None,
-                 context: MemoryContext | None = None) -> None:
+                 context: MemoryContext | None = None, with_vectors: bool = False) -> None:
         """`context`: which of the scope's memories each turn is drafted with, the most relevant to it
-        or the newest; the engine's own choice unless given (bench/generation_context.py measures both)."""
+        or the newest; the engine's own choice unless given (bench/generation_context.py measures both).
+        `with_vectors`: each memory is written with the vector its candidate was compared by, so it is
+        searchable when the run returns (a direct `add`); the worker's runs leave them to the embedding
+        worker, so that `resume` finds what a killed run wrote by its pending vectors."""
         self.store, self.embedder, self.engine, self.scope, self.actor = store, embedder, engine, scope, actor
         self.context = context or engine.memory_context
+        self.with_vectors = with_vectors
         self.metadata = metadata or {}  # the caller's, on every memory written (the run's own keys win)
         self.written: dict[str, _Known] = {}
         self.report = GenerationReport()
@@ -301,7 +305,7 @@ class MemoryGenerator:
         draft = _draft(candidate, cited, self._turns, turn_id, self._speakers)
         if self.metadata:
             draft = replace(draft, metadata={**self.metadata, **draft.metadata})
-        memory, created = writes.add(draft, links=links, review=review, vector=self._cache[_key(candidate)])
+        memory, created = writes.add(draft, links=links, review=review, vector=self._cache[_key(candidate)] if self.with_vectors else None)
         self._from_turn.setdefault(turn_id, []).append(memory.id)
         if not created:  # the same content already held (an exact repeat the hash caught)
             writes.reinforce(memory.id, cited)
