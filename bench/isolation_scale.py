@@ -37,6 +37,14 @@ from mnemoflow.eval.isolation_routes import (
 from mnemoflow.remote import connect
 
 
+def route_figures(report: IsolationReport, route: str) -> dict[str, float]:
+    """One route's totals over its paths, and its probes per second."""
+    paths = [c for where, c in report.paths.items() if where.startswith(route + ".")]
+    totals = {name: sum(getattr(c, name) for c in paths) for name in ("probes", "leaks", "unreached", "foreign")}
+    return {**totals, "seconds": round(report.seconds[route], 1),
+            "probes_per_s": round(totals["probes"] / report.seconds[route], 1)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--probes", type=int, default=10_000, help="All probes, the CLI's included.")
@@ -72,16 +80,11 @@ def main() -> None:
             check_intact(world, service, report)
     finally:
         shutil.rmtree(scratch)
-    routes = sorted({where.split(".")[0] for where in report.paths})
     figures = {
         "rows": report.rows, "seed": args.seed, "world_setup_s": round(setup_s, 1),
         "probes": report.probes, "leaks": report.total_leaks, "unreached": report.unreached,
-        "intact": asdict(report.intact),
-        "routes": {r: {"probes": sum(c.probes for w, c in report.paths.items() if w.startswith(r + ".")),
-                       "leaks": sum(c.leaks for w, c in report.paths.items() if w.startswith(r + ".")),
-                       "seconds": round(report.seconds[r], 1),
-                       "probes_per_s": round(sum(c.probes for w, c in report.paths.items() if w.startswith(r + "."))
-                                             / report.seconds[r], 1)} for r in routes},
+        "foreign": sum(c.foreign for c in report.paths.values()), "intact": asdict(report.intact),
+        "routes": {route: route_figures(report, route) for route in report.seconds},
         "paths": {w: asdict(c) for w, c in sorted(report.paths.items())},
         "levels": {lv: asdict(c) for lv, c in sorted(report.levels.items())},
         "leaked": report.leaked,

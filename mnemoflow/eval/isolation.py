@@ -180,6 +180,7 @@ class Counts:
     probes: int = 0
     leaks: int = 0
     unreached: int = 0
+    foreign: int = 0  # probes about a row of another tenant: over HTTP and MCP, one tenant's key asking
 
 
 @dataclass
@@ -205,11 +206,12 @@ class IsolationReport:
     def unreached(self) -> int:
         return sum(c.unreached for c in self.paths.values())
 
-    def count(self, where: str, scope: Scope, *, leaks: int = 0, unreached: int = 0) -> None:
+    def count(self, where: str, scope: Scope, about: Row | None = None, *, leaks: int = 0, unreached: int = 0) -> None:
         for counts in (self.paths.setdefault(where, Counts()), self.levels.setdefault(level(scope), Counts())):
             counts.probes += 1
             counts.leaks += leaks
             counts.unreached += unreached
+            counts.foreign += about is not None and about.owner.tenant_id != scope.tenant_id
 
     def leak(self, where: str, scope: Scope, what: str) -> None:
         if len(self.leaked) < 50:
@@ -242,21 +244,20 @@ def _probe_once(world: World, where: str, path: Question, rng: random.Random, re
         allowed = path.allowed or owns_row
         target = rng.choice([r for r in rows if not allowed(scope, r)])
         done = path.call(scope, target)
-        report.count(where, scope, leaks=int(bool(done)))
+        report.count(where, scope, target, leaks=int(bool(done)))
         if done:
             report.leak(where, scope, f"changed {target.key} of {target.owner}")
         return
     mine = [r for r in rows if sees(scope, r)]
     target = rng.choice(mine) if mine and rng.random() < 0.35 else rng.choice(rows)
     if path.kind == "find":
-        reachable = sees(scope, target) and (target.kind == "memory" or path.documents)
-        _check_answer(world, where, scope, path.call(scope, f"filed under {target.code}"), report,
-                      target if reachable else None)
+        reach = sees(scope, target) and (target.kind == "memory" or path.documents)
+        _check_answer(world, where, scope, path.call(scope, f"filed under {target.code}"), report, target, reach)
         return
     expected = (path.allowed or sees)(scope, target)
     got = path.call(scope, target)
     leaked = got is not None and (not expected or target.code not in got)
-    report.count(where, scope, leaks=int(leaked), unreached=int(expected and got is None))
+    report.count(where, scope, target, leaks=int(leaked), unreached=int(expected and got is None))
     if leaked:
         report.leak(where, scope, f"got {target.key} of {target.owner}")
 
@@ -266,9 +267,9 @@ def owns_row(scope: Scope, row: Row) -> bool:
 
 
 def _check_answer(world: World, where: str, scope: Scope, texts: list[str], report: IsolationReport,
-                  reachable: Row | None = None, *, listing: bool = False) -> None:
-    """Every row an answer shows must be one the scope sees; the `reachable` row (or, for a listing,
-    every memory the scope sees) must be among them."""
+                  target: Row | None = None, reach: bool = False, *, listing: bool = False) -> None:
+    """Every row an answer shows must be one the scope sees; the target, where the scope may `reach`
+    it (or, for a listing, every memory the scope sees), must be among them."""
     known = world.by_code()
     shown: set[str] = set()
     leaks = 0
@@ -285,8 +286,8 @@ def _check_answer(world: World, where: str, scope: Scope, texts: list[str], repo
     if listing:
         missing = sum(1 for r in world.rows if r.kind == "memory" and sees(scope, r) and r.code not in shown)
     else:
-        missing = int(reachable is not None and reachable.code not in shown)
-    report.count(where, scope, leaks=leaks, unreached=missing)
+        missing = int(reach and target is not None and target.code not in shown)
+    report.count(where, scope, target, leaks=leaks, unreached=missing)
 
 
 def check_intact(world: World, service: MemoryService, report: IsolationReport) -> None:
