@@ -22,6 +22,31 @@ class Embedder(Protocol):
         ...
 
 
+SMALL_BATCH = 16  # up to this many texts run on the query's threads (see ThreadedEmbedder)
+
+
+class ThreadedEmbedder:
+    """The local model's thread choice, for either runtime: batches use every core; a single query,
+    or a handful of texts (a direct `add`'s messages or candidates), uses one thread, because on a
+    busy 2-core machine two threads wait on each other: a query's p95 goes from ~15 ms to ~200 ms
+    (bench/README.md), two sentences take ~300 ms instead of ~27. Subclasses encode."""
+
+    dim: int
+    _batch_threads: int
+    _query_threads: int
+
+    def _encode(self, texts: list[str], threads: int) -> np.ndarray:
+        raise NotImplementedError
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return self._encode(texts, self._query_threads if len(texts) <= SMALL_BATCH else self._batch_threads)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self._encode([text], self._query_threads)[0]
+
+
 def normalize(vectors: np.ndarray) -> np.ndarray:
     vectors = np.asarray(vectors, dtype=np.float32)
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)

