@@ -1,11 +1,13 @@
 """Direct `add` with inference (mem0's verb): messages per second through `Memory.add`, rule engine,
-beside the rule engine alone on the same messages (the ratio says what relationships, storage and
-vectors cost on top of reading), in wall and in CPU seconds (on a shared machine, other work slows
-the first only); the same messages kept verbatim (`infer=False`) for reference. Then an isolation
-probe: one memory in every scope of a grid of users, agents, runs and containers, and every scope's
-search and get_all checked against the documented rule (storage/scope.py); leaks are counted.
+one call at a time, each searchable when it returns, beside the rule engine alone on the same messages
+(the ratio says what relationships, storage and vectors cost on top of reading); the same messages
+kept verbatim (`infer=False`) beside the embedder alone embedding them call by call. In wall and in CPU
+seconds (on a shared machine, other work slows the first only: the load average is reported), the
+median of `--repeats` runs. Then an isolation probe: one memory in every scope of a grid of users,
+agents, runs and containers, and every scope's search and get_all checked against the documented
+rule (storage/scope.py); leaks are counted.
 
-    .venv/bin/python bench/add_throughput.py --messages 400 --per-call 2
+    .venv/bin/python bench/add_throughput.py --messages 400 --per-call 2 --repeats 3
 """
 
 from __future__ import annotations
@@ -13,7 +15,9 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import os
 import shutil
+import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -21,6 +25,8 @@ from pathlib import Path
 from common import LOCOMO, RESULTS, synthetic_turns
 
 from mnemoflow import Memory
+from mnemoflow.config import load_settings
+from mnemoflow.embedding import create_embedder
 from mnemoflow.memory.candidates import TurnView
 from mnemoflow.memory.pipeline import turn_context
 from mnemoflow.memory.rules import RuleEngine
@@ -53,18 +59,41 @@ def engine_alone(turns: list[dict]) -> float:
     return time.perf_counter() - t0
 
 
+def embedder_alone(home: Path, work: list[tuple[str, list[dict]]]) -> float:
+    """Seconds the configured embedder takes to embed each call's messages, call by call (what `add`
+    with `infer=False` must embed)."""
+    embedder = create_embedder(load_settings(home))
+    embedder.embed(["Warm-up: the model loads first."])
+    t0 = time.perf_counter()
+    for _, messages in work:
+        embedder.embed([m["content"] for m in messages])
+    return time.perf_counter() - t0
+
+
 def timed_adds(home: Path, work: list[tuple[str, list[dict]]], infer: bool) -> dict[str, float]:
+    """One `add` per call, in order, into a fresh store; with the rate over the first and the last fifth
+    of the calls (whether it holds as the store fills)."""
+    took: list[float] = []
     with Memory(home=home, tenant_id="bench") as m:
         m.add("Warm-up: the model and the tables load first.", user_id="warm-up", infer=infer)
         t0, c0 = time.perf_counter(), time.process_time()
         events = {"ADD": 0, "UPDATE": 0, "NONE": 0}
         for user, messages in work:
+            started = time.perf_counter()
             for event in m.add(messages, user_id=user, infer=infer).results:
                 events[event.event] += 1
+            took.append(time.perf_counter() - started)
         wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     count = sum(len(messages) for _, messages in work)
+    fifth = max(1, len(work) // 5)
+
+    def rate(calls: slice) -> float:
+        return round(sum(len(messages) for _, messages in work[calls]) / sum(took[calls]), 2)
+
     return {"messages": count, "wall_s": round(wall, 2), "cpu_s": round(cpu, 2),
-            "messages_per_s": round(count / wall, 2), "messages_per_cpu_s": round(count / cpu, 2), **events}
+            "messages_per_s": round(count / wall, 2), "messages_per_cpu_s": round(count / cpu, 2),
+            "first_fifth_messages_per_s": rate(slice(0, fifth)), "last_fifth_messages_per_s": rate(slice(-fifth, None)),
+            **events}
 
 
 def isolation_probe(home: Path) -> dict[str, int]:
@@ -87,25 +116,46 @@ def isolation_probe(home: Path) -> dict[str, int]:
     return {"scopes": len(grid), "probes": probes, "leaked_items": leaks}
 
 
+def median_run(runs: list[dict[str, float]]) -> dict[str, float | list[float]]:
+    """The median of each figure over the runs (events from the first: every run adds the same), and
+    every run's messages per second."""
+    figures = ("wall_s", "cpu_s", "messages_per_s", "messages_per_cpu_s", "first_fifth_messages_per_s",
+               "last_fifth_messages_per_s")
+    return {**runs[0], **{k: round(statistics.median(r[k] for r in runs), 2) for k in figures},
+            "runs_messages_per_s": [r["messages_per_s"] for r in runs]}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--messages", type=int, default=400)
     parser.add_argument("--per-call", type=int, default=2, help="Messages per add call (an exchange is 2).")
+    parser.add_argument("--repeats", type=int, default=3, help="Runs of each path; the report gives the median.")
     parser.add_argument("--locomo", type=Path, default=LOCOMO, help="The LoCoMo sample the corpus is built from.")
     args = parser.parse_args()
     turns = synthetic_turns(args.messages, locomo=args.locomo)
     work = calls(turns, args.per_call)
     scratch = Path(tempfile.mkdtemp(prefix="mnemoflow-bench-add-"))
+    load_before = os.getloadavg()[0]
     try:
-        inferred = timed_adds(scratch / "infer", work, infer=True)
-        verbatim = timed_adds(scratch / "verbatim", work, infer=False)
-        engine_s = engine_alone(turns)
+        runs: dict[str, list[dict[str, float]]] = {"infer": [], "verbatim": []}
+        engine, embedder = [], []
+        for n in range(args.repeats):
+            runs["infer"].append(timed_adds(scratch / f"infer-{n}", work, infer=True))
+            runs["verbatim"].append(timed_adds(scratch / f"verbatim-{n}", work, infer=False))
+            engine.append(len(turns) / engine_alone(turns))
+            embedder.append(len(turns) / embedder_alone(scratch / f"embedder-{n}", work))
         probe = isolation_probe(scratch / "probe")
     finally:
         shutil.rmtree(scratch)
-    report = {"per_call": args.per_call, "infer": inferred, "verbatim": verbatim,
-              "engine_alone": {"messages_per_s": round(len(turns) / engine_s, 1)},
-              "ratio_to_engine_alone": round(inferred["messages_per_s"] * engine_s / len(turns), 3),
+    inferred, verbatim = (median_run(runs[path]) for path in ("infer", "verbatim"))
+    engine_rate, embedder_rate = statistics.median(engine), statistics.median(embedder)
+    report = {"per_call": args.per_call, "repeats": args.repeats,
+              "load_average": [round(load_before, 2), round(os.getloadavg()[0], 2)],
+              "infer": inferred, "verbatim": verbatim,
+              "engine_alone": {"messages_per_s": round(engine_rate, 1)},
+              "embedder_alone": {"messages_per_s": round(embedder_rate, 1)},
+              "ratio_to_engine_alone": round(inferred["messages_per_s"] / engine_rate, 3),
+              "verbatim_ratio_to_embedder_alone": round(verbatim["messages_per_s"] / embedder_rate, 3),
               "isolation": probe}
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / f"add_throughput_{args.per_call}.json").write_text(json.dumps(report, indent=2))

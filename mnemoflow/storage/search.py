@@ -82,6 +82,7 @@ class Search(Room):
                 now = utcnow()
                 for spec in fts.FTS_SPECS:
                     fts.ensure_current(con, spec, now)
+            self.save_cached_vectors()  # type: ignore[attr-defined]
         for index in (*INDEX_OF.values(), EMBEDDING_CACHE):
             self._index.refresh(index, lazy=lazy)
 

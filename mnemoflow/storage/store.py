@@ -72,6 +72,7 @@ class Store(Documents, Memories, Versions, Transfer, Graph, Reviews, Keys, Vecto
 
     def close(self) -> None:
         self.flush_accesses()
+        self.save_cached_vectors()
         self._db.close()
 
     def __enter__(self) -> Store:

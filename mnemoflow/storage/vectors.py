@@ -33,35 +33,54 @@ from mnemoflow.timeutil import utcnow
 EMBED_JOB = "embed"
 GENERATE_JOB = "generate"
 RECENT_VECTORS = 10_000  # vectors a process keeps at hand (384-d: 15 MB)
+UNSAVED_VECTORS = 64  # new cache vectors held back until this many, then written to LanceDB at once
 
 
 class RecentVectors:
     """The vectors this process used last, by cache key: a direct `add` compares its candidates with
     memories written moments before, whose vectors a LanceDB lookup would fetch again at the cost of
-    a search (~8 ms). Thread-safe: a server's requests and its outbox worker share it."""
+    a search (~8 ms). New vectors wait here to be written to the LanceDB cache in one append
+    (`Vectors.save_cached_vectors`) instead of one per add: the cache is derived, so a process that
+    dies loses only the chance to reuse them. Thread-safe: a server's requests and its outbox worker
+    share it."""
 
     def __init__(self, capacity: int = RECENT_VECTORS) -> None:
         self._items: LRUCache[str, np.ndarray] = LRUCache(maxsize=capacity)
+        self._unsaved: dict[str, np.ndarray] = {}
         self._lock = threading.Lock()
 
     def get(self, key: str) -> np.ndarray | None:
         with self._lock:
-            return self._items.get(key)
+            found = self._items.get(key)
+            return self._unsaved.get(key) if found is None else found
 
-    def put(self, key: str, vector: np.ndarray) -> np.ndarray:
+    def put(self, key: str, vector: np.ndarray, *, unsaved: bool = False) -> np.ndarray:
         with self._lock:
             self._items[key] = vector
+            if unsaved:
+                self._unsaved[key] = vector
         return vector
+
+    def waiting(self) -> int:
+        with self._lock:
+            return len(self._unsaved)
+
+    def take_unsaved(self) -> dict[str, np.ndarray]:
+        with self._lock:
+            taken, self._unsaved = self._unsaved, {}
+        return taken
 
     def clear(self) -> None:
         with self._lock:
             self._items.clear()
+            self._unsaved.clear()
 
     def forget(self, keys: list[str]) -> None:
         """Content no row holds any more (a purge): its vectors go from memory as from the LanceDB cache."""
         with self._lock:
             for key in keys:
                 self._items.pop(key, None)
+                self._unsaved.pop(key, None)
 
 
 @dataclass(frozen=True)
@@ -213,12 +232,18 @@ class Vectors(Room):
         return found
 
     def cache_vectors(self, content_hashes: list[str], vectors: np.ndarray) -> None:
-        """Cache the vectors of content `cached_vectors` found no vector for: appended, a third of an
-        upsert's cost (which looks every key up first)."""
-        keys = [f"{self._index.model}:{h}" for h in content_hashes]
-        self._index.append(EMBEDDING_CACHE, {"cache_key": keys}, vectors)
-        for key, vector in zip(keys, vectors):
-            self._recent.put(key, np.asarray(vector, dtype=np.float32))
+        """Cache the vectors of content `cached_vectors` found no vector for: at hand at once, written
+        to LanceDB once UNSAVED_VECTORS wait (a batch's at once; a direct add's every few dozen calls)."""
+        for h, vector in zip(content_hashes, vectors):
+            self._recent.put(f"{self._index.model}:{h}", np.asarray(vector, dtype=np.float32), unsaved=True)
+        if self._recent.waiting() >= UNSAVED_VECTORS:
+            self.save_cached_vectors()
+
+    def save_cached_vectors(self) -> None:
+        """Write the cache vectors held back to LanceDB: appended, a third of an upsert's cost (which
+        looks every key up first)."""
+        if unsaved := self._recent.take_unsaved():
+            self._index.append(EMBEDDING_CACHE, {"cache_key": list(unsaved)}, np.stack(list(unsaved.values())))
 
     def store_embeddings(self, scope: Scope, target: Target, inputs: list[EmbeddingInput], vectors: np.ndarray) -> None:
         """Write vectors to LanceDB, then mark the DuckDB rows embedded and their jobs done."""
