@@ -39,7 +39,8 @@ def main() -> None:
     parser.add_argument("--per-trial", type=int, default=5, help="kills per home")
     parser.add_argument("--seed", type=int, default=16, help="draws the corpus and the kill moments")
     parser.add_argument("--documents", type=int, default=6, help="markdown notes in the corpus")
-    parser.add_argument("--sessions", type=int, default=6, help="conversations in the corpus's transcript")
+    parser.add_argument("--sessions", type=int, default=20, help="conversations in the corpus's transcript (memory "
+                        "generation's share of the worker's time)")
     parser.add_argument("--keep", action="store_true", help="keep every home (default: only those that fail)")
     args = parser.parse_args()
 
