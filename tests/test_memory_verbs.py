@@ -26,10 +26,9 @@ CHANGES = {  # a fact, then what is true now: each leaves one current memory and
     "a changed number": ("The Q3 marketing budget is $40,000", "The Q3 marketing budget was raised to $55,000"),
     "a changed count": ("The platform team has 5 engineers", "The platform team now has 8 engineers"),
     "a changed preference": ("Maya prefers tea in the morning", "Maya prefers coffee in the morning now"),
-    "a new phone number": pytest.param(
-        "Sam's phone number is 555-1234", "Sam's new phone number is 555-9876",
-        marks=pytest.mark.xfail(strict=True, reason="the rule engine's relations do not read 'new phone number' "
-                                                    "as the same slot as 'phone number' (memory/relations.py)")),
+    "a new phone number": ("Sam's phone number is 555-1234", "Sam's new phone number is 555-9876"),
+    "a new email address": ("Priya's email is priya@acme.io", "Priya's new email is p.shah@globex.com"),
+    "a current address": ("Tom's address is 12 Elm Street", "Tom's current address is 40 Oak Road"),
 }
 
 

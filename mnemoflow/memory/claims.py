@@ -48,6 +48,7 @@ one ones
 QUALIFIERS = frozenset("""
 always usually often generally typically mostly mainly normally mostly regularly daily weekly monthly
 every each morning evening night usual main favourite favorite currently
+new current latest updated
 """.split())
 # Units of time: "a month" is not what a statement is about.
 TIME_UNITS = frozenset({"second", "minute", "hour", "day", "week", "month", "year", "weekend", "time"})
@@ -176,7 +177,8 @@ _TOKEN_RE = re.compile(
     r"|(?P<time>\d{1,2}:\d{2}(?:\s?[ap]\.?m\.?)?|\d{1,2}\s?[ap]\.?m\.?(?![a-z]))"
     r"|(?P<isodate>\d{4}-\d{2}-\d{2})"
     r"|(?P<yearrange>(?:19|20)\d\d-(?:19|20)\d\d)"
-    r"|(?P<ident>\d+(?:-[\dA-Z]+)+)"
+    r"|(?P<ident>[\w.+-]+@[\w-]+(?:\.[\w-]+)+|https?://[^\s,;]+[^\s,;.!?)]|\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?(?!\.?\d)"
+    r"|\d+(?:-[\dA-Z]+)+)"
     r"|(?P<number>\d+(?:[.,]\d+)*(?:st|nd|rd|th)?(?:-[a-z]+)*)"
     r"|(?P<word>`[^`]+`|[A-Za-z][A-Za-z0-9&_+#]*(?:[.'\-][A-Za-z0-9&_+#]+)*(?:'s|’s|')?\.?)"
     r"|(?P<punct>[^\sA-Za-z0-9])",
