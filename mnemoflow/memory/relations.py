@@ -344,7 +344,21 @@ def _has(item: str, pool: frozenset[str] | set[str]) -> bool:
 def _subject_link(cand: Claim, old: Claim, cand_entities: frozenset[str], old_entities: frozenset[str]) -> bool:
     cand_pool = cand.anchors_with_source | cand_entities
     old_pool = old.anchors_with_source | old_entities
-    return bool(cand.subject and _has(cand.subject, old_pool) or old.subject and _has(old.subject, cand_pool))
+    return bool(cand.subject and _has(cand.subject, old_pool) or old.subject and _has(old.subject, cand_pool)
+                or _changed_thing(cand, old))
+
+
+def _changed_thing(cand: Claim, old: Claim) -> str | None:
+    """A change said of a thing ("we switched the frontend to Solid") is about the thing, whoever made
+    it: its attribute is the one another statement about the same thing gave ("Omar builds the
+    frontend in React"), when that statement names a value the change does not keep."""
+    if cand.change != "strong" or not any(v.type == "name" and v.lead in ("to", "for") for v in cand.values):
+        return None
+    things = {a for a in cand.predicate_anchors if a not in cand.names and a not in TIME_UNITS
+              and a not in _QUALIFIER_STEMS and _has(a, old.predicate_anchors - old.names)}
+    replaced = [v for v in old.values if v.type == "name" and v.key != old.subject
+                and not _has(v.key, cand.names)]
+    return ", ".join(sorted(things)) if things and replaced else None
 
 
 def _sources(cand: Claim, old: Claim) -> str:

@@ -162,6 +162,26 @@ def test_change_markers_and_corrections_update(old: str, new: str) -> None:
     assert decision.confidence >= 0.85
 
 
+@pytest.mark.parametrize(("old", "new"), [
+    ("Priya hosts the wiki on Confluence", "The team moved the wiki to Notion"),
+    ("Dmitri books the flights with Lufthansa", "We switched the flights to KLM"),
+])
+def test_a_change_said_of_a_thing_updates_what_anyone_said_of_it(old: str, new: str) -> None:
+    decision = judge(new, n("m1", old))
+    assert (decision.relation, decision.target_id) == ("UPDATES", "m1"), decision
+    assert decision.confidence >= 0.85
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("Priya hosts the wiki on Confluence", "The team moved the standup to Thursdays"),  # another thing
+    ("Omar builds the backend in Go", "We switched the frontend to Solid"),  # another thing
+    ("Priya hosts the wiki on Confluence", "Priya edits the wiki in Notion"),  # no change said
+])
+def test_a_thing_that_did_not_change_keeps_its_value(old: str, new: str) -> None:
+    decision = judge(new, n("m1", old))
+    assert decision.relation != "UPDATES" or decision.confidence < 0.85, decision
+
+
 def test_a_change_told_in_two_clauses_updates_the_slot_its_second_clause_names() -> None:
     old = n("m1", "Omar always takes coffee black", "preference", sim=0.72)
     decision = judge("Omar has switched to oat milk flat whites; black coffee upsets Omar's stomach now", old)
