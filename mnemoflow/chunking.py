@@ -44,7 +44,7 @@ def _make_chunk(document_id: str, ordinal: int, text: str, context: str | None, 
 
 
 # ---------------------------------------------------------------------- splitting under a cap
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])")
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])")
 
 
 def _hard_cuts(sentence: str, max_chars: int) -> list[str]:
@@ -76,7 +76,7 @@ def split_to_cap(text: str, max_tokens: int) -> list[str]:
         if len(paragraph) <= max_chars:
             pieces.append(paragraph)
             continue
-        for sentence in _SENTENCE_END.split(paragraph):
+        for sentence in SENTENCE_END.split(paragraph):
             pieces += _hard_cuts(sentence, max_chars)
     packed: list[str] = []
     for piece in pieces:

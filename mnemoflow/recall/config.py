@@ -108,13 +108,18 @@ class RecallConfig(BaseModel):
     profile_max_share: float = Field(
         0.25, gt=0, le=1, description="Profile lines packed first take at most this share of the budget.",
     )
+    excerpt_share: float = Field(
+        0.25, gt=0, le=1, description="A chunk longer than this share of the budget is shown as its sentences that "
+        "share most words with the query (excerpt.py), so one long passage cannot fill a small context; 1 turns "
+        "it off.",
+    )
     topic_boost: float = Field(
         0.0, ge=0, description="Memories of the query's topic (the one most of its top memories share) score "
         "x (1 + this); 0 turns the signal off.",
     )
 
 
-_PLAIN: dict = {"salience_weight": 0.0, "recency_weight": 0.0, "graph": False, "summaries": "off", "profile": "off"}
+_PLAIN: dict = {"excerpt_share": 1.0, "salience_weight": 0.0, "recency_weight": 0.0, "graph": False, "summaries": "off", "profile": "off"}
 
 PRESETS: dict[str, RecallConfig] = {
     # Measured on LoCoMo (bench/README.md): BM25 leads at the top ranks, the dense signal fills in.

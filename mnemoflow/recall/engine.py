@@ -35,6 +35,7 @@ from mnemoflow.models import MemoryItem, RecallItem, RecallResult, Summary
 from mnemoflow.recall import tree
 from mnemoflow.recall.citations import citations_of
 from mnemoflow.recall.config import RecallConfig, RecallFilters
+from mnemoflow.recall.excerpt import excerpt, terms
 from mnemoflow.recall.fusion import Fused, rrf
 from mnemoflow.recall.graph import Expansion, expand
 from mnemoflow.recall.intent import breadth
@@ -89,25 +90,32 @@ def _turn_keys(session_id: Any, turns: list[dict[str, Any]]) -> frozenset[TurnKe
     return frozenset((t.get("session_id", session_id), t["turn_id"]) for t in turns if t.get("turn_id"))
 
 
-def _chunk_candidate(hit: ChunkHit, fused: Fused, score: float, config: RecallConfig, named: set[str]) -> Candidate:
+def _chunk_candidate(hit: ChunkHit, fused: Fused, score: float, config: RecallConfig, named: set[str],
+                     focus: tuple[set[str], int]) -> Candidate:
+    """`focus`: the query's words, and the characters a chunk may take before it is shown as an excerpt."""
     scores = _signal_scores(fused)
     why = _why(fused)
+    text, cut = hit.text, excerpt(hit.text, *focus)
+    if cut is not None:
+        text = cut[0]
+        why += f"; shown as {cut[1]} of its {cut[2]} sentences, those nearest the query"
     turns = hit.locator.get("turns")
     if turns:
         first_ts = datetime.fromisoformat(turns[0]["ts"]) if turns[0].get("ts") else None
-        shows = _turn_keys(hit.locator.get("session_id"), turns)
+        # an excerpt does not show its turn word for word: a memory read from it is not a second copy
+        shows = _turn_keys(hit.locator.get("session_id"), turns) if cut is None else frozenset()
         if score < fused.score:
             scores["speaker_factor"] = config.speaker_factor
             why += f"; spoken by someone the query does not name ({', '.join(sorted(named))} named)"
         if config.group_sessions:
             header = f"[{day_label(first_ts)}]" if first_ts else f"[{hit.title}]"
-            return Candidate("chunk", hit.chunk_id, hit.text, score, scores, why, hit, group=hit.document_id,
+            return Candidate("chunk", hit.chunk_id, text, score, scores, why, hit, group=hit.document_id,
                              header=header, order=(first_ts or datetime.min, hit.chunk_id), shows=shows)
         when = session_time(first_ts) if first_ts else hit.title
-        return Candidate("chunk", hit.chunk_id, f"[{when}] {hit.text}", score, scores, why, hit, shows=shows)
+        return Candidate("chunk", hit.chunk_id, f"[{when}] {text}", score, scores, why, hit, shows=shows)
     path = hit.locator.get("heading_path") or []
     where = " > ".join([hit.title, *[p for p in path if p != hit.title]])
-    return Candidate("chunk", hit.chunk_id, hit.text, score, scores, why, hit, group=f"{hit.document_id}\x1f{where}",
+    return Candidate("chunk", hit.chunk_id, text, score, scores, why, hit, group=f"{hit.document_id}\x1f{where}",
                      header=f"[{where}]", order=(hit.locator.get("part", 0), hit.chunk_id))
 
 
@@ -358,8 +366,9 @@ def recall(
                                         "whole", int(token_budget * config.profile_max_share))
     after = tree.profile_candidates(store, scope, profile, query, 0.0, "room after the evidence", None
                                     ) if config.profile == "ranked" else []
+    focus = (terms(query), int(token_budget * config.excerpt_share * 4))
     candidates = chain(lead, (  # built lazily: packing stops looking once the budget is spent
-        _candidate(r, chunks, memories, summaries, notes, config, named) for r in ranked), after)
+        _candidate(r, chunks, memories, summaries, notes, config, named, focus) for r in ranked), after)
     packed = pack(candidates, token_budget, k, config.drop_restated_memories)
     items = [
         RecallItem(kind=c.kind, id=c.id, text=c.line, tokens=tokens_of(c.line), score=round(c.score, 6),
@@ -371,10 +380,10 @@ def recall(
 
 def _candidate(r: _Ranked, chunks: dict[str, ChunkHit], memories: dict[str, MemoryItem],
                summaries: dict[str, tuple[Summary, list[MemoryItem]]], notes: dict[str, str], config: RecallConfig,
-               named: set[str]) -> Candidate:
+               named: set[str], focus: tuple[set[str], int]) -> Candidate:
     target, item_id = r.key
     if target == "chunks":
-        return _chunk_candidate(chunks[item_id], r.fused, r.score, config, named)  # type: ignore[arg-type]
+        return _chunk_candidate(chunks[item_id], r.fused, r.score, config, named, focus)  # type: ignore[arg-type]
     if target == "summaries":
         summary, leaves = summaries[item_id]
         return tree.summary_candidate(summary, leaves, r.score, _signal_scores(r.fused), _why(r.fused))  # type: ignore[arg-type]

@@ -1,0 +1,53 @@
+"""A long passage shown as the part of it the query is about.
+
+Under a small budget one long chunk (a 240-token piece of an assistant's answer) takes half of a
+512-token context, and the short turn that holds the answer no longer fits. A chunk longer than its
+share of the budget is shown as its sentences that share most words with the query, in their own
+order, with `…` where sentences were left out; it still cites its turn or place. Words are compared
+as lower-case stems of five letters, without scikit-learn's English stop words.
+"""
+
+from __future__ import annotations
+
+import re
+
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+from mnemoflow.chunking import SENTENCE_END
+
+GAP = " … "
+_WORD = re.compile(r"[a-z0-9]+")
+_SPEAKER = re.compile(r"^[^\s:][^:\n]{0,40}: ")
+
+
+def terms(text: str) -> set[str]:
+    """The content words of `text`, as stems (their first five letters)."""
+    return {w[:5] for w in _WORD.findall(text.lower()) if len(w) > 2 and w not in ENGLISH_STOP_WORDS}
+
+
+def excerpt(text: str, query_terms: set[str], max_chars: int) -> tuple[str, int, int] | None:
+    """`text` cut to at most `max_chars`: its sentences with the most query words first, then those
+    nearest the best one. Returns (excerpt, sentences kept, sentences in all), or None if it fits."""
+    if len(text) <= max_chars:
+        return None
+    speaker = _SPEAKER.match(text)
+    prefix = speaker.group(0) if speaker else ""
+    sentences = [s for s in SENTENCE_END.split(text[len(prefix):].strip()) if s]
+    scores = [len(terms(s) & query_terms) for s in sentences]
+    best = max(range(len(sentences)), key=lambda i: (scores[i], -i))
+    room = max_chars - len(prefix) - 2 * len(GAP)
+    kept: list[int] = []
+    for i in sorted(range(len(sentences)), key=lambda i: (-scores[i], abs(i - best), i)):
+        if sum(len(sentences[k]) + len(GAP) for k in kept) + len(sentences[i]) <= room:
+            kept.append(i)
+    if not kept:  # the best sentence alone is too long: its start
+        return prefix + sentences[best][: room - 1].rstrip() + "…", 1, len(sentences)
+    kept.sort()
+    parts = [GAP.strip() + " "] if kept[0] > 0 else []
+    for n, i in enumerate(kept):
+        if n:
+            parts.append(" " if i == kept[n - 1] + 1 else GAP)
+        parts.append(sentences[i])
+    if kept[-1] < len(sentences) - 1:
+        parts.append(" " + GAP.strip())
+    return prefix + "".join(parts), len(kept), len(sentences)
