@@ -29,6 +29,9 @@ CHANGES = {  # a fact, then what is true now: each leaves one current memory and
     "a new phone number": ("Sam's phone number is 555-1234", "Sam's new phone number is 555-9876"),
     "a new email address": ("Priya's email is priya@acme.io", "Priya's new email is p.shah@globex.com"),
     "a current address": ("Tom's address is 12 Elm Street", "Tom's current address is 40 Oak Road"),
+    "a tool moved to, with a possessive between": ("We use Jira for tickets",
+                                                   "We moved our tickets over to Linear last week"),
+    "a morning routine switched": ("I drink two espressos every morning", "I've switched to green tea in the mornings"),
 }
 
 

@@ -133,7 +133,7 @@ RESIDENCE = frozenset({"live", "liv", "mov", "reloc", "relocat", "based", "resid
 
 # change markers announced by the newer statement; "strong" ones name a change outright
 STRONG_CHANGE = (
-    r"no longer", r"any ?more", r"mov(?:ed|es|ing) (?:\w+ ){0,3}?(?:to|from|up|back)", r"dropped", r"left(?= (?-i:[A-Z]))", r"relocated", r"switched", r"changed",
+    r"no longer", r"any ?more", r"mov(?:ed|es|ing) (?:[\w']+ ){0,3}?(?:to|from|up|back)", r"dropped", r"left(?= (?-i:[A-Z]))", r"relocated", r"switched", r"changed",
     r"instead", r"rescheduled", r"postponed", r"pushed (?:back|to)", r"delayed", r"slipped",
     r"brought forward", r"stopped", r"gave up", r"quit", r"not .{1,40} after all", r"corrected",
     r"has been moved", r"was moved", r"was changed", r"updated to", r"sold", r"got rid of", r"gave away",

@@ -290,6 +290,10 @@ def _judge(cand: Claim, kind: str, cand_entities: frozenset[str], neighbour: Nei
         if alongside:  # "switched to oat milk flat whites; black coffee upsets Omar's stomach now"
             return Decision("UPDATES", nid, 0.86, f"change-marker: '{cand.change_text}' on {alongside}, "
                                                   f"said in the same change, vector {sim:.2f}")
+        occasion = _shared_occasion(cand, old) if cand.change == "strong" and sim is not None and sim >= 0.55 else None
+        if occasion:  # "switched to green tea in the mornings" / "two espressos every morning": one routine
+            return Decision("UPDATES", nid, 0.86, f"change-marker: '{cand.change_text}' on what is done each "
+                                                  f"{occasion}, vector {sim:.2f}")
         if cand.change == "strong" and sim is not None and sim >= 0.55:
             return Decision("UPDATES", nid, 0.7,
                             f"change-marker: '{cand.change_text}', same subject, vector {sim:.2f}, slot not named")
@@ -586,6 +590,16 @@ def _slot_link(cand: Claim, old: Claim, *, strong: bool) -> str | None:
         if shared_names:
             return ", ".join(sorted(shared_names))
     return None
+
+
+_OCCASIONS = frozenset(stem(w) for w in ("morning", "evening", "night"))  # times of day a routine is kept to
+
+
+def _shared_occasion(cand: Claim, old: Claim) -> str | None:
+    """A time of day both say a routine happens at ("every morning" / "in the mornings"): a qualifier
+    elsewhere (the morning standup is not the evening one), the slot of a habit that changed."""
+    shared = {s for s in cand.main_stems if s in _OCCASIONS and _has(s, old.main_stems)}
+    return ", ".join(sorted(shared)) or None
 
 
 def _slot_said_alongside(cand: Claim, old: Claim) -> str | None:
