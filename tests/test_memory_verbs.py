@@ -31,6 +31,7 @@ CHANGES = {  # a fact, then what is true now: each leaves one current memory and
     "a current address": ("Tom's address is 12 Elm Street", "Tom's current address is 40 Oak Road"),
     "a tool moved to, with a possessive between": ("We use Jira for tickets",
                                                    "We moved our tickets over to Linear last week"),
+    "an hour said without minutes": ("Our standup is at 9:30", "Standup is now at 10"),
     "a morning routine switched": ("I drink two espressos every morning", "I've switched to green tea in the mornings"),
 }
 

@@ -558,6 +558,11 @@ def _mark_values(tokens: list[Token], values: list[Value]) -> None:
             # "lists react 18.2": a dotted version after a lower-case name, as package files write it
             tok.role, tok.group = "value", len(values)
             values.append(Value("version", (tokens[i - 1].lower, tok.text), f"{tokens[i - 1].text} {tok.text}"))
+        elif tok.kind == "number" and re.fullmatch(r"\d{1,2}", tok.text) and int(tok.text) <= 24 and i > 0 \
+                and tokens[i - 1].lower == "at" and not (i + 1 < n and _is_content_word(tokens[i + 1])):
+            # "is now at 10": an hour said without minutes, compared with "at 9:30" as a clock time
+            tok.role, tok.group = "value", len(values)
+            values.append(Value("time", int(tok.text) * 60, tok.text))
         elif tok.kind == "number" or tok.kind == "word" and tok.lower.split("-")[0] in NUMBER_WORDS:
             head, *rest = tok.lower.split("-")
             if tok.kind == "word":

@@ -495,7 +495,11 @@ def _same_day(ruled_out: Value, old_value: Value) -> bool:
 
 def _same_thing(cand: Claim, old: Claim) -> bool:
     """Both claims are about one thing, not a person: "standup is at 9:00" / "Standup moves to 9:30",
-    "Mei's dentist ..." / "Mei's dentist ...". A thing's single time or date is its slot."""
+    "Mei's dentist ..." / "Mei's dentist ...", "Standup is now at 10" / "Sam's standup is at 9:30" (in one
+    scope, a thing named bare is the one named with its owner). A thing's single time or date is its slot."""
+    for bare, owned in ((cand, old), (old, cand)):
+        if bare.subject and bare.subject_head is None and bare.subject == owned.subject_head:
+            return True
     if not cand.subject or cand.subject != old.subject:
         return False
     if cand.subject_head or old.subject_head:
