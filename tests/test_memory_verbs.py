@@ -32,6 +32,7 @@ CHANGES = {  # a fact, then what is true now: each leaves one current memory and
     "a tool moved to, with a possessive between": ("We use Jira for tickets",
                                                    "We moved our tickets over to Linear last week"),
     "an hour said without minutes": ("Our standup is at 9:30", "Standup is now at 10"),
+    "a number raised by someone else": ("My rent is 1,200 a month", "My landlord raised the rent to 1,350"),
     "a morning routine switched": ("I drink two espressos every morning", "I've switched to green tea in the mornings"),
 }
 

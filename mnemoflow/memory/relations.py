@@ -227,7 +227,7 @@ def _judge(cand: Claim, kind: str, cand_entities: frozenset[str], neighbour: Nei
     sim = neighbour.vector_similarity
     if _other_person(cand, old):
         return None  # "Grace's sister ..." says nothing about Grace
-    if _other_thing(cand, old):
+    if _other_thing(cand, old) and not _changes_its_head(cand, old):
         # "Chen's return flight" against "Chen's flight": no value of one can replace a value of the
         # other; only detail can relate them
         return _extends(cand, old, kind, neighbour.kind, nid, sim, cand_entities, old_entities, same_thing=False)
@@ -575,10 +575,16 @@ def _shared(a: frozenset[str], b: frozenset[str]) -> set[str]:
     return {x for x in a if x not in TIME_UNITS and x not in _QUALIFIER_STEMS and _has(x, b)}
 
 
+_AMOUNTS = frozenset({"quantity", "money", "percent"})
+
+
 def _adds_content(cand: Claim, old: Claim) -> bool:
     new_names = {n for n in cand.main_names if not _has(n, old.names)}
     new_stems = {s for s in cand.main_stems if s not in _QUALIFIER_STEMS and not _has(s, old.stems)}
-    return bool(new_names or new_stems)
+    # "is up to 10 km now" against "runs 5 km": a new amount is new content
+    new_amounts = [v for v in cand.values if v.type in _AMOUNTS
+                   and not any(w.type == v.type and w.compatible(v) for w in old.values)]
+    return bool(new_names or new_stems or new_amounts)
 
 
 def _slot_link(cand: Claim, old: Claim, *, strong: bool) -> str | None:
@@ -763,6 +769,13 @@ def _other_thing(cand: Claim, old: Claim) -> bool:
         # "Tom's daily standup" is "Tom's standup"; "the daily standup" is not "the weekly standup"
         extra_here, extra_there = extra_here - _QUALIFIER_STEMS, extra_there - _QUALIFIER_STEMS
     return bool(extra_here or extra_there)
+
+
+def _changes_its_head(cand: Claim, old: Claim) -> bool:
+    """"Sam's landlord raised the rent to 1,350" changes "Sam's rent": the thing a strong change acts on
+    is the other statement's subject, whoever the change's own subject is."""
+    return cand.change == "strong" and old.subject_head is not None and old.subject_head != cand.subject_head \
+        and _has(old.subject_head, cand.main_stems)
 
 
 def _same_subject_phrase(cand: Claim, old: Claim) -> bool:

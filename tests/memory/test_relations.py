@@ -155,6 +155,11 @@ def test_same_slot_with_a_different_value_updates(old: str, new: str, why: str) 
     ("Eva uses Vim for everything", "Eva switched to Helix and no longer uses Vim"),
     ("Sam drinks green tea in the morning", "Sam now drinks black tea in the morning"),
     ("Lior is allergic to ibuprofen", "Lior is allergic to aspirin, not to ibuprofen"),
+    # a number raised or cut, whoever did it
+    ("Noor's rent is 1,200 a month", "Noor's landlord raised the rent to 1,350"),
+    ("Noor runs 5 km three times a week", "Noor is up to 10 km now"),
+    ("Noor's team has 8 people", "Noor's team is down to 6 people after the layoffs"),
+    ("Noor's standup is at 9:30", "Standup is now at 10"),  # an hour said bare, a thing named bare
 ])
 def test_change_markers_and_corrections_update(old: str, new: str) -> None:
     decision = judge(new, n("m1", old))
@@ -176,6 +181,8 @@ def test_a_change_said_of_a_thing_updates_what_anyone_said_of_it(old: str, new: 
     ("Priya hosts the wiki on Confluence", "The team moved the standup to Thursdays"),  # another thing
     ("Omar builds the backend in Go", "We switched the frontend to Solid"),  # another thing
     ("Priya hosts the wiki on Confluence", "Priya edits the wiki in Notion"),  # no change said
+    ("Noor's rent is 1,200 a month", "Noor is up to something with the landlord"),  # 'up to' no number
+    ("Noor's rent is 1,200 a month", "Noor's landlord raised the fence to 2 metres"),  # another thing raised
 ])
 def test_a_thing_that_did_not_change_keeps_its_value(old: str, new: str) -> None:
     decision = judge(new, n("m1", old))
