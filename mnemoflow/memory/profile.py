@@ -19,7 +19,7 @@ from datetime import datetime, timedelta
 
 import numpy as np
 
-from mnemoflow.memory.entities import categories_of
+from mnemoflow.memory.relate.entities import categories_of
 from mnemoflow.memory.summarize import SAME_SENTENCE
 from mnemoflow.models import MemoryItem, ProfileLine, ProfileSection
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mnemoflow.memory.followup import (
+from mnemoflow.memory.generate.followup import (
     destination,
     is_clause,
     is_going_without_place,

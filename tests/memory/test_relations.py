@@ -1,4 +1,4 @@
-"""The rule-based relationship classifier (`mnemoflow.memory.relations`) and DERIVES (`derive`).
+"""The rule-based relationship classifier (`mnemoflow.memory.relate.relations`) and DERIVES (`derive`).
 
 Two kinds of tests:
 
@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 
 from mnemoflow.eval.scenarios import Scenario, load_scenarios, memory_matches
-from mnemoflow.memory.claims import parse_claim
-from mnemoflow.memory.relations import (
+from mnemoflow.memory.relate.claims import parse_claim
+from mnemoflow.memory.relate.relations import (
     Decision,
     Derived,
     Neighbour,

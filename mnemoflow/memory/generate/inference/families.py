@@ -49,8 +49,8 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Protocol
 
-from mnemoflow.memory.claims import NUMBER_WORDS, DateValue, Value, parse_claim
-from mnemoflow.memory.temporal import MONTHS
+from mnemoflow.memory.relate.claims import NUMBER_WORDS, DateValue, Value, parse_claim
+from mnemoflow.memory.english.temporal import MONTHS
 
 
 class MemoryLike(Protocol):

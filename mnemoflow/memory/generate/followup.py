@@ -17,8 +17,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-from mnemoflow.memory.temporal import MONTHS, WEEKDAYS
-from mnemoflow.memory.verbs import (
+from mnemoflow.memory.english.temporal import MONTHS, WEEKDAYS
+from mnemoflow.memory.english.verbs import (
     AUXILIARIES,
     PAST_FORMS,
     SAME_IN_PAST,

@@ -21,7 +21,7 @@ never looks anything up, so it cannot relate memories of different tenants or us
 retrieval that feeds it is scoped (storage adds the scope predicates; see DESIGN.md, Tenancy).
 
 DERIVES (a memory inferred from two or more others) is a separate step: `derive` in
-`mnemoflow.memory.inference`, re-exported here.
+`mnemoflow.memory.generate.inference.families`, re-exported here.
 
 The rules, per neighbour, first match wins (`Decision.reason` starts with the rule's name):
 
@@ -77,7 +77,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Literal
 
-from mnemoflow.memory.claims import (
+from mnemoflow.memory.relate.claims import (
     ANTONYMS,
     CLEARED,
     FUNCTIONAL,
@@ -93,7 +93,7 @@ from mnemoflow.memory.claims import (
     same_stem,
     stem,
 )
-from mnemoflow.memory.inference import Derived, derive
+from mnemoflow.memory.generate.inference.families import Derived, derive
 from mnemoflow.models import MemoryKind
 
 Relation = Literal["new", "duplicate", "UPDATES", "EXTENDS", "CONFLICTS_WITH"]

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from datetime import date, datetime, timedelta
 
-from mnemoflow.memory.verbs import PAST_FORMS
+from mnemoflow.memory.english.verbs import PAST_FORMS
 
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
           "October", "November", "December")

@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
-from mnemoflow.memory.candidates import Candidate, GenerationContext, MemoryContext, TurnView
-from mnemoflow.memory.coref import (
+from mnemoflow.memory.generate.candidates import Candidate, GenerationContext, MemoryContext, TurnView
+from mnemoflow.memory.english.coref import (
     NOT_NAMES,
     Mention,
     Rewrite,
@@ -27,8 +27,8 @@ from mnemoflow.memory.coref import (
     possessive,
     rewrite_persons,
 )
-from mnemoflow.memory.direct import classify_kind
-from mnemoflow.memory.followup import (
+from mnemoflow.memory.generate.direct import classify_kind
+from mnemoflow.memory.generate.followup import (
     FollowUp,
     destination,
     is_clause,
@@ -37,11 +37,11 @@ from mnemoflow.memory.followup import (
     merge,
     with_destination,
 )
-from mnemoflow.memory.names import find_entities
-from mnemoflow.memory.sentences import split_clauses, split_sentences, strip_padding
-from mnemoflow.memory.smalltalk import is_advice, is_feeling, is_small_talk
-from mnemoflow.memory.temporal import MONTHS, Resolution, resolve_dates
-from mnemoflow.memory.verbs import PAST_FORMS, is_adverb, is_past
+from mnemoflow.memory.english.names import find_entities
+from mnemoflow.memory.english.sentences import split_clauses, split_sentences, strip_padding
+from mnemoflow.memory.english.smalltalk import is_advice, is_feeling, is_small_talk
+from mnemoflow.memory.english.temporal import MONTHS, Resolution, resolve_dates
+from mnemoflow.memory.english.verbs import PAST_FORMS, is_adverb, is_past
 from mnemoflow.models import MemoryKind
 from mnemoflow.scoring import fast_score
 

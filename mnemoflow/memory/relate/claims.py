@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from mnemoflow.memory import temporal, verbs
+from mnemoflow.memory.english import temporal, verbs
 
 # ---------------------------------------------------------------------------------------------
 # word lists
