@@ -22,14 +22,8 @@ import pytest
 
 from mnemoflow.eval.scenarios import Scenario, load_scenarios, memory_matches
 from mnemoflow.memory.relate.claims import parse_claim
-from mnemoflow.memory.relate.relations import (
-    Decision,
-    Derived,
-    Neighbour,
-    action,
-    classify,
-    derive,
-)
+from mnemoflow.memory.generate.inference.families import Derived, derive
+from mnemoflow.memory.relate.relations import Decision, Neighbour, action, classify
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "eval" / "scenarios"
 NOW = datetime(2024, 6, 1, 12, 0)

@@ -11,7 +11,8 @@ import pytest
 from mnemoflow.errors import BadInputError
 from mnemoflow.memory.generate.candidates import TurnView
 from mnemoflow.memory.generate.direct import draft_memory
-from mnemoflow.memory.relate.entities import categories_of, relation_triples, typed_entities
+from mnemoflow.memory.relate.entities import typed_entities
+from mnemoflow.memory.relate.triples import categories_of, relation_triples
 from mnemoflow.memory.english.names import find_entities
 from mnemoflow.memory.pipeline import MemoryGenerator
 from mnemoflow.memory.generate.rules import RuleEngine

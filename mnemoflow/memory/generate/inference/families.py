@@ -49,7 +49,9 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Protocol
 
-from mnemoflow.memory.relate.claims import NUMBER_WORDS, DateValue, Value, parse_claim
+from mnemoflow.memory.relate.claim_values import DateValue, Value
+from mnemoflow.memory.relate.claim_words import NUMBER_WORDS
+from mnemoflow.memory.relate.claims import parse_claim
 from mnemoflow.memory.english.temporal import MONTHS
 
 
