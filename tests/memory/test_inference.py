@@ -7,7 +7,8 @@ near miss that must derive nothing.
 
 from __future__ import annotations
 
-from mnemoflow.memory.generate.inference.families import Derived, derive
+from mnemoflow.memory.generate.inference.common import Derived
+from mnemoflow.memory.generate.inference.families import derive
 from tests.memory.test_relations import M, only
 
 

@@ -21,8 +21,9 @@ from pathlib import Path
 import pytest
 
 from mnemoflow.eval.scenarios import Scenario, load_scenarios, memory_matches
+from mnemoflow.memory.generate.inference.common import Derived
+from mnemoflow.memory.generate.inference.families import derive
 from mnemoflow.memory.relate.claims import parse_claim
-from mnemoflow.memory.generate.inference.families import Derived, derive
 from mnemoflow.memory.relate.relations import Decision, Neighbour, action, classify
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "eval" / "scenarios"
