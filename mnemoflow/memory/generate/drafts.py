@@ -18,13 +18,13 @@ from mnemoflow.memory.english.coref import (
     possessive,
     rewrite_persons,
 )
+from mnemoflow.memory.english.lexicon import MONTHS
 from mnemoflow.memory.english.sentences import (
     split_clauses,
     split_sentences,
     strip_padding,
 )
 from mnemoflow.memory.english.smalltalk import is_small_talk
-from mnemoflow.memory.english.temporal import MONTHS
 from mnemoflow.memory.english.verbs import PAST_FORMS, is_adverb, is_past
 from mnemoflow.memory.generate.candidates import TurnView
 from mnemoflow.memory.generate.followup import FollowUp, is_clause

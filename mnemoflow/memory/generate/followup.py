@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-from mnemoflow.memory.english.temporal import MONTHS, WEEKDAYS
+from mnemoflow.memory.english.lexicon import MONTHS, NUMBERS_TO_TWELVE, WEEKDAYS
 from mnemoflow.memory.english.verbs import (
     PAST_FORMS,
     SAME_IN_PAST,
@@ -72,7 +72,7 @@ _LOWER_FIRST = re.compile(
     r"some|my|our|his|her|their|hopefully|definitely|usually|always|never|almost|over|nearly|roughly)\b")
 _PREP_START = re.compile(r"^(in|on|at|to|with|for|from|by|next|last|this|tomorrow|today|tonight|yesterday|since|"
                          r"until|around|about|before|after|during|near)\b", re.I)
-_NUMBER_WORD = r"\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
+_NUMBER_WORD = r"\d+|" + "|".join(NUMBERS_TO_TWELVE)
 _GOING = re.compile(r"\b(?:go|goes|going|went|come|comes|coming|came|travel(?:s|ing|ling|ed|led)?|fly|flies|"
                     r"flying|flew|head(?:s|ing|ed)?)\b(?!\s+to\s+[a-z])", re.I)  # not "going to start"
 _DESTINATION = re.compile(r"\b(?:go(?:es|ing)?|went|com(?:e|es|ing)|came|travel\w*|fl(?:y|ies|ying|ew)|head\w*|trip|"

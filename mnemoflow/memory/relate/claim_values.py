@@ -10,10 +10,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from mnemoflow.memory.english.lexicon import MONTH_ABBREVIATIONS, MONTH_NUMBERS
 from mnemoflow.memory.relate.claim_words import (
     AMOUNT_ROLES,
-    MONTH_ABBREV,
-    MONTHS,
     NAME_CONNECTORS,
     NOT_NAMES,
     NUMBER_WORDS,
@@ -128,7 +127,7 @@ def _is_name_like(token: Token, first: bool) -> bool:
         return False
     t = token.text
     low = token.lower.rstrip(".")
-    if low in WEEKDAYS or low in MONTHS or (low.rstrip("s") in WEEKDAYS):
+    if low in WEEKDAYS or low in MONTH_NUMBERS or (low.rstrip("s") in WEEKDAYS):
         return False
     if t[0].isupper():
         if first and low in NOT_NAMES:
@@ -174,9 +173,9 @@ def _mark_dates(tokens: list[Token], values: list[Value]) -> None:
             y, m, d = (int(x) for x in t.text.split("-"))
             date, end = DateValue(y, m, d, part=part), i
         elif t.kind == "word" and (
-                t.lower in MONTHS and t.text[0].isupper()
-                or t.lower.rstrip(".") in MONTH_ABBREV and i + 1 < n and tokens[i + 1].kind == "number"):
-            month = MONTHS.get(t.lower) or MONTH_ABBREV[t.lower.rstrip(".")]
+                t.lower in MONTH_NUMBERS and t.text[0].isupper()
+                or t.lower.rstrip(".") in MONTH_ABBREVIATIONS and i + 1 < n and tokens[i + 1].kind == "number"):
+            month = MONTH_NUMBERS.get(t.lower) or MONTH_ABBREVIATIONS[t.lower.rstrip(".")]
             day = year = None
             end = i
             if i + 1 < n and tokens[i + 1].kind == "number":
@@ -196,12 +195,12 @@ def _mark_dates(tokens: list[Token], values: list[Value]) -> None:
             else:
                 date = DateValue(year, month, day, part=part)
         elif t.kind == "number" and re.fullmatch(r"\d{1,2}(st|nd|rd|th)?", t.text) and i + 1 < n and \
-                tokens[i + 1].lower in MONTHS and tokens[i + 1].text[0].isupper():
+                tokens[i + 1].lower in MONTH_NUMBERS and tokens[i + 1].text[0].isupper():
             day = int(re.match(r"\d+", t.text).group())
             end, year = i + 1, None
             if end + 1 < n and re.fullmatch(r"(19|20)\d\d", tokens[end + 1].text):
                 year, end = int(tokens[end + 1].text), end + 1
-            date = DateValue(year, MONTHS[tokens[i + 1].lower], day, part=part)
+            date = DateValue(year, MONTH_NUMBERS[tokens[i + 1].lower], day, part=part)
         elif t.kind == "word" and t.lower in SEASONS:
             j = i + 1
             if j < n and tokens[j].lower == "of":

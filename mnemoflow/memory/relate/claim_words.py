@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from mnemoflow.memory.english import temporal, verbs
+from mnemoflow.memory.english import lexicon, verbs
 
 STOPWORDS = frozenset("""
 a an the this that these those some any each all both either neither own such same other another
@@ -34,16 +34,13 @@ new current latest updated
 """.split())
 # Units of time: "a month" is not what a statement is about.
 TIME_UNITS = frozenset({"second", "minute", "hour", "day", "week", "month", "year", "weekend", "time"})
-MONTHS = {m.lower(): i + 1 for i, m in enumerate(temporal.MONTHS)}
-MONTH_ABBREV = temporal.MONTH_ABBREVIATIONS
 SEASONS = {"spring": (3, 4, 5), "summer": (6, 7, 8), "fall": (9, 10, 11), "autumn": (9, 10, 11),
            "winter": (12, 1, 2)}
-WEEKDAYS = frozenset(temporal.WEEKDAYS)
+WEEKDAYS = frozenset(lexicon.WEEKDAYS)
 ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
             "eighth": 8, "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12, "last": -1}
-NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-                "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20,
-                "thirty": 30, "forty": 40, "fifty": 50, "hundred": 100, "dozen": 12}
+NUMBER_WORDS = lexicon.NUMBERS_TO_TWELVE | {"fifteen": 15, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50,
+                                          "hundred": 100, "dozen": 12}
 # Capitalised words that start sentences but name nothing.
 NOT_NAMES = frozenset("""
 the a an every each all some any my our your his her their its this that these those when if after

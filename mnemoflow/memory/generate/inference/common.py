@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Protocol
 
-from mnemoflow.memory.english.temporal import MONTHS
+from mnemoflow.memory.english.lexicon import MONTHS
 from mnemoflow.memory.relate.claim_values import DateValue, Value
 from mnemoflow.memory.relate.claim_words import NUMBER_WORDS
 from mnemoflow.memory.relate.claims import parse_claim
