@@ -17,26 +17,12 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
-from mnemoflow.memory.english.coref import (
-    Mention,
-    find_mentions,
-    possessive,
-    rewrite_persons,
-)
+from mnemoflow.memory.english.coref import Mention, find_mentions, possessive, rewrite_persons
 from mnemoflow.memory.english.names import find_entities
-from mnemoflow.memory.english.sentences import (
-    split_clauses,
-    split_sentences,
-    strip_padding,
-)
+from mnemoflow.memory.english.sentences import split_clauses, split_sentences, strip_padding
 from mnemoflow.memory.english.smalltalk import is_advice, is_small_talk
 from mnemoflow.memory.english.temporal import resolve_dates
-from mnemoflow.memory.generate.candidates import (
-    Candidate,
-    GenerationContext,
-    MemoryContext,
-    TurnView,
-)
+from mnemoflow.memory.generate.candidates import Candidate, GenerationContext, MemoryContext, TurnView
 from mnemoflow.memory.generate.direct import classify_kind
 from mnemoflow.memory.generate.drafts import (
     _accepted,
@@ -56,7 +42,14 @@ from mnemoflow.memory.generate.drafts import (
     _told_in_asking,
     _with_subject,
 )
-from mnemoflow.memory.generate.followup import destination, is_clause, is_going_without_place, is_polar, merge, with_destination
+from mnemoflow.memory.generate.followup import (
+    destination,
+    is_clause,
+    is_going_without_place,
+    is_polar,
+    merge,
+    with_destination,
+)
 from mnemoflow.memory.generate.judge import (
     _ASKING,
     _INVITATION_TAIL,

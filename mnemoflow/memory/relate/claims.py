@@ -16,6 +16,9 @@ third person, see eval/scenarios/README.md):
 - change markers ("now", "moved to", "switched to", "no longer", "instead", "anymore", ...)
 - modality: a completed past event, a plan or goal, or neither
 - the main verb, which splits the subject from the predicate
+
+The tokens and typed values are read in `claim_values`, the word lists and the stemmer kept in
+`claim_words`; this module assembles the `Claim`.
 """
 
 from __future__ import annotations
