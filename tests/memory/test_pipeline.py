@@ -11,8 +11,8 @@ from mnemoflow.eval.scenario_run import run_scenario
 from mnemoflow.eval.scenario_scores import score_scenario
 from mnemoflow.eval.scenarios import load_scenario
 from mnemoflow.memory.generate.candidates import Candidate, GenerationContext, TurnView
-from mnemoflow.memory.pipeline import KNOWN_MEMORIES, MemoryGenerator
 from mnemoflow.memory.generate.rules import RuleEngine
+from mnemoflow.memory.pipeline import KNOWN_MEMORIES, MemoryGenerator
 from mnemoflow.service import MemoryService
 from mnemoflow.storage import Scope
 from mnemoflow.timeutil import utcnow

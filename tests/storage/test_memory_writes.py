@@ -16,8 +16,8 @@ from mnemoflow.errors import BadInputError
 from mnemoflow.memory import pipeline
 from mnemoflow.memory.generate.candidates import TurnView
 from mnemoflow.memory.generate.direct import draft_memory
-from mnemoflow.memory.pipeline import MemoryGenerator
 from mnemoflow.memory.generate.rules import RuleEngine
+from mnemoflow.memory.pipeline import MemoryGenerator
 from mnemoflow.models import LinkDraft
 from mnemoflow.service import MemoryService
 from mnemoflow.storage import Scope

@@ -21,7 +21,13 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from functools import lru_cache
 
-from mnemoflow.memory.english.lexicon import MONTH_ABBREVIATIONS, MONTH_NUMBERS, MONTHS, NUMBERS_TO_TWELVE, WEEKDAYS
+from mnemoflow.memory.english.lexicon import (
+    MONTH_ABBREVIATIONS,
+    MONTH_NUMBERS,
+    MONTHS,
+    NUMBERS_TO_TWELVE,
+    WEEKDAYS,
+)
 from mnemoflow.memory.english.verbs import PAST_FORMS
 
 _MONTH_NUMBER = MONTH_NUMBERS | MONTH_ABBREVIATIONS

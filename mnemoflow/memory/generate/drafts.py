@@ -11,9 +11,19 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from mnemoflow.memory.english.coref import NOT_NAMES, Mention, Rewrite, possessive, rewrite_persons
+from mnemoflow.memory.english.coref import (
+    NOT_NAMES,
+    Mention,
+    Rewrite,
+    possessive,
+    rewrite_persons,
+)
 from mnemoflow.memory.english.lexicon import MONTHS
-from mnemoflow.memory.english.sentences import split_clauses, split_sentences, strip_padding
+from mnemoflow.memory.english.sentences import (
+    split_clauses,
+    split_sentences,
+    strip_padding,
+)
 from mnemoflow.memory.english.smalltalk import is_small_talk
 from mnemoflow.memory.english.verbs import PAST_FORMS, is_adverb, is_past
 from mnemoflow.memory.generate.candidates import TurnView

@@ -18,7 +18,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from mnemoflow.memory.english.lexicon import MONTHS, NUMBERS_TO_TWELVE, WEEKDAYS
-from mnemoflow.memory.english.verbs import PAST_FORMS, SAME_IN_PAST, is_past, past, third_person
+from mnemoflow.memory.english.verbs import (
+    PAST_FORMS,
+    SAME_IN_PAST,
+    is_past,
+    past,
+    third_person,
+)
 from mnemoflow.memory.generate.questions import (
     _BE,
     _DO,

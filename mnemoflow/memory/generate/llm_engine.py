@@ -15,7 +15,13 @@ from typing import Any, get_args
 
 from pydantic import BaseModel, ValidationError, field_validator
 
-from mnemoflow.memory.generate.candidates import Candidate, GenerationContext, GenerationEngine, MemoryContext, TurnView
+from mnemoflow.memory.generate.candidates import (
+    Candidate,
+    GenerationContext,
+    GenerationEngine,
+    MemoryContext,
+    TurnView,
+)
 from mnemoflow.memory.generate.chat import ChatClient, ChatFailed
 from mnemoflow.memory.generate.judge import display_name
 from mnemoflow.models import MemoryKind

@@ -17,12 +17,26 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
-from mnemoflow.memory.english.coref import Mention, find_mentions, possessive, rewrite_persons
+from mnemoflow.memory.english.coref import (
+    Mention,
+    find_mentions,
+    possessive,
+    rewrite_persons,
+)
 from mnemoflow.memory.english.names import find_entities
-from mnemoflow.memory.english.sentences import split_clauses, split_sentences, strip_padding
+from mnemoflow.memory.english.sentences import (
+    split_clauses,
+    split_sentences,
+    strip_padding,
+)
 from mnemoflow.memory.english.smalltalk import is_advice, is_small_talk
 from mnemoflow.memory.english.temporal import resolve_dates
-from mnemoflow.memory.generate.candidates import Candidate, GenerationContext, MemoryContext, TurnView
+from mnemoflow.memory.generate.candidates import (
+    Candidate,
+    GenerationContext,
+    MemoryContext,
+    TurnView,
+)
 from mnemoflow.memory.generate.direct import classify_kind
 from mnemoflow.memory.generate.drafts import (
     _accepted,
