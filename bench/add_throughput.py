@@ -27,9 +27,9 @@ from common import LOCOMO, RESULTS, synthetic_turns
 from mnemoflow import Memory
 from mnemoflow.config import load_settings
 from mnemoflow.embedding import create_embedder
-from mnemoflow.memory.candidates import TurnView
+from mnemoflow.memory.generate.candidates import TurnView
 from mnemoflow.memory.pipeline import turn_context
-from mnemoflow.memory.rules import RuleEngine
+from mnemoflow.memory.generate.rules import RuleEngine
 from mnemoflow.timeutil import parse_timestamp
 
 

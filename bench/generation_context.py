@@ -26,9 +26,9 @@ from common import LOCOMO, RESULTS, locomo_rows
 
 from mnemoflow.config import load_settings
 from mnemoflow.eval.locomo import to_transcript
-from mnemoflow.memory.candidates import Candidate, GenerationContext, MemoryContext, TurnView
+from mnemoflow.memory.generate.candidates import Candidate, GenerationContext, MemoryContext, TurnView
 from mnemoflow.memory.pipeline import MemoryGenerator
-from mnemoflow.memory.rules import RuleEngine
+from mnemoflow.memory.generate.rules import RuleEngine
 from mnemoflow.service import MemoryService
 from mnemoflow.storage import Scope
 from mnemoflow.timeutil import parse_timestamp

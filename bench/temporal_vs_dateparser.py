@@ -1,4 +1,4 @@
-"""The relative-date resolver (`mnemoflow/memory/temporal.py`) beside dateparser, the maintained library
+"""The relative-date resolver (`mnemoflow/memory/english/temporal.py`) beside dateparser, the maintained library
 the issue names, on the same phrases and the same moment of speech.
 
 Two sets: the resolver's own test phrases (it was written against them, so they favour it) and
@@ -22,7 +22,7 @@ try:
 except ImportError:
     sys.exit("dateparser is not installed: .venv/bin/pip install dateparser==1.5.0")
 
-from mnemoflow.memory.temporal import resolve_dates
+from mnemoflow.memory.english.temporal import resolve_dates
 
 TESTS = Path(__file__).resolve().parent.parent / "tests" / "memory" / "test_temporal.py"
 NOWS = {"WED": datetime(2024, 5, 8, 10, 0), "DEC_20": datetime(2024, 12, 20, 9, 0), "JAN_31": datetime(2024, 1, 31, 9, 0)}

@@ -35,7 +35,7 @@ from mnemoflow.transfer import ImportReport, import_batch
 
 if TYPE_CHECKING:
     from mnemoflow.embedding import Embedder
-    from mnemoflow.memory.candidates import GenerationEngine
+    from mnemoflow.memory.generate.candidates import GenerationEngine
     from mnemoflow.storage import Store
 
 
@@ -72,7 +72,7 @@ class MemoryService:
         """The memory generation engine the settings name (the rule-based one offline)."""
         with self._opening:
             if self._engine is None:
-                from mnemoflow.memory.engines import generation_engine
+                from mnemoflow.memory.generate.engines import generation_engine
 
                 self._engine = generation_engine(self.settings)
             return self._engine
@@ -128,7 +128,7 @@ class MemoryService:
     ) -> tuple[MemoryItem, bool]:
         """Store one memory; `derived_from` names the chunks or documents it came from, so it is
         retired with them when they are gone at the source."""
-        from mnemoflow.memory.direct import draft_memory
+        from mnemoflow.memory.generate.direct import draft_memory
 
         draft = draft_memory(text, kind=kind, observed_at=observed_at, expires_at=expires_at, metadata=metadata,
                              derived_from=derived_from)
@@ -145,7 +145,7 @@ class MemoryService:
         """mem0's `add`: a statement or a conversation, read into memories the way an ingested
         conversation is (generation, then relationship classification), or with `infer=False` each
         message kept as written. Returns every memory touched with its event (ADD, UPDATE, NONE)."""
-        from mnemoflow.memory.messages import add_result, remember, touched, waiting_for_vectors
+        from mnemoflow.memory.generate.messages import add_result, remember, touched, waiting_for_vectors
 
         events = remember(self.store, self.embedder, self.engine, scope, messages, metadata=metadata, infer=infer,
                           embed=wait)
@@ -167,7 +167,7 @@ class MemoryService:
         """A new version of a memory that UPDATES its current one (the old stays in history); the
         same text again replaces only the metadata. Without `metadata`, the new version keeps the
         old one's (less what described where the old text came from)."""
-        from mnemoflow.memory.direct import draft_memory
+        from mnemoflow.memory.generate.direct import draft_memory
 
         if text is None and metadata is None:
             raise BadInputError("update needs the new text, new metadata, or both")

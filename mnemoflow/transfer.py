@@ -27,7 +27,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from mnemoflow.errors import BadInputError, ScopeError
-from mnemoflow.memory.direct import classify_kind
+from mnemoflow.memory.generate.direct import classify_kind
 from mnemoflow.scoring import fast_score
 from mnemoflow.storage.scope import Scope
 from mnemoflow.timeutil import naive_utc, utcnow

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from mnemoflow.config import load_settings
-from mnemoflow.memory.direct import draft_memory
+from mnemoflow.memory.generate.direct import draft_memory
 from mnemoflow.models import LinkDraft
 from mnemoflow.service import MemoryService
 from mnemoflow.storage import Scope

@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 from mnemoflow.api.http import create_app
 from mnemoflow.config import load_settings
 from mnemoflow.models import EntityRef, LinkDraft
-from mnemoflow.memory.direct import draft_memory
+from mnemoflow.memory.generate.direct import draft_memory
 from mnemoflow.service import MemoryService
 from mnemoflow.storage import Scope
 from mnemoflow.timeutil import utcnow

@@ -1,6 +1,6 @@
 """The rule-based fast score and kind classifier are features: measured on labelled examples."""
 
-from mnemoflow.memory.direct import classify_kind
+from mnemoflow.memory.generate.direct import classify_kind
 from mnemoflow.scoring import fast_score, matched_rules
 
 SALIENT = [

@@ -149,7 +149,7 @@ def eval_scenarios(
     from mnemoflow.eval.scenario_report import summary_table
     from mnemoflow.eval.scenario_run import run_scenarios
     from mnemoflow.eval.scenarios import load_scenarios, select_half
-    from mnemoflow.memory.rules import RuleEngine
+    from mnemoflow.memory.generate.rules import RuleEngine
     from mnemoflow.service import MemoryService
 
     if half not in ("tune", "check", "all"):

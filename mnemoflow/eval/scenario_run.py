@@ -20,7 +20,7 @@ from mnemoflow.eval.scenario_scores import (
     score_scenario,
 )
 from mnemoflow.eval.scenarios import Scenario
-from mnemoflow.memory.candidates import GenerationEngine
+from mnemoflow.memory.generate.candidates import GenerationEngine
 from mnemoflow.memory.worker import drain_generation
 from mnemoflow.service import MemoryService
 from mnemoflow.storage import Scope

@@ -21,7 +21,7 @@ from mnemoflow.ingest.conversations import land_conversations, process_landed_tu
 from mnemoflow.ingest.discover import discover
 from mnemoflow.ingest.documents import extract_document, ingest_documents, write_in_batches
 from mnemoflow.ingest.sync import source_scope, sync_source
-from mnemoflow.memory.candidates import GenerationEngine
+from mnemoflow.memory.generate.candidates import GenerationEngine
 from mnemoflow.memory.worker import drain_generation
 from mnemoflow.models import IngestErrorRecord
 from mnemoflow.progress import Progress, Quiet, Step, inline

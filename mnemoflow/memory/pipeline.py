@@ -29,10 +29,18 @@ import numpy as np
 from mnemoflow.embedding import Embedder
 from mnemoflow.embedding.base import normalize
 from mnemoflow.embedding.worker import vectors_by_hash
-from mnemoflow.memory.candidates import Candidate, GenerationContext, GenerationEngine, MemoryContext, TurnView
-from mnemoflow.memory.entities import categories_of, relation_triples, typed_entities
-from mnemoflow.memory.relations import Decision, Neighbour, action, classify, derive
-from mnemoflow.memory.sentences import strip_padding
+from mnemoflow.memory.english.sentences import strip_padding
+from mnemoflow.memory.generate.candidates import (
+    Candidate,
+    GenerationContext,
+    GenerationEngine,
+    MemoryContext,
+    TurnView,
+)
+from mnemoflow.memory.generate.inference.families import derive
+from mnemoflow.memory.relate.entities import typed_entities
+from mnemoflow.memory.relate.relations import Decision, Neighbour, action, classify
+from mnemoflow.memory.relate.triples import categories_of, relation_triples
 from mnemoflow.models import LinkDraft, MemoryDraft, MemoryItem, RelationDraft
 from mnemoflow.reports import GenerationReport
 from mnemoflow.scoring import fast_score

@@ -4,7 +4,7 @@ a dynamic one (what is going on now: plans, projects, recent changes and events)
 ordered by how plainly they state something stable, then by salience and repetition.
 
 Each memory is read for what it is about (the category taxonomy memory generation files memories
-under, `entities.categories_of`) and how it is said: a stable attribute ("lives in", "works as",
+under, `triples.categories_of`) and how it is said: a stable attribute ("lives in", "works as",
 "is allergic to") or something in motion ("is planning", "started", "next month"). A past episode
 is neither: it is evidence for recall, not a trait. Lines are one memory each; two memories that
 say the same thing (cosine similarity >= 0.9) make one line citing both.
@@ -19,7 +19,7 @@ from datetime import datetime, timedelta
 
 import numpy as np
 
-from mnemoflow.memory.entities import categories_of
+from mnemoflow.memory.relate.triples import categories_of
 from mnemoflow.memory.summarize import SAME_SENTENCE
 from mnemoflow.models import MemoryItem, ProfileLine, ProfileSection
 

@@ -24,7 +24,7 @@ import numpy as np
 from pydantic import BaseModel, ValidationError, field_validator
 
 from mnemoflow.embedding.base import normalize
-from mnemoflow.memory.chat import ChatClient, ChatFailed
+from mnemoflow.memory.generate.chat import ChatClient, ChatFailed
 
 MMR_LAMBDA = 0.7  # relevance against novelty; the value MMR is usually run with
 SALIENCE_WEIGHT = 0.5  # relevance x (1 + w * (salience - 0.5)): from 0.75x (salience 0) to 1.25x (salience 1)

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from mnemoflow.embedding.base import Embedder
 from mnemoflow.errors import EmbeddingUnavailableError
-from mnemoflow.memory.candidates import GenerationEngine, TurnView
+from mnemoflow.memory.generate.candidates import GenerationEngine, TurnView
 from mnemoflow.memory.pipeline import MemoryGenerator
 from mnemoflow.reports import GenerationDrainReport
 from mnemoflow.storage import Scope, Store

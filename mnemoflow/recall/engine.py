@@ -30,7 +30,7 @@ from typing import Any
 from mnemoflow.chunking import day_label
 from mnemoflow.embedding.base import Embedder
 from mnemoflow.errors import EmbeddingUnavailableError
-from mnemoflow.memory.entities import entity_id
+from mnemoflow.memory.relate.entities import entity_id
 from mnemoflow.models import MemoryItem, RecallItem, RecallResult, Summary
 from mnemoflow.recall import tree
 from mnemoflow.recall.citations import citations_of

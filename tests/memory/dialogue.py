@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
-from mnemoflow.memory.candidates import Candidate, GenerationContext, TurnView
+from mnemoflow.memory.generate.candidates import Candidate, GenerationContext, TurnView
+from mnemoflow.memory.generate.rules import RuleEngine
 from mnemoflow.memory.pipeline import turn_context
-from mnemoflow.memory.rules import RuleEngine
 
 Line = tuple[str, str] | tuple[str, str, str]  # (speaker, text) or (speaker, text, role)
 

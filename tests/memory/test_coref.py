@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mnemoflow.memory.coref import Mention, find_mentions, rewrite_persons
+from mnemoflow.memory.english.coref import Mention, find_mentions, rewrite_persons
 
 
 @pytest.mark.parametrize(("text", "expected"), [

@@ -6,8 +6,9 @@ import re
 
 import pytest
 
-from mnemoflow.memory.entities import categories_of, entity_id, relation_triples, slug, typed_entities
-from mnemoflow.memory.names import find_entities
+from mnemoflow.memory.relate.entities import entity_id, slug, typed_entities
+from mnemoflow.memory.relate.triples import categories_of, relation_triples
+from mnemoflow.memory.english.names import find_entities
 from mnemoflow.models import THIS_MEMORY
 
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from mnemoflow.memory.followup import (
+from mnemoflow.memory.generate.followup import (
     destination,
     is_clause,
     is_going_without_place,
     merge,
-    parse_question,
     with_destination,
 )
+from mnemoflow.memory.generate.questions import parse_question
 
 
 @pytest.mark.parametrize(("question", "wh", "aux", "subject", "rest"), [

@@ -1,4 +1,4 @@
-"""DERIVES (`mnemoflow.memory.inference.derive`) over the sentence shapes the rule engine writes.
+"""DERIVES (`mnemoflow.memory.generate.inference.families.derive`) over the sentence shapes the rule engine writes.
 
 tests/memory/test_relations.py covers each family's canonical wording; these cover the other shapes
 (possessives, a period given by an adjective, a speaker's fragment, a lead-in) and, for each, a
@@ -7,7 +7,8 @@ near miss that must derive nothing.
 
 from __future__ import annotations
 
-from mnemoflow.memory.inference import Derived, derive
+from mnemoflow.memory.generate.inference.common import Derived
+from mnemoflow.memory.generate.inference.families import derive
 from tests.memory.test_relations import M, only
 
 

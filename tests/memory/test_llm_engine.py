@@ -12,10 +12,10 @@ import pytest
 
 from mnemoflow.config import Settings
 from mnemoflow.errors import ConfigError
-from mnemoflow.memory.candidates import Candidate, GenerationContext
-from mnemoflow.memory.engines import generation_engine
-from mnemoflow.memory.llm_engine import LLMEngine
-from mnemoflow.memory.rules import RuleEngine
+from mnemoflow.memory.generate.candidates import Candidate, GenerationContext
+from mnemoflow.memory.generate.engines import generation_engine
+from mnemoflow.memory.generate.llm_engine import LLMEngine
+from mnemoflow.memory.generate.rules import RuleEngine
 from tests.llm_double import ChatDouble, Reply, candidates
 from tests.memory.dialogue import contexts
 from tests.loopback import free_port

@@ -10,9 +10,9 @@ import pytest
 from mnemoflow.eval.scenario_run import run_scenario
 from mnemoflow.eval.scenario_scores import score_scenario
 from mnemoflow.eval.scenarios import load_scenario
-from mnemoflow.memory.candidates import Candidate, GenerationContext, TurnView
+from mnemoflow.memory.generate.candidates import Candidate, GenerationContext, TurnView
+from mnemoflow.memory.generate.rules import RuleEngine
 from mnemoflow.memory.pipeline import KNOWN_MEMORIES, MemoryGenerator
-from mnemoflow.memory.rules import RuleEngine
 from mnemoflow.service import MemoryService
 from mnemoflow.storage import Scope
 from mnemoflow.timeutil import utcnow

@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 import pytest
 
 from mnemoflow.embedding.local import LocalEmbedder
-from mnemoflow.memory.direct import classify_kind
+from mnemoflow.memory.generate.direct import classify_kind
 from mnemoflow.memory.profile import ProfileMemory, build_profile
 from mnemoflow.models import MemoryItem
 

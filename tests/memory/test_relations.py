@@ -1,4 +1,4 @@
-"""The rule-based relationship classifier (`mnemoflow.memory.relations`) and DERIVES (`derive`).
+"""The rule-based relationship classifier (`mnemoflow.memory.relate.relations`) and DERIVES (`derive`).
 
 Two kinds of tests:
 
@@ -21,15 +21,10 @@ from pathlib import Path
 import pytest
 
 from mnemoflow.eval.scenarios import Scenario, load_scenarios, memory_matches
-from mnemoflow.memory.claims import parse_claim
-from mnemoflow.memory.relations import (
-    Decision,
-    Derived,
-    Neighbour,
-    action,
-    classify,
-    derive,
-)
+from mnemoflow.memory.generate.inference.common import Derived
+from mnemoflow.memory.generate.inference.families import derive
+from mnemoflow.memory.relate.claims import parse_claim
+from mnemoflow.memory.relate.relations import Decision, Neighbour, action, classify
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "eval" / "scenarios"
 NOW = datetime(2024, 6, 1, 12, 0)

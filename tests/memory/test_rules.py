@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mnemoflow.memory.candidates import GenerationEngine
-from mnemoflow.memory.rules import RuleEngine
+from mnemoflow.memory.generate.candidates import GenerationEngine
+from mnemoflow.memory.generate.rules import RuleEngine
 from tests.memory.dialogue import contexts, say, stored
 
 NOW = datetime(2024, 5, 8, 10, 0)  # a Wednesday

@@ -20,9 +20,9 @@ import pytest
 
 from mnemoflow.eval.scenario_scores import ProducedMemory, match_memories
 from mnemoflow.eval.scenarios import load_scenarios
-from mnemoflow.memory.candidates import TurnView
+from mnemoflow.memory.generate.candidates import TurnView
+from mnemoflow.memory.generate.rules import RuleEngine
 from mnemoflow.memory.pipeline import turn_context
-from mnemoflow.memory.rules import RuleEngine
 from tests.memory.dialogue import Line, stored
 
 SUITE = Path(__file__).resolve().parents[2] / "eval" / "scenarios"

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from mnemoflow.memory.followup import is_clause
-from mnemoflow.memory.names import find_entities
-from mnemoflow.memory.sentences import split_clauses, split_sentences, strip_padding
+from mnemoflow.memory.english.names import find_entities
+from mnemoflow.memory.english.sentences import (
+    split_clauses,
+    split_sentences,
+    strip_padding,
+)
+from mnemoflow.memory.generate.followup import is_clause
 
 
 def test_sentences_split_but_not_on_abbreviations_versions_or_list_numbers() -> None:

@@ -6,7 +6,7 @@ from datetime import datetime
 
 import pytest
 
-from mnemoflow.memory.temporal import resolve_dates
+from mnemoflow.memory.english.temporal import resolve_dates
 
 WED = datetime(2024, 5, 8, 10, 0)  # a Wednesday
 DEC_20 = datetime(2024, 12, 20, 9, 0)  # a Friday

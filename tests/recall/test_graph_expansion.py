@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from mnemoflow.config import load_settings
-from mnemoflow.memory.direct import draft_memory
+from mnemoflow.memory.generate.direct import draft_memory
 from mnemoflow.models import LinkDraft, MemoryItem
 from mnemoflow.recall import RecallConfig, RecallFilters, preset
 from mnemoflow.recall.engine import _rerank

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from mnemoflow.memory.direct import draft_memory
+from mnemoflow.memory.generate.direct import draft_memory
 from mnemoflow.models import EntityRef, MemoryItem
 from mnemoflow.recall import RecallConfig, RecallFilters
 from mnemoflow.recall.packing import Candidate, pack

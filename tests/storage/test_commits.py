@@ -4,7 +4,7 @@ import duckdb
 import pytest
 
 from mnemoflow.config import Settings
-from mnemoflow.memory.direct import draft_memory
+from mnemoflow.memory.generate.direct import draft_memory
 from mnemoflow.storage import Scope, open_store
 
 

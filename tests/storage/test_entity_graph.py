@@ -9,12 +9,13 @@ from datetime import datetime, timedelta
 import pytest
 
 from mnemoflow.errors import BadInputError
-from mnemoflow.memory.candidates import TurnView
-from mnemoflow.memory.direct import draft_memory
-from mnemoflow.memory.entities import categories_of, relation_triples, typed_entities
-from mnemoflow.memory.names import find_entities
+from mnemoflow.memory.generate.candidates import TurnView
+from mnemoflow.memory.generate.direct import draft_memory
+from mnemoflow.memory.relate.entities import typed_entities
+from mnemoflow.memory.relate.triples import categories_of, relation_triples
+from mnemoflow.memory.english.names import find_entities
 from mnemoflow.memory.pipeline import MemoryGenerator
-from mnemoflow.memory.rules import RuleEngine
+from mnemoflow.memory.generate.rules import RuleEngine
 from mnemoflow.models import THIS_MEMORY, EntityRef, LinkDraft, MemoryDraft, RelationDraft
 from mnemoflow.service import MemoryService
 from mnemoflow.storage import Scope

@@ -14,10 +14,10 @@ import pytest
 from mnemoflow.config import Settings, load_settings
 from mnemoflow.errors import BadInputError
 from mnemoflow.memory import pipeline
-from mnemoflow.memory.candidates import TurnView
-from mnemoflow.memory.direct import draft_memory
+from mnemoflow.memory.generate.candidates import TurnView
+from mnemoflow.memory.generate.direct import draft_memory
+from mnemoflow.memory.generate.rules import RuleEngine
 from mnemoflow.memory.pipeline import MemoryGenerator
-from mnemoflow.memory.rules import RuleEngine
 from mnemoflow.models import LinkDraft
 from mnemoflow.service import MemoryService
 from mnemoflow.storage import Scope
@@ -97,7 +97,7 @@ def test_index_rows_of_a_pass_that_died_are_dropped_before_a_retry(settings: Set
     died = subprocess.run([sys.executable, "-c", textwrap.dedent(f"""
         import os
         from mnemoflow.config import Settings, load_settings
-        from mnemoflow.memory.direct import draft_memory
+        from mnemoflow.memory.generate.direct import draft_memory
         from mnemoflow.service import MemoryService
         from mnemoflow.storage import Scope
         scope = Scope({SCOPE.tenant_id!r}, {SCOPE.user_id!r})

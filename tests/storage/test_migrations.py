@@ -22,7 +22,7 @@ def test_every_table_of_the_data_model_is_created_and_recorded(settings: Setting
 
 
 def test_reopening_applies_nothing_and_keeps_data(settings: Settings) -> None:
-    from mnemoflow.memory.direct import draft_memory
+    from mnemoflow.memory.generate.direct import draft_memory
     from mnemoflow.storage import Scope
 
     with open_store(settings) as store:

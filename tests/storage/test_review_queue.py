@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from mnemoflow.errors import BadInputError
-from mnemoflow.memory.direct import draft_memory
+from mnemoflow.memory.generate.direct import draft_memory
 from mnemoflow.models import LinkDraft, MemoryItem, ReviewItem
 from mnemoflow.service import MemoryService
 from mnemoflow.storage import Scope

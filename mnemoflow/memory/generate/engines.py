@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from mnemoflow.config import Settings
-from mnemoflow.memory.candidates import GenerationEngine
-from mnemoflow.memory.chat import chat_options
-from mnemoflow.memory.llm_engine import LLMEngine
-from mnemoflow.memory.rules import RuleEngine
+from mnemoflow.memory.generate.candidates import GenerationEngine
+from mnemoflow.memory.generate.chat import chat_options
+from mnemoflow.memory.generate.llm_engine import LLMEngine
+from mnemoflow.memory.generate.rules import RuleEngine
 
 
 def generation_engine(settings: Settings) -> GenerationEngine:

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from mnemoflow.memory.verbs import AUXILIARIES, PAST_FORMS, agree, is_adverb
+from mnemoflow.memory.english.verbs import AUXILIARIES, PAST_FORMS, agree, is_adverb
 
 _WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)*")
 # A quick test that `text` can name someone or something at all: a possessive, "adopted a", a capital

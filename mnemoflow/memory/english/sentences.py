@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Iterable
 from functools import lru_cache
 
-from mnemoflow.memory.names import find_entities
+from mnemoflow.memory.english.names import find_entities
 
 _ABBREVIATIONS = frozenset({"dr", "mr", "mrs", "ms", "st", "jr", "sr", "vs", "etc", "e.g", "i.e", "approx", "no",
                             "inc", "ltd", "co", "mt", "ft", "prof", "u.s", "a.m", "p.m"})

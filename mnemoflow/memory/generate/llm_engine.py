@@ -15,9 +15,15 @@ from typing import Any, get_args
 
 from pydantic import BaseModel, ValidationError, field_validator
 
-from mnemoflow.memory.candidates import Candidate, GenerationContext, GenerationEngine, MemoryContext, TurnView
-from mnemoflow.memory.chat import ChatClient, ChatFailed
-from mnemoflow.memory.rules import display_name
+from mnemoflow.memory.generate.candidates import (
+    Candidate,
+    GenerationContext,
+    GenerationEngine,
+    MemoryContext,
+    TurnView,
+)
+from mnemoflow.memory.generate.chat import ChatClient, ChatFailed
+from mnemoflow.memory.generate.judge import display_name
 from mnemoflow.models import MemoryKind
 
 _NULLABLE_DATE = {"type": ["string", "null"], "description": "YYYY-MM-DD, or null when no event time is stated."}

@@ -22,8 +22,13 @@ from mnemoflow.embedding import Embedder
 from mnemoflow.embedding.base import normalize
 from mnemoflow.embedding.worker import vectors_by_hash
 from mnemoflow.errors import BadInputError, EmbeddingUnavailableError
-from mnemoflow.memory.candidates import Candidate, GenerationContext, GenerationEngine, TurnView
-from mnemoflow.memory.direct import classify_kind, draft_memory
+from mnemoflow.memory.generate.candidates import (
+    Candidate,
+    GenerationContext,
+    GenerationEngine,
+    TurnView,
+)
+from mnemoflow.memory.generate.direct import classify_kind, draft_memory
 from mnemoflow.memory.pipeline import MemoryGenerator, WriteEvent
 from mnemoflow.models import MemoryItem
 from mnemoflow.results import AddResult, MemoryEvent, Message

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from mnemoflow.memory.coref import NOT_NAMES
+from mnemoflow.memory.english.coref import NOT_NAMES
 
 _TOKEN = re.compile(r"`[^`]+`|[A-Za-z][\w.+#&-]*(?:'s)?|\d[\w.]*|\S")
 _VERSION = re.compile(r"v?\d+(?:\.\d+)*[a-z]?")

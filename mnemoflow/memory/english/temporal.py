@@ -18,23 +18,23 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
 from datetime import date, datetime, timedelta
+from functools import lru_cache
 
-from mnemoflow.memory.verbs import PAST_FORMS
+from mnemoflow.memory.english.lexicon import (
+    MONTH_ABBREVIATIONS,
+    MONTH_NUMBERS,
+    MONTHS,
+    NUMBERS_TO_TWELVE,
+    WEEKDAYS,
+)
+from mnemoflow.memory.english.verbs import PAST_FORMS
 
-MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
-          "October", "November", "December")
-WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-MONTH_ABBREVIATIONS = {"jan": 1, "feb": 2, "mar": 3, "apr": 4, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9,
-                       "oct": 10, "nov": 11, "dec": 12}
-_MONTH_NUMBER = {m.lower(): i + 1 for i, m in enumerate(MONTHS)} | MONTH_ABBREVIATIONS
+_MONTH_NUMBER = MONTH_NUMBERS | MONTH_ABBREVIATIONS
 _FULL_MONTH = "|".join(m.lower() for m in MONTHS)
 _ANY_MONTH = _FULL_MONTH + "|sept|sep|jan|feb|mar|apr|jun|jul|aug|oct|nov|dec"
-_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-            "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a couple of": 2, "a couple": 2,
-            "couple of": 2}
-_NUM = r"\d{1,3}|a couple of|a couple|couple of|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
+_NUMBERS = {"a": 1, "an": 1} | NUMBERS_TO_TWELVE | {"a couple of": 2, "a couple": 2, "couple of": 2}
+_NUM = r"\d{1,3}|a couple of|a couple|couple of|an?|" + "|".join(NUMBERS_TO_TWELVE)
 _PREP = r"(?:\b(?P<prep>on|in|by|until|till|from|since|before|after|during|for|at|over|through)\s+)?"
 _PART = r"(?:\s+(?P<part>morning|afternoon|evening|night)\b)?"
 _KEEP_PREPS = {"by", "until", "till", "from", "since", "before", "after", "during", "for", "over", "through"}

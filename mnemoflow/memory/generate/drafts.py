@@ -1,0 +1,406 @@
+"""How the rule engine rewrites a clause into a draft memory: a corrected value put back into the
+statement it corrects, an accepted invitation, a follow-up answer joined to its question, the subject
+made explicit, "it" replaced by the thing named before, and how sure each rewrite was.
+
+Separate from `rules` (which walks a turn's sentences and decides which of these to apply) and from
+`judge` (which decides whether a draft is worth keeping and what kind it is)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from mnemoflow.memory.english.coref import (
+    NOT_NAMES,
+    Mention,
+    Rewrite,
+    possessive,
+    rewrite_persons,
+)
+from mnemoflow.memory.english.lexicon import MONTHS
+from mnemoflow.memory.english.sentences import (
+    split_clauses,
+    split_sentences,
+    strip_padding,
+)
+from mnemoflow.memory.english.smalltalk import is_small_talk
+from mnemoflow.memory.english.verbs import PAST_FORMS, is_adverb, is_past
+from mnemoflow.memory.generate.candidates import TurnView
+from mnemoflow.memory.generate.followup import FollowUp, is_clause
+from mnemoflow.memory.generate.judge import (
+    _ASKING,
+    _DETERMINERS,
+    _FINITE,
+    _INVITATION_TAIL,
+    _RULE_START,
+    _answers_or_tells,
+    _has_verb,
+    _is_assistant,
+    _lower_first,
+    _names_the_subject,
+    _Turn,
+    display_name,
+)
+
+_BARE_YES = re.compile(r"^\W*(?:yes|yeah|yep|yup|sure|of course|definitely|absolutely|totally|indeed|correct)\W*$",
+                       re.I)
+
+# what an invitation's statement organises: "I'm organizing the team dinner on November 8"
+_ORGANISED = re.compile(r"\b(?:organi[sz]ing|hosting|planning|throwing|having) (?P<event>(?:the|a|an|our|my) [^,?;]+)$",
+                        re.I)
+_ACCEPTS = re.compile(r"^(?:count me in|i'm in|i am in|sign me up|i'll (?:be there|come)|i'm (?:coming|down))\W*$",
+                      re.I)
+
+_POLAR_LEAD = re.compile(r"^(?:yes|no|yeah|nope)[,.!]*\s+", re.I)
+
+_OBJECT_IT = re.compile(r"(?<=[a-z] )it\b(?!\s*(?:is|was|will|has|had|'s)\b)")  # "take it black", not "it is"
+_NAMED_THING = re.compile(r"^\W*(?:(?:yes|yeah|yep|yup|sure|no|nope)\W+)?(?:a|an|the|my|our|some)\s+"
+                          r"(?P<thing>[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,3}?)\s*(?:,|[.!]?$)", re.I)
+_RULE_WITH_VALUE = re.compile(r"^(?P<rule>.*?\b(?P<thing>(?:the|our|my)\s+(?:[a-z-]+\s+){0,2}[a-z-]+)),\s+"
+                              r"(?:it's|it is)\s+(?P<value>(?:at\s+)?\d.*?)[.!]?$", re.I)
+
+_PLAN_GERUNDS = frozenset({"moving", "going", "starting", "planning", "heading", "flying", "leaving", "visiting",
+                           "working", "studying", "learning", "training", "thinking", "trying", "looking", "getting",
+                           "researching", "writing", "building", "applying", "preparing", "saving", "launching",
+                           "joining", "quitting", "switching", "traveling", "travelling", "hoping", "coming"})
+
+_GERUND_START = re.compile(r"^(?:(?P<adverb>just|finally|also|still|currently|now|really) )?[a-z]+ing\b")
+
+_PREFERENCE_START = re.compile(r"^(?:really |totally |absolutely )?(?:love|like|hate|enjoy|prefer|adore|need|want)\b",
+                               re.I)
+
+_STATE_WORDS = frozenset({"based", "located", "married", "engaged", "used", "supposed", "excited", "interested"})
+# A value said on its own: "$135,000", "11:15", "10 mg", "8", "20%", "9am".
+_AMOUNT = re.compile(r"(?<![\w$\u20ac\u00a3:.,/-])(?P<amount>[$\u20ac\u00a3]\s?\d[\d,]*(?:\.\d+)?k?|"
+                     r"\d{1,2}:\d\d(?:\s?[ap]m)?|\d{1,2}\s?[ap]m|\d[\d,]*(?:\.\d+)?%?)(?![\w:/-]|[.,]\d)"
+                     r"(?:\s+(?P<unit>[a-z]+)\b)?", re.I)
+_NOT_UNITS = frozenset({"a", "an", "the", "and", "or", "for", "of", "on", "at", "in", "to", "with", "by", "from",
+                        "per", "each", "is", "are", "was", "were", "now", "then", "though", "instead", "actually",
+                        "base", "too", "so", "but", "if", "when", "before", "after", "until", "this", "that"})
+# "make that 10", "it's 10 mg", "no, it's 11:15 actually": a value that replaces the one said before.
+_SET_VALUE = re.compile(r"^(?:make (?:that|it)|it'?s|it is|that'?s|that is|it should be|should be|it was)\s+"
+                        r"(?:actually\s+|now\s+|more like\s+)?(?P<value>.+?)(?:\s+(?:now|actually|instead))?$", re.I)
+# "The confirmation email says 11:15": another source for the same thing, with its own value.
+_REPORT = re.compile(r"\b(?:says|said|shows|showed|lists|listed|states|stated|reads)\s+(?:that\s+)?", re.I)
+# "Me.", "That's me.": an answer that only names the speaker; what follows says what they do.
+_SELF_ANSWER = re.compile(r"^\W*(?:me|us|myself|i do|i am|i will|that's me|that would be me)\W*$", re.I)
+# "She starts in the fall": a sentence that only adds when or where, leaning on what was just answered.
+_ONLY_WHEN_OR_WHERE = re.compile(r"^(?:i|we|he|she|they)(?:'s|'re|'m|'ll| is| are| am| will)?\s+(?:\w+ly\s+)?[a-z]+\s+"
+                                 r"(?:in|on|at|next|this|from|by|until|around|early|late|tomorrow|today|tonight)\b",
+                                 re.I)
+
+# "my two children, Ella and Sam": who the speaker's people are, said in passing.
+_KIN_NAMED = re.compile(r"\bmy\s+(?P<kin>(?:(?:two|three|four|\d|twin|older|younger|little|big|baby)\s+)?"
+                        r"(?:kids|children|sons|daughters|sisters|brothers|twins|son|daughter|sister|brother|wife|"
+                        r"husband|partner|fianc\u00e9e?|fiancee?))(?:,\s*|\s+)"
+                        r"(?P<names>[A-Z][a-z]+(?:(?:,\s*|,?\s+and\s+)[A-Z][a-z]+)*)\b(?!')")
+# "Double espresso, every morning": a habit.
+_ROUTINE = re.compile(r"\b(?:every|each)\s+(?:morning|evening|night|day|weekday|week|month)\b|\b(?:daily|weekly)\b",
+                      re.I)
+# "Any good climbing gyms near me?": what the speaker is looking for.
+_LOOKING_FOR = re.compile(r"^(?:and |so )?(?:any|are there any|do you know any|know any)\s+"
+                          r"(?P<what>(?:good |nice |decent )?[a-z][\w -]*?)\s+"
+                          r"(?P<where>near me|nearby|close by|around here|near (?:my|our) \w+)\?$", re.I)
+
+_MONTH_BEFORE = re.compile(r"\b(?:" + "|".join(MONTHS) + r")\.?\s*$", re.I)
+
+_FIRST_OR_SECOND = re.compile(r"\b(?:i|i'm|i've|i'll|i'd|me|my|mine|we|we're|we've|us|our|you|you're|your)\b", re.I)
+
+
+@dataclass(frozen=True)
+class _Draft:
+    """A statement on its way to a candidate: rewritten text and how sure each rewrite was."""
+
+    content: str
+    source: str  # the words it came from, for salience
+    kind_text: str  # the words the kind is judged on (before dates are rewritten)
+    confidence: float
+    reasons: tuple[str, ...]
+    turn_ids: tuple[str, ...]
+    store: bool = True
+
+
+@dataclass(frozen=True)
+class _Value:
+    """A value in a sentence: where its amount is, and what it measures."""
+
+    start: int
+    end: int  # the end of the amount; a unit after it stays as said
+    amount: str
+    kind: str  # "money", "time", "percent", the unit ("mg", "night"), or "" for a bare number
+
+
+def _values(text: str) -> list[_Value]:
+    """The values in `text`, not counting years or days of a month ("September 5")."""
+    found = []
+    for m in _AMOUNT.finditer(text):
+        amount, unit = m["amount"], (m["unit"] or "").lower()
+        unit = "" if unit in _NOT_UNITS or unit.capitalize() in MONTHS else unit
+        if amount[0] in "$\u20ac\u00a3":
+            kind = "money"
+        elif ":" in amount or amount.lower().endswith(("am", "pm")):
+            kind = "time"
+        elif amount.endswith("%"):
+            kind = "percent"
+        elif (re.fullmatch(r"(?:19|20)\d\d", amount) and not unit) or _MONTH_BEFORE.search(text[:m.start()]):
+            continue
+        else:
+            kind = unit.removesuffix("s")
+        found.append(_Value(m.start("amount"), m.end("amount"), amount, kind))
+    return found
+
+
+def _same_kind(new: _Value, old: _Value) -> bool:
+    """A bare number can stand for any count ("make that 10" after "we're 8"); anything else must match."""
+    if new.kind == "":
+        return old.kind not in {"money", "time", "percent"}
+    return new.kind == old.kind
+
+
+def _corrected(info: _Turn, body: str, before: Sequence[str]) -> tuple[str, tuple[str, ...]] | None:
+    """A value said in place of one said just before, as the earlier statement with the new value, and the
+    turns it comes from: "make that 10" after "We're 8 for Sunday lunch" is "We're 10 for Sunday lunch";
+    "The email says 11:15" after "The app says my flight leaves at 10:40" is "The email says my flight
+    leaves at 11:15". None when the value stands alone or no earlier statement has exactly one like it."""
+    source = ""
+    if said := _SET_VALUE.match(body):
+        value_text = said["value"]
+    else:
+        reports = list(_REPORT.finditer(body))
+        if not reports:
+            return None
+        source, value_text = body[:reports[-1].end()].strip(), body[reports[-1].end():]
+    values = _values(value_text)
+    if len(values) != 1 or not (whole := _AMOUNT.fullmatch(value_text.strip())):
+        return None
+    new = values[0]
+    if whole["unit"] and new.kind == "" and whole["unit"].lower() not in _NOT_UNITS:
+        return None  # "it's 5 September" is a date, not a count
+    turn = info.context.turn
+    earlier = [(clause, turn) for clause in reversed(before)]
+    for previous in reversed(info.context.window):
+        if not _is_assistant(previous):
+            clauses = [c for sentence in split_sentences(previous.text) for c in split_clauses(sentence, is_clause)]
+            earlier += [(clause, previous) for clause in reversed(clauses)]
+    for clause, said_in in earlier:
+        clause = strip_padding(clause, info.known).rstrip(".!;:,- ")
+        if clause.endswith("?") or (said_in.speaker != turn.speaker and _FIRST_OR_SECOND.search(clause)):
+            continue
+        like = [v for v in _values(clause) if _same_kind(new, v)]
+        if len(like) != 1:
+            continue
+        old = like[0]
+        text = clause[:old.start] + new.amount + clause[old.end:]
+        if source:  # the new source says what the old one said, with its own value
+            verbs = [m for m in _REPORT.finditer(text) if m.end() <= old.start]
+            text = f"{source} {text[verbs[-1].end():] if verbs else _lower_first(text)}"
+        return text, tuple(dict.fromkeys((said_in.turn_id, turn.turn_id)))
+    return None
+
+
+def _accepted(info: _Turn, previous: TurnView, invitation: str, answer: str) -> _Draft | None:
+    """"Count me in!" answering "I'm organizing the team dinner on November 8, who's in?": the answerer is
+    coming to what the inviter organises (a guest of a meal is what its diet and seating rules need)."""
+    tail = _INVITATION_TAIL.search(invitation)
+    plan = _ORGANISED.search(invitation[:tail.start()]) if tail else None
+    if plan is None or not _ACCEPTS.match(answer.strip()) or _ASKING.match(invitation):
+        return None
+    event = re.sub(r"^(?:a|an|our) ", "the ", plan["event"].strip())
+    event = re.sub(r"^my ", possessive(display_name(previous.speaker)) + " ", event)
+    content = f"{info.speaker} is coming to {event}"
+    return _Draft(content, f"{invitation} {answer}", content, 0.75, ("follow-up:invitation",),
+                  (previous.turn_id, info.context.turn.turn_id))
+
+
+def _may_go_on(answered: _Draft, answer: str, following: str) -> bool:
+    """Whether the sentence after a short answer may be the same memory: after a bare yes or a bare "me"
+    ("Me. We're moving the orders service to Postgres"), or when it only adds when or where the answer's
+    subject does it ("Riverside Elementary. She starts in the fall.")."""
+    if answered.reasons == ("follow-up:yes",):
+        return bool(_BARE_YES.match(answer))
+    if answered.reasons != ("follow-up:wh",):
+        return False
+    return bool(_SELF_ANSWER.match(answer)) or (
+        len(answer.split()) <= 4 and not is_clause(answer) and bool(_ONLY_WHEN_OR_WHERE.match(following)))
+
+
+def _goes_on(answered: _Draft, detail: _Draft) -> bool:
+    """After a bare yes anything goes on; otherwise the sentence must be about the answer's subject."""
+    return answered.reasons == ("follow-up:yes",) or _lead_name(answered.content) == _lead_name(detail.content) != ""
+
+
+def _lead_name(content: str) -> str:
+    """The name a memory opens with as its subject ("Lily" in "Lily starts ..."), or ""."""
+    m = re.match(r"^([A-Z][\w.-]*(?: [A-Z][\w.-]*)*) (?=[a-z])", content)
+    return m.group(1) if m and not m.group(1).endswith("'s") else ""
+
+
+def _reshaped(info: _Turn, body: str, content: str, rewrite: Rewrite, has_detail: bool) -> tuple[str, bool]:
+    """The content in the shape a memory takes, and whether it is about a person."""
+    personal = rewrite.first_person or rewrite.plural_first_person or rewrite.second_person or rewrite.third_person
+    if not personal and not _has_verb(body) and (has_detail or _ROUTINE.search(body)) and _answers_or_tells(info):
+        fragment = _lower_first(_POLAR_LEAD.sub("", body))
+        # "Dentist on Thursday at 10", "Double espresso, every morning": something the speaker has
+        has = _starts_with_a_noun(info, fragment) and not is_small_talk(fragment.split(",")[0])
+        content = f"{info.speaker} has {fragment}" if has else f"{info.speaker}: {fragment}"
+        personal = True  # "$500 a month into an S&P 500 index fund" answering "How will you invest it?"
+    user = (info.context.turn.role or "") == "user"
+    if not personal and has_detail and user and re.match(r"^(?:the|our|this)\s+\w+", body, re.I):
+        owner = _owner_said_before(info, body) or info.speaker  # a user's "the review" is theirs
+        content = f"{possessive(owner)} {content.split(' ', 1)[1]}"
+    name = re.escape(info.speaker)  # "I'm Priya, a product manager" said by Priya
+    content = re.sub(rf"^({name})(?: is|'s name is) {name}(?:,\s*|\s+and\s+|$)", r"\1 is ", content).strip()
+    return content, personal
+
+
+def _rule_and_its_value(clause: str) -> list[str]:
+    """"Don't book anything over the daily standup, it's 9:30 every morning": a rule, and a fact about
+    the thing it names; two memories of two kinds, so the fact is found (and deduplicated) as one."""
+    rule = _RULE_WITH_VALUE.match(clause)
+    if rule is None or not _RULE_START.match(clause):
+        return [clause]
+    at = "at " if re.match(r"\d{1,2}(?::\d\d)?\s?(?:[ap]\.?m\.?)?\b(?![/.-]\d)", rule["value"], re.I) else ""
+    thing = rule["thing"]
+    return [rule["rule"], f"{thing[:1].upper()}{thing[1:]} is {at}{rule['value']}"]
+
+
+def _it_named_before(body: str, before: Sequence[str]) -> str:
+    """"Yes, a large coffee, black. I always take it black": the "it" is the coffee the verbless sentence
+    just before named, and the memory has to say so to stand alone. Anything else is left as said."""
+    its = list(_OBJECT_IT.finditer(body))
+    if len(its) != 1 or not before or _has_verb(before[-1]):
+        return body
+    named = _NAMED_THING.match(before[-1])
+    if named is None or len(named["thing"].split()) > 3:
+        return body
+    noun = named["thing"].split()[-1]
+    if noun in NOT_NAMES or noun in _DETERMINERS or is_adverb(noun):
+        return body
+    return body[:its[0].start()] + noun + body[its[0].end():]
+
+
+def _bridges(info: _Turn, clause: str, draft: _Draft) -> bool:
+    """"I own the Q3 roadmap for Atlas; the review with leadership is July 18": a definite thing no one
+    named before, right after another clause of the sentence, belongs to what that clause is about."""
+    return bool(re.match(r"^the\s+[a-z]", strip_padding(clause, info.known))) \
+        and draft.content.startswith(f"{possessive(info.speaker)} ")
+
+
+def _told_in_asking(question: str) -> str | None:
+    """What a question or request tells about the speaker, in their words: "Ideas for a rainy day with my
+    two children, Ella and Sam?" -> "my two children are Ella and Sam"; "Any good climbing gyms near me?"
+    -> "I'm looking for good climbing gyms near me"."""
+    if kin := _KIN_NAMED.search(question):
+        return f"my {kin['kin']} {'are' if ' and ' in kin['names'] else 'is'} {kin['names']}"
+    if looking := _LOOKING_FOR.match(question):
+        return f"I'm looking for {looking['what']} {looking['where']}"
+    return None
+
+
+def _starts_with_a_noun(info: _Turn, fragment: str) -> bool:
+    """Whether a verbless fragment opens with a common noun ("dentist on ...", "lessons with Marco"), not
+    a name, an amount, an article or an adverb ("$500 a month into ...", "mostly jazz")."""
+    first = fragment.split()[0] if fragment.split() else ""
+    return (first.isalpha() and first.islower() and first not in NOT_NAMES and first not in _DETERMINERS
+            and not is_adverb(first) and first.capitalize() not in info.seen)
+
+
+def _owner_said_before(info: _Turn, body: str) -> str | None:
+    """Whose "the school newsletter" is when someone's school came up just before ("Oscar's first day of
+    school", Tom's "our standup", a known "Tom's standup is at 9:30"): that person; None when no one's was
+    named, or more than one person's."""
+    nouns = [w for w in body.split()[1:3] if w.isalpha() and w.islower() and len(w) > 3 and not is_past(w)
+             and w not in PAST_FORMS and not w.endswith("s")]
+    turns = [info.context.turn, *reversed(info.context.window)]
+    for noun in nouns:
+        owners = {m.group(1) for text in [*(t.text for t in turns), *info.context.memories] for m in re.finditer(
+            rf"\b([A-Z][a-z]+)'s\s+(?:[a-z]+\s+){{0,3}}?{noun}\b", text)}
+        owners |= {display_name(t.speaker) for t in turns if not _is_assistant(t)
+                   and re.search(rf"\b(?:my|our)\s+(?:[a-z]+\s+){{0,3}}?{noun}\b", t.text, re.I)}
+        owners -= {info.speaker, *(w.capitalize() for w in NOT_NAMES)}
+        if owners:
+            return owners.pop() if len(owners) == 1 else None
+    return None
+
+
+def _one_change(drafts: list[_Draft], info: _Turn) -> list[_Draft]:
+    """"Not anymore, I've switched to oat milk flat whites. Black coffee upsets my stomach now.": what
+    follows "not anymore" is one change, the new habit and why, so it is one memory, not two halves."""
+    kept = [d for d in drafts if d.store]
+    if len(kept) < 2:
+        return drafts
+    said = " ".join(t.text for t in (info.context.turn, *info.context.window))
+    change = kept[0]
+    for draft in kept[1:]:
+        first = draft.content.split()[0]
+        lower = first.lower()
+        if first not in info.seen and (lower in NOT_NAMES or re.search(rf"(?<!\w){re.escape(lower)}(?!\w)", said)):
+            draft = replace(draft, content=_lower_first(draft.content))  # "Black coffee ...": "black" was said
+        change = _joined(change, draft)
+    return [d for d in drafts if not d.store] + [change]
+
+
+def _joined(first: _Draft, second: _Draft) -> _Draft:
+    return _Draft(f"{first.content.rstrip('.!')}; {second.content}", f"{first.source} {second.source}",
+                  f"{first.kind_text}; {second.kind_text}", min(first.confidence, second.confidence),
+                  first.reasons + second.reasons, tuple(dict.fromkeys(first.turn_ids + second.turn_ids)))
+
+
+def _with_subject(body: str) -> tuple[str, bool]:
+    """Chat drops the subject ("Moved to Lisbon in March"); put the speaker's "I" back."""
+    first = body.split()[0].lower() if body.split() else ""
+    low = body[:1].lower() + body[1:]
+    if first in {"gonna", "going"} and re.match(r"^(gonna|going to)\b", low):
+        return "I'm going to " + low.split(" ", 1)[1] if first == "gonna" and " " in low else "I'm " + low, True
+    if first == "been":
+        return "I've " + low, True
+    if first in {"just", "finally", "recently", "also", "already", "currently", "now", "really", "still"}:
+        first = body.split()[1].lower() if len(body.split()) > 1 else ""
+    if first in _STATE_WORDS:
+        return body, False
+    if (first in PAST_FORMS and first not in {"been", "done"}) or (first.endswith("ed") and len(first) > 4):
+        return "I " + low, True
+    gerund = _GERUND_START.match(low)
+    if gerund and not gerund["adverb"] and _names_the_subject(low.split()):
+        return body, False  # "Billing moved to the new cluster": the -ing word is what the sentence is about
+    named = re.search(r"\d|\s[A-Z]", body)  # "Creating gaming content for YouTube": something definite is done
+    if gerund and not _FINITE.search(body) and (first in _PLAN_GERUNDS or gerund["adverb"] or named):
+        return "I'm " + low, True  # "Currently reading Project Hail Mary": the adverb says it is going on
+    if _PREFERENCE_START.match(body):
+        return "I " + low, True
+    return body, False
+
+
+def _person_confidence(rewrite: Rewrite, confidence: float) -> tuple[float, tuple[str, ...]]:
+    """Plain first-person statements are the surest; each heuristic resolution costs a little."""
+    reasons = []
+    for flag, cost, why in (("first_person", 0.0, "first person"), ("plural_first_person", 0.1, "we as speaker"),
+                            ("second_person", 0.1, "you as addressee"), ("third_person", 0.15, "he/she resolved"),
+                            ("unresolved", 0.25, "pronoun left")):
+        if getattr(rewrite, flag):
+            confidence -= cost
+            reasons.append(why)
+    if not reasons:
+        confidence -= 0.05  # about someone named, no one speaking of themselves
+    return confidence, tuple(reasons)
+
+
+def _render_segments(follow: FollowUp, answerer: str, asker: str, antecedents: tuple[Mention, ...]) -> str:
+    """Each part in its own speaker's perspective: the asker's "you" and the answerer's "I" are one person."""
+    parts = []
+    for segment in follow.segments:
+        speaker, listener = (answerer, asker) if segment.by_answerer else (asker, answerer)
+        parts.append(rewrite_persons(segment.text, speaker, listener, antecedents).text)
+    return "".join(parts)
+
+
+def _merge_clause(statement: str, answer: str) -> str | None:
+    """"Alex is going to Japan" + "Alex is going next April" -> "Alex is going to Japan next April"."""
+    said, heard = statement.split(), answer.rstrip(".!").split()
+    common = 0
+    while common < min(len(said), len(heard)) and said[common].lower() == heard[common].lower():
+        common += 1
+    if common < 2 or common == len(heard):
+        return None
+    return " ".join(said + heard[common:])

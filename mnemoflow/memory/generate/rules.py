@@ -1,0 +1,420 @@
+"""The offline memory generation engine: rules, no model, deterministic.
+
+It is what generation runs on when no LLM endpoint is configured, so it has to be right rather than
+merely present. Each sentence of a turn is judged on its own: small talk, thanks, questions, requests
+and advice are not stored; statements about people, plans, preferences, rules and procedures are,
+rewritten to stand alone: the speaker's "I" becomes their name and "you" the person addressed
+(coref), relative dates become absolute ones (temporal), and a short answer is read together with
+the question it answers (followup). A bare value said in place of an earlier one ("make that 10",
+"the email says 11:15") is the earlier statement with the new value. Names, numbers and rare terms pass
+through verbatim: only pronouns, the verb after them, date phrases and a corrected value are ever
+rewritten.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+
+from mnemoflow.memory.english.coref import (
+    Mention,
+    find_mentions,
+    possessive,
+    rewrite_persons,
+)
+from mnemoflow.memory.english.names import find_entities
+from mnemoflow.memory.english.sentences import (
+    split_clauses,
+    split_sentences,
+    strip_padding,
+)
+from mnemoflow.memory.english.smalltalk import is_advice, is_small_talk
+from mnemoflow.memory.english.temporal import resolve_dates
+from mnemoflow.memory.generate.candidates import (
+    Candidate,
+    GenerationContext,
+    MemoryContext,
+    TurnView,
+)
+from mnemoflow.memory.generate.direct import classify_kind
+from mnemoflow.memory.generate.drafts import (
+    _accepted,
+    _bridges,
+    _corrected,
+    _Draft,
+    _goes_on,
+    _it_named_before,
+    _joined,
+    _may_go_on,
+    _merge_clause,
+    _one_change,
+    _person_confidence,
+    _render_segments,
+    _reshaped,
+    _rule_and_its_value,
+    _told_in_asking,
+    _with_subject,
+)
+from mnemoflow.memory.generate.followup import (
+    destination,
+    is_clause,
+    is_going_without_place,
+    is_polar,
+    merge,
+    with_destination,
+)
+from mnemoflow.memory.generate.judge import (
+    _ASKING,
+    _INVITATION_TAIL,
+    _LISTENER_START,
+    _PRONOUN_START,
+    _RULE_START,
+    _finish,
+    _has_detail,
+    _has_verb,
+    _is_assistant,
+    _kind,
+    _lower_first,
+    _names_someone,
+    _not_worth_keeping,
+    _Turn,
+    display_name,
+)
+from mnemoflow.models import MemoryKind
+from mnemoflow.scoring import fast_score
+
+_REMEMBER = re.compile(
+    r"^(?:please\s+)?(?:(?:remember|(?:a |one )?(?:quick |side )?note|keep in mind|don't forget|do not forget|"
+    r"make a note|for the records?|"
+    r"just so you know|fyi|for your information|note to self)(?:\s+that)?[,:]?\s+)", re.I)
+# "..., remember, ...", "as I said, ...": the speaker says the listener was told this before
+_SAID_BEFORE = re.compile(r"(?:^|,\s*)(?:remember|as i (?:said|mentioned|told you)|like i (?:said|mentioned|told you))"
+                          r"(?: before| earlier| already)?(?=\s*,|\s*$)", re.I)
+_TO_DO = re.compile(r"^(?:please\s+)?(?:remember to|don't forget to|do not forget to|remind me to)\s+", re.I)
+
+_RULE_WORDS = re.compile(r"\b(always|never|every time|whenever|from now on|at all times|by default|going forward|"
+                         r"in (?:the )?future|unless|only|instead of|my time|(?:after|before) \d)", re.I)
+_PROCEDURE_START = re.compile(r"^(?:to\s+\w+[^,]{0,60},|in order to\b|first,?\s|step \d|\d+[.)]\s)", re.I)
+_REQUEST = re.compile(
+    r"^(?:please |pls |can you |could you |would you )?(?:book|call|send|remind|tell|show|find|give|help|write|"
+    r"check|schedule|set|add|make|create|update|delete|cancel|email|text|look|get|buy|order|play|read|"
+    r"summari[sz]e|translate|explain|list|draft|search|open|close|turn|start|pick|bring|take|move|put|save|"
+    r"print|fix|review|compare|recommend|suggest|plan|let's|lets|go|come|join|try|ask|wait|hold|keep|use|do|"
+    r"gather|prepare|consider|follow|enjoy|stay|be|imagine|think|picture)\b",
+    re.I)
+_STEP = re.compile(r"^\d+[.)]\s+")
+
+_TAG_STATEMENT = re.compile(r",\s*(?:no|right|isn't it|didn't (?:you|i|we)|don't you think|wasn't it|aren't they)\?$",
+                            re.I)
+
+_SAID_AS_QUESTION = re.compile(r"^(?:I|we)\s+(?:just\s+|already\s+)?[a-z]+ed\b")  # "I booked Bar Centrale for Friday?"
+_SUBORDINATE_ONLY = re.compile(r"^(?:even if|if|when|whenever|since|because|although|though|while|after|before|"
+                               r"unless|until|as soon as)\s+(?:I|we|you|he|she|they|it|my|our|the|this|that)\b[^,]*$",
+                               re.I)
+_CONTRACTED = re.compile(r"\w'(?:m|re|ve|ll|d)\b", re.I)
+_AS_A = re.compile(r"^as (an? [\w-]+(?: [\w-]+)?),", re.I)
+_NOT_ANYMORE = re.compile(r"^\W*(?:(?:no|nope|nah)\W+)?(?:not any ?more|no longer|not these days|not now)\W*$", re.I)
+
+_WOULD_BE_NICE = re.compile(r"^(?:and |also )?(?P<what>.+?)\s+would be (?:lovely|great|nice|perfect|ideal|good|amazing|"
+                            r"awesome|fantastic|wonderful|a dream|fun|helpful|appreciated)$", re.I)
+
+_FIND = re.compile(r"^(?:please\s+)?(?:find|get|book|arrange|order)\s+(?:me\s+|us\s+)?(?=(?:a|an|some|two|three)\s)",
+                   re.I)
+
+_RELATIVE_START = re.compile(r"^(which|who|whom|whose|where|whereas)\b", re.I)
+
+_MID_SENTENCE_NAME = re.compile(r"(?<=[a-z0-9,;] )[A-Z][\w.+#-]*")
+
+# "Can you find a ryokan in Hakone?": a request that says what the speaker needs.
+_ASK_TO_FIND = re.compile(r"^(?:can|could|would|will) you\s+(?:please\s+)?(?:find|get|book|arrange|order|recommend|"
+                          r"suggest)\s+(?:me\s+|us\s+)?(?=(?:a|an|some)\s)", re.I)
+
+# "No, billing still runs on the old cluster": what is said instead.
+# "... when you book the sync with Berlin": what the assistant is to do with a fact, not part of it.
+_FOR_THE_ASSISTANT = re.compile(r",?\s+(?:when|whenever|while|if|before|once)\s+you\s+(?!were\b|are\b|said\b)\w+\b.*$",
+                                re.I)
+_NO_LEAD = re.compile(r"^(?:no|nope|nah)\s*[,!.]\s+(?=\w)", re.I)
+
+
+class RuleEngine:
+    """Proposes memories from one conversation turn by rule (see the module docstring)."""
+
+    name = "rules"
+    memory_context: MemoryContext = "newest"
+
+    def close(self) -> None:
+        """Nothing to release: the rules hold no connection."""
+
+    def generate(self, context: GenerationContext) -> list[Candidate]:
+        turn = context.turn
+        if not turn.text.strip():
+            return []
+        speaker = display_name(turn.speaker)
+        if _is_assistant(turn):
+            return [self._candidate(_Draft(turn.text.strip(), turn.text, turn.text, 0.9, ("skip:assistant turn",),
+                                           (turn.turn_id,), store=False), _Turn(context, speaker, None, ()))]
+        addressee = _addressee(context)
+        known = tuple(dict.fromkeys(n for n in (speaker, addressee, *_speakers(context), *context.entities)
+                                    if n and n != "the assistant"))
+        texts = [turn.text, *(t.text for t in context.window)]
+        info = _Turn(context, speaker, addressee, known,
+                     frozenset(w for text in texts for w in _MID_SENTENCE_NAME.findall(text)) | set(known))
+        units = [(u, n) for n, s in enumerate(split_sentences(turn.text)) for c in split_clauses(s, is_clause)
+                 for u in _rule_and_its_value(c)]
+        sentences = [c for c, _ in units]
+        steps = [s for s in sentences if _STEP.match(s)]
+        if len(steps) >= 2:
+            return [self._candidate(self._procedure_list(info, sentences, steps), info)]
+        antecedents = _recent_mentions(context, speaker)
+        drafts: list[_Draft] = []
+        i = 0
+        if sentences and context.previous is not None:
+            answer = sentences[0]
+            answered = self._follow_up(info, answer, antecedents)
+            if answered is not None:
+                i = 1
+                if len(answered) == 1 and len(sentences) > 1 and _may_go_on(answered[0], answer, sentences[1]):
+                    detail, antecedents = self._statement(info, sentences[1], antecedents, sentences[:1])
+                    if detail.store and _goes_on(answered[0], detail):
+                        answered, i = [_joined(answered[0], detail)], 2
+                drafts += answered
+        while i < len(units):
+            draft, antecedents = self._statement(info, sentences[i], antecedents, sentences[:i])
+            i += 1
+            if "correction" in draft.reasons and i < len(units) and units[i][1] == units[i - 1][1]:
+                # "make that 10, I forgot my cousins": the rest of the sentence says why
+                reason, after = self._statement(info, sentences[i], antecedents, sentences[:i])
+                if reason.store:
+                    draft, antecedents, i = _joined(draft, reason), after, i + 1
+            if draft.store and drafts and drafts[-1].store and i >= 2 and units[i - 1][1] == units[i - 2][1] \
+                    and _bridges(info, sentences[i - 1], draft):
+                draft = replace(draft, reasons=draft.reasons + ("bridging",))
+            drafts.append(draft)
+        if sentences and _NOT_ANYMORE.match(sentences[0]) and context.previous is not None:
+            drafts = _one_change(drafts, info)
+        candidates, seen = [], set()
+        for draft in drafts:
+            candidate = self._candidate(draft, info)
+            key = candidate.content.lower()
+            if candidate.should_store and key in seen:
+                continue
+            seen.add(key)
+            candidates.append(candidate)
+        return candidates
+
+    def _statement(self, info: _Turn, sentence: str, antecedents: tuple[Mention, ...],
+                   before: Sequence[str] = ()) -> tuple[_Draft, tuple[Mention, ...]]:
+        """One sentence of the turn as a draft; the people it mentions go on to the next sentence.
+        `before` are the turn's sentences before it, where a corrected value was first said."""
+        turn_ids = (info.context.turn.turn_id,)
+        body = strip_padding(sentence, info.known).strip()
+        def skip(why: str) -> tuple[_Draft, tuple[Mention, ...]]:
+            # a question can name what the next sentence's "it" is ("... my dentist appointment? It's ...")
+            named = find_mentions(body, info.speaker, info.addressee) if why == "question" else ()
+            if why in {"question", "request"} and (told := _told_in_asking(body)):
+                said = rewrite_persons(told, info.speaker, info.addressee).text
+                return _Draft(said, sentence, told, 0.7, ("told in a question",), turn_ids), named or antecedents
+            return _Draft(body, sentence, body, 0.9, (f"skip:{why}",), turn_ids, store=False), named or antecedents
+        if body.endswith("?") and (_TAG_STATEMENT.search(body) or _SAID_AS_QUESTION.match(body)):
+            body = _TAG_STATEMENT.sub("", body).rstrip("?")  # "Pepper sees Dr. Chen now, no?" asserts it
+        elif body.endswith("?") and (invite := _INVITATION_TAIL.search(body)) and not _ASKING.match(body):
+            body = body[:invite.start()]  # "I'm organizing the team dinner on November 8, who's in?" states the plan
+        elif body.endswith("?") and (role := _AS_A.match(body)):
+            body = f"I'm {role.group(1)}"  # "As a vegetarian, what can I grill?" says who is asking
+        if body.endswith("?"):
+            return skip("question")
+        if is_small_talk(sentence.strip().rstrip(".!;:,- ")):
+            return skip("small talk")
+        body = body.rstrip(".!;:,- ").strip()
+        reasons: list[str] = []
+        if corrected := _corrected(info, body, before):
+            body, turn_ids = corrected
+            reasons.append("correction")
+        body = _NO_LEAD.sub("", body)
+        if to_do := _TO_DO.match(body):
+            doer = "I" if info.addressee in (None, "the assistant") or body.lower().startswith("remind me") else "you"
+            body = f"{doer} need to {body[to_do.end():]}"
+            reasons.append("explicit remember")
+        elif remember := _REMEMBER.match(body):
+            body = body[remember.end():]
+            reasons.append("explicit remember")
+        if said_before := _SAID_BEFORE.search(body):  # "..., remember, because of my allergy": told before
+            body = (body[:said_before.start()] + body[said_before.end():]).strip(" ,")
+            reasons.append("reminder")
+        if not body or is_small_talk(body):
+            return skip("small talk")
+        if _RELATIVE_START.match(body) or _SUBORDINATE_ONLY.match(body):
+            return skip("fragment")  # "which refreshes me", "since we last chatted": no statement of its own
+        prefix, confidence = "", 0.9
+        to_assistant = info.addressee == "the assistant"
+        if _RULE_START.match(body) or (to_assistant and re.match(r"^you (must|should|need to|have to)\b", body, re.I)) \
+                or (_REQUEST.match(body) and _RULE_WORDS.search(body)):
+            prefix, body = f"{possessive(info.speaker)} rule: ", _lower_first(body)
+            reasons.append("rule")
+        elif _PROCEDURE_START.match(body) or (classify_kind(body) == "procedure" and _REQUEST.match(body)):
+            prefix, body = f"{possessive(info.speaker)} procedure: ", _lower_first(body)
+            reasons.append("procedure")
+        elif (find := _FIND.match(body)) and _has_detail(info, body):
+            body = "I need " + body[find.end():]  # "Find a cat sitter for the week of October 9"
+        elif _REQUEST.match(body) or re.match(r"^please\s+\w+", body, re.I) or (
+                re.search(r"\bplease$", body, re.I) and not _has_verb(body)):
+            return skip("request")  # "examples in Python please": what is wanted, not a fact
+        elif is_advice(body):
+            return skip("advice")
+        elif (wish := _WOULD_BE_NICE.match(body)) and not _PRONOUN_START.match(wish["what"]):
+            body = f"I would like {_lower_first(wish['what'])}"  # "Somewhere with fado would be lovely"
+        else:
+            if info.addressee in (None, "the assistant") and not _LISTENER_START.match(body):
+                body = _FOR_THE_ASSISTANT.sub("", body)  # "I'm on Pacific time when you book the sync"
+            body, added = _with_subject(body)
+            if added:
+                confidence -= 0.1
+                reasons.append("subject supplied")
+        if len(body.split()) + len(_CONTRACTED.findall(body)) < 3:
+            return skip("too short")  # "Fun!", "Alex!"; "I'm vegan" counts as the three words it becomes
+        body = _it_named_before(body, before)
+        rewrite = rewrite_persons(body, info.speaker, info.addressee, antecedents)
+        content = prefix + rewrite.text
+        has_detail = _has_detail(info, rewrite.text)
+        if not prefix:
+            content, personal = _reshaped(info, body, content, rewrite, has_detail)
+            why = _not_worth_keeping(info, body, content, personal, has_detail)
+            if why:
+                return skip(why)
+        confidence, person_reasons = _person_confidence(rewrite, confidence)
+        draft = _Draft(content, sentence, prefix + body, confidence, tuple(reasons) + person_reasons, turn_ids)
+        return draft, rewrite.mentions
+
+    def _follow_up(self, info: _Turn, answer: str, antecedents: tuple[Mention, ...]) -> list[_Draft] | None:
+        """The first sentence of a turn read with the question that the previous turn ended on."""
+        previous = info.context.previous
+        assert previous is not None
+        questions = split_sentences(previous.text)
+        if not questions or not questions[-1].endswith("?") or previous.speaker == info.context.turn.speaker:
+            return None
+        window = info.context.window
+        if window and window[-1].turn_id != previous.turn_id:
+            return None  # the question was answered already, by this speaker's turn in between
+        if (accepted := _accepted(info, previous, questions[-1], answer)) is not None:
+            return [accepted]
+        if not is_polar(answer) and is_small_talk(strip_padding(answer, info.known).rstrip(".!?,; ")):
+            return None  # "Thanks, Melanie!" answers nothing; the next sentences stand on their own
+        asker = "the assistant" if _is_assistant(previous) else display_name(previous.speaker)
+        question = strip_padding(questions[-1], info.known)
+        reply = re.sub(r"^(?:(?:oh+|um+|uh+|hmm+|well|haha+|lol|ah+|sadly|unfortunately|luckily|thankfully|honestly|"
+                       r"actually|surprisingly|happily|wait|hold on|sorry)\b[\s,.!]*)+", "", answer.strip(), flags=re.I)
+        if not re.search(r"\w", reply):
+            return None  # "Wait, ...": not an answer
+        follow = merge(question, reply)
+        if follow is None:
+            return None
+        if not follow.segments:  # the answer stands alone once the question's topic is put in it
+            return [self._statement(info, follow.leftover or "", antecedents)[0]]
+        turn_ids: tuple[str, ...] = (previous.turn_id, info.context.turn.turn_id)
+        content = _render_segments(follow, info.speaker, asker, antecedents)
+        confidence = {"wh": 0.7, "how-to": 0.7, "yes": 0.75, "no": 0.75, "choice": 0.75, "clause": 0.75,
+                      "topic": 0.6}[follow.mode]
+        if follow.mode == "clause":
+            own = rewrite_persons(_with_subject(follow.leftover or "")[0], info.speaker, asker, antecedents).text
+            content = _merge_clause(content, own)
+            if content is None:
+                return None
+        elif follow.mode == "topic":
+            topic = self._topic(info, previous)
+            if topic is None:
+                return None
+            content, turn_ids = topic.content.rstrip(".!") + content, topic.turn_ids + turn_ids
+        place = None
+        if is_going_without_place(question):  # "When are you going?": where to was said before
+            place = destination([info.context.turn.text, *(t.text for t in reversed(info.context.window))],
+                                info.known)
+        if place and follow.mode != "no" and is_going_without_place(content):  # not "not going to Japan alone"
+            content = with_destination(content, place)
+        if re.match(r"^the\s+[a-z]", content, re.I) and not _names_someone(info, content, asker):
+            content = f"{possessive(info.speaker)} {content[4:]}"  # "How often are the sessions?" asked of Paolo
+        drafts = []
+        pointed = re.match(r"^(this|that|these|those|it)\b", content, re.I)  # "Is this your painting?": a photo
+        if not pointed or _has_detail(info, content):
+            if _PRONOUN_START.match(content):
+                confidence -= 0.2  # "It was not Leo's first marathon": the subject is still a pronoun
+            drafts.append(_Draft(content, f"{question} {answer}", content, confidence, (f"follow-up:{follow.mode}",),
+                                 turn_ids))
+        if follow.leftover and follow.mode != "clause":
+            leftover, _ = self._statement(info, follow.leftover, antecedents)
+            if place and leftover.store and is_going_without_place(leftover.content):
+                leftover = replace(leftover, content=with_destination(leftover.content, place))  # "Ben is coming"
+            drafts.append(leftover)
+        return drafts
+
+    def _topic(self, info: _Turn, previous: TurnView) -> _Draft | None:
+        """For an elliptic question ("When?"): the answerer's last statement before it. A request to find
+        something is what they want: "how many nights?" after "can you find a ryokan in Hakone?"."""
+        window = info.context.window
+        speaker = info.context.turn.speaker
+        before = [t for t in window if t.turn_id != previous.turn_id and t.speaker == speaker]
+        if not before:
+            return None
+        source = before[-1]
+        other = _Turn(replace(info.context, turn=source, previous=None), info.speaker, info.addressee, info.known)
+        antecedents: tuple[Mention, ...] = ()
+        found = None
+        for sentence in split_sentences(source.text):
+            for clause in split_clauses(sentence, is_clause):
+                if asked := _ASK_TO_FIND.match(clause):
+                    clause = "I need " + clause[asked.end():].rstrip("?")
+                draft, antecedents = self._statement(other, clause, antecedents)
+                if draft.store:
+                    found = draft
+        return replace(found, turn_ids=(source.turn_id,)) if found else None
+
+    def _procedure_list(self, info: _Turn, sentences: Sequence[str], steps: Sequence[str]) -> _Draft:
+        """A numbered list of steps is one procedure: "Kim's procedure to release: bump ...; run ..."."""
+        header = next((s for s in sentences if s.endswith(":") and not _STEP.match(s)), "")
+        title = " " + _lower_first(header.rstrip(":").strip()) if header else ""
+        body = "; ".join(_STEP.sub("", s).rstrip(".;") for s in steps)
+        said = f"{possessive(info.speaker)} procedure{title}: {body}"
+        content = rewrite_persons(said, info.speaker, info.addressee).text
+        turn = info.context.turn
+        return _Draft(content, turn.text, turn.text, 0.85, ("procedure", "numbered steps"), (turn.turn_id,))
+
+    def _candidate(self, draft: _Draft, info: _Turn) -> Candidate:
+        context = info.context
+        if not draft.store:  # kept for the record of what was passed over; no event time to work out
+            return Candidate(False, _finish(draft.content), classify_kind(draft.kind_text), draft.confidence,
+                             fast_score(draft.source), draft.turn_ids, observed_at=context.now, reasons=draft.reasons)
+        resolved = resolve_dates(draft.content, context.now)
+        content = _finish(resolved.text)
+        kind: MemoryKind = "procedure" if {"follow-up:how-to", "procedure"} & set(draft.reasons) else \
+            "rule" if "rule" in draft.reasons else _kind(draft.kind_text, resolved, context.now)
+        salience = max(fast_score(draft.source), fast_score(content)) + (0.15 if kind == "rule" else 0.0)
+        reasons = draft.reasons + tuple(f"date:{t.phrase}" for t in resolved.times)
+        return Candidate(
+            should_store=draft.store, content=content, kind=kind,
+            confidence=round(max(0.3, min(1.0, draft.confidence)), 2),
+            salience=round(min(1.0, salience), 3), source_turn_ids=draft.turn_ids,
+            entities=find_entities(content, info.known), observed_at=context.now,
+            event_start_at=resolved.start, event_end_at=resolved.end, temporal_text=resolved.temporal_text,
+            reasons=reasons,
+        )
+
+
+def _addressee(context: GenerationContext) -> str | None:
+    """Who "you" is: the previous speaker, else the latest other speaker in the window."""
+    other = context.previous or next((t for t in reversed(context.window) if t.speaker != context.turn.speaker), None)
+    if other is None:
+        return None
+    return "the assistant" if _is_assistant(other) else display_name(other.speaker)
+
+
+def _speakers(context: GenerationContext) -> list[str]:
+    return [display_name(t.speaker) for t in context.window if not _is_assistant(t)]
+
+
+def _recent_mentions(context: GenerationContext, speaker: str) -> tuple[Mention, ...]:
+    """People named in the last four turns, newest first: who "she" may be."""
+    found: list[Mention] = []
+    for turn in list(reversed(context.window))[:4]:
+        found += find_mentions(turn.text, display_name(turn.speaker),
+                               speaker if display_name(turn.speaker) != speaker else None)
+    return tuple(found)

@@ -1,0 +1,389 @@
+"""Two claims side by side: do they share a subject or slot, which typed values disagree, does one add
+content, negate, or name another person or thing than the other.
+
+Each predicate answers one question about a (candidate, old) pair of `Claim`s and decides nothing:
+`relations` combines them, in its rule order, into a duplicate / UPDATES / EXTENDS / CONFLICTS_WITH
+`Decision`. Kept apart so the rule order reads on one page there."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+
+from mnemoflow.memory.relate.claim_values import Value
+from mnemoflow.memory.relate.claim_words import (
+    ANTONYMS,
+    FUNCTIONAL,
+    PERSON_NOUNS,
+    QUALIFIERS,
+    RESIDENCE,
+    SEASONS,
+    TIME_UNITS,
+    overlap,
+    same_stem,
+    stem,
+)
+from mnemoflow.memory.relate.claims import Claim
+
+_STATUSES = frozenset({"diet", "relationship status"})  # one holds at a time, wherever it is said
+
+_QUALIFIER_STEMS = frozenset(stem(q) for q in QUALIFIERS) | QUALIFIERS
+
+
+def _normalised(text: str) -> str:
+    return " ".join(re.findall(r"[\w$€£%:.,]+", text.lower())).rstrip(".")
+
+
+def _entity_keys(entities: Sequence[str]) -> frozenset[str]:
+    keys = set()
+    for entity in entities:
+        text = entity.split(":", 2)[-1] if entity.startswith("entity:") else entity
+        keys.add(text.replace("-", " ").replace("_", " ").strip().lower())
+    return frozenset(k for k in keys if k)
+
+
+def _has(item: str, pool: frozenset[str] | set[str]) -> bool:
+    if item in pool:
+        return True
+    if " " in item or any(" " in p for p in pool):
+        words = set(item.split())
+        if any(words & set(p.split()) and (len(words) > 1 or len(p.split()) > 1) and
+               (words <= set(p.split()) or set(p.split()) <= words) for p in pool):
+            return True
+    return any(same_stem(item, p) for p in pool)
+
+
+def _subject_link(cand: Claim, old: Claim, cand_entities: frozenset[str], old_entities: frozenset[str]) -> bool:
+    cand_pool = cand.anchors_with_source | cand_entities
+    old_pool = old.anchors_with_source | old_entities
+    return bool(cand.subject and _has(cand.subject, old_pool) or old.subject and _has(old.subject, cand_pool)
+                or _changed_thing(cand, old))
+
+
+def _changed_thing(cand: Claim, old: Claim) -> str | None:
+    """A change said of a thing ("we switched the frontend to Solid") is about the thing, whoever made
+    it: its attribute is the one another statement about the same thing gave ("Omar builds the
+    frontend in React"), when that statement names a value the change does not keep."""
+    if cand.change != "strong" or not any(v.type == "name" and v.lead in ("to", "for") for v in cand.values):
+        return None
+    things = {a for a in cand.predicate_anchors if a not in cand.names and a not in TIME_UNITS
+              and a not in _QUALIFIER_STEMS and _has(a, old.predicate_anchors - old.names)}
+    replaced = [v for v in old.values if v.type == "name" and v.key != old.subject
+                and not _has(v.key, cand.names)]
+    return ", ".join(sorted(things)) if things and replaced else None
+
+
+def _sources(cand: Claim, old: Claim) -> str:
+    if cand.source == old.source:
+        return "same"
+    if cand.source and old.source:
+        return "different"
+    return "mixed"
+
+
+@dataclass(frozen=True)
+class _Diff:
+    old: Value
+    new: Value
+    tight: bool
+
+
+def _covers_predicate(cand: Claim, old: Claim, diffs: list[_Diff]) -> bool:
+    replaced = {str(d.old.key) for d in diffs} | {d.old.noun for d in diffs if d.old.noun}  # "room" of "room Orion"
+    rest = {a for a in old.predicate_anchors if a not in replaced and a not in _QUALIFIER_STEMS}
+    return all(_has(a, cand.predicate_anchors) for a in rest)
+
+
+def _disagreements(cand: Claim, old: Claim, *, same_voice: bool = True, now: datetime | None = None,
+                   ruled_out: Sequence[Value] = ()) -> list[_Diff]:
+    """Values of `old` that `cand` replaces in the same slot. A name fills the same slot only after the
+    same preposition when one voice speaks ("at Shopify" -> "at Stripe"); two sources are compared
+    on the topic alone ("dinner is at Osteria Lupo" / "booked Bar Centrale for dinner")."""
+    out: list[_Diff] = []
+    shared = _shared(cand.anchors_with_source, old.anchors_with_source)
+    single_valued = old.copula or bool(overlap(set(old.main_stems), FUNCTIONAL))
+    # "dinner on November 10" said by both: a shared value is a shared topic too
+    topic = len(shared) + sum(1 for v in old.all_values if v.type not in ("name", "version")
+                              and any(w.type == v.type and w.compatible(v) for w in cand.all_values))
+    one_thing = _same_thing(cand, old)
+    for value in old.values:
+        if value.type == "name":
+            if value.key not in old.predicate_anchors or _has(str(value.key), cand.main_names):
+                continue
+            if same_voice and not single_valued and not cand.change:
+                continue  # "learns Spanish" and "learns Japanese" can both hold
+            pool = [v for v in cand.values if v.type == "name" and v.key in cand.predicate_anchors
+                    and not _has(str(v.key), old.names)]
+        else:
+            pool = [v for v in cand.values if v.type == value.type]
+            if not pool and value.type in _STATUSES:  # "..., so Hana is pescatarian now"
+                pool = [v for v in cand.all_values if v.type == value.type]
+        pool = [v for v in pool if v not in ruled_out]
+        if not pool or any(v.compatible(value) for v in pool):
+            continue
+        if any(v.compatible(value) or _same_day(v, value) for v in ruled_out):
+            out.append(_Diff(value, pool[0], True))  # "on June 16, not on June 14": a correction
+            continue
+        same_type_old = [v for v in old.values if v.type == value.type]
+        for new in pool:
+            if value.type == "name" and same_voice and new.lead != value.lead:
+                continue
+            if value.type == "date" and now is not None and not cand.change and _past_and_future(new, value, now):
+                continue  # a trip that happened and a trip that is coming are two trips
+            tight = _aligned(new, value, cand, old)
+            loose = tight is None and value.type in ("date", "time", "money", "percent", "quantity") and \
+                len(pool) == 1 and len(same_type_old) == 1 and (len(shared) >= 2 or one_thing and value.type in ("date", "time")) and \
+                _roles_agree(new, value)
+            if tight is None and value.type == "name" and not same_voice:
+                loose = len(pool) == 1 and topic >= 2  # two people naming different places for one dinner
+            if tight or loose:
+                out.append(_Diff(value, new, bool(tight)))
+                break
+    out.extend(_antonyms(cand, old))
+    return out
+
+
+def _negated_values(claim: Claim) -> list[Value]:
+    """Values the claim rules out ("..., not on June 14", "not the 4th"): they are the old value, not a new one."""
+    ruled_out = []
+    for v in claim.values:
+        written = re.escape(re.sub(r"\s+(?=[,.])", "", v.text))
+        if v.type != "name" and re.search(rf"\bnot\s+(?:(?:on|at|in|for|to|from|by|the)\s+)?{written}",
+                                          claim.text, re.I):
+            ruled_out.append(v)
+    return ruled_out
+
+
+def _same_day(ruled_out: Value, old_value: Value) -> bool:
+    """"June 6, not the 4th": an ordinal ruled out next to a date names the old date's day."""
+    if ruled_out.type != "quantity" or old_value.type != "date" or not re.fullmatch(r"\d{1,2}(?:st|nd|rd|th)",
+                                                                                    ruled_out.text):
+        return False
+    return getattr(old_value.key, "day", None) == int(ruled_out.key)  # type: ignore[call-overload]
+
+
+def _same_thing(cand: Claim, old: Claim) -> bool:
+    """Both claims are about one thing, not a person: "standup is at 9:00" / "Standup moves to 9:30",
+    "Mei's dentist ..." / "Mei's dentist ...", "Standup is now at 10" / "Sam's standup is at 9:30" (in one
+    scope, a thing named bare is the one named with its owner). A thing's single time or date is its slot."""
+    for bare, owned in ((cand, old), (old, cand)):
+        if bare.subject and bare.subject_head is None and bare.subject == owned.subject_head:
+            return True
+    if not cand.subject or cand.subject != old.subject:
+        return False
+    if cand.subject_head or old.subject_head:
+        return cand.subject_head == old.subject_head
+    return cand.subject in cand.stems or cand.subject in old.stems
+
+
+def _roles_agree(a: Value, b: Value) -> bool:
+    return not (a.role and b.role and a.role != b.role)
+
+
+def _aligned(new: Value, old_value: Value, cand: Claim, old: Claim) -> bool | None:
+    """True: the two values fill the same slot; False: they cannot; None: no evidence either way."""
+    kind = old_value.type
+    if kind == "version":
+        return new.key[0] == old_value.key[0]  # type: ignore[index]
+    if kind in ("diet", "relationship status"):
+        return cand.subject == old.subject and cand.subject_head == old.subject_head
+    if kind == "quantity" and new.unit and old_value.unit:
+        if not same_stem(new.unit, old_value.unit):
+            return None
+        rest_new = set(new.context) - {new.unit} - _QUALIFIER_STEMS
+        rest_old = set(old_value.context) - {old_value.unit} - _QUALIFIER_STEMS
+        # "runs 20 km" / "runs 35 km": yes; "swims 2 km" / "runs 20 km": no
+        return True if (not rest_new and not rest_old) or overlap(rest_new, rest_old) else False
+    if kind == "money":
+        if new.key[0] != old_value.key[0] or not _roles_agree(new, old_value):  # type: ignore[index]
+            return False
+    if kind == "name" and _title(new.text) and _title(new.text) == _title(old_value.text) and \
+            overlap(set(old.main_stems), FUNCTIONAL):
+        return True  # "Pepper's vet is Dr. Alvarez" / "Pepper sees Dr. Chen": one doctor's place
+    new_context = set(new.context) - _QUALIFIER_STEMS
+    old_context = set(old_value.context) - _QUALIFIER_STEMS
+    if cand.copula and old.copula and kind == "name":
+        # "The design review is in Vega" / "The design review ... is in room Orion": the subject is the slot
+        new_context |= cand.subject_stems
+        old_context |= old.subject_stems
+    if not old.copula:
+        # "The server has 32 GB of RAM": the owner is not the slot; in "Priya's flight is on ..." it is
+        new_context -= cand.subject_stems
+        old_context -= old.subject_stems
+    return True if overlap(new_context, old_context) else None
+
+
+_PROFESSIONAL_TITLES = frozenset({"dr", "prof", "professor"})
+
+
+def _title(name: str) -> str | None:
+    """"Dr." of "Dr. Chen": a professional title names the role the person fills."""
+    first = name.split()[0].lower().rstrip(".") if name.split() else ""
+    return first if first in _PROFESSIONAL_TITLES and len(name.split()) > 1 else None
+
+
+def _antonyms(cand: Claim, old: Claim) -> list[_Diff]:
+    """'the old cluster' against 'the new cluster': an antonym before the same noun."""
+    found = []
+    for a, b in ANTONYMS:
+        for x, y in ((a, b), (b, a)):
+            nx = re.search(rf"\b{x}\s+(\w+)", cand.main, re.I)
+            ny = re.search(rf"\b{y}\s+(\w+)", old.main, re.I)
+            if nx and ny and same_stem(stem(nx.group(1)), stem(ny.group(1))) and \
+                    not re.search(rf"\b{y}\b", cand.main, re.I) and not re.search(rf"\b{x}\b", old.main, re.I):
+                found.append(_Diff(Value("antonym", y, f"{y} {ny.group(1)}"),
+                                   Value("antonym", x, f"{x} {nx.group(1)}"), True))
+    return found
+
+
+def _modality_clash(cand: Claim, old: Claim) -> bool:
+    return {cand.modality, old.modality} == {"past", "plan"}
+
+
+def _shared(a: frozenset[str], b: frozenset[str]) -> set[str]:
+    return {x for x in a if x not in TIME_UNITS and x not in _QUALIFIER_STEMS and _has(x, b)}
+
+
+_AMOUNTS = frozenset({"quantity", "money", "percent"})
+
+
+def _adds_content(cand: Claim, old: Claim) -> bool:
+    new_names = {n for n in cand.main_names if not _has(n, old.names)}
+    new_stems = {s for s in cand.main_stems if s not in _QUALIFIER_STEMS and not _has(s, old.stems)}
+    # "is up to 10 km now" against "runs 5 km": a new amount is new content
+    new_amounts = [v for v in cand.values if v.type in _AMOUNTS
+                   and not any(w.type == v.type and w.compatible(v) for w in old.values)]
+    return bool(new_names or new_stems or new_amounts)
+
+
+def _slot_link(cand: Claim, old: Claim, *, strong: bool) -> str | None:
+    subject = {cand.subject, old.subject}
+    if overlap(set(cand.main_stems), RESIDENCE) and overlap(set(old.main_stems), RESIDENCE):
+        return "where they live"
+    shared_stems = {s for s in cand.main_stems if s not in subject and s not in TIME_UNITS
+                    and s not in _QUALIFIER_STEMS and _has(s, old.main_stems)}
+    if shared_stems:
+        return ", ".join(sorted(shared_stems))
+    if strong:
+        shared_names = {n for n in cand.main_names if n not in subject and _has(n, old.main_names)}
+        if shared_names:
+            return ", ".join(sorted(shared_names))
+    return None
+
+
+_OCCASIONS = frozenset(stem(w) for w in ("morning", "evening", "night"))  # times of day a routine is kept to
+
+
+def _shared_occasion(cand: Claim, old: Claim) -> str | None:
+    """A time of day both say a routine happens at ("every morning" / "in the mornings"): a qualifier
+    elsewhere (the morning standup is not the evening one), the slot of a habit that changed."""
+    shared = {s for s in cand.main_stems if s in _OCCASIONS and _has(s, old.main_stems)}
+    return ", ".join(sorted(shared)) or None
+
+
+def _slot_said_alongside(cand: Claim, old: Claim) -> str | None:
+    """A change told in two clauses ("switched to X; black coffee upsets me now") names the old slot
+    in its second clause: the old statement's own words there are its slot."""
+    subject = {cand.subject, old.subject}
+    shared = {s for s in cand.stems if s not in cand.main_stems and s not in subject and s not in TIME_UNITS
+              and s not in _QUALIFIER_STEMS and _has(s, old.main_stems)}
+    return ", ".join(sorted(shared)) or None
+
+
+def _value_keys(claim: Claim) -> set[tuple[str, str]]:
+    return {(v.type, repr(v.key)) for v in claim.all_values if v.type != "name"}
+
+
+def _completed_compound(cand: Claim, old_stems: set[str]) -> set[str]:
+    """The last word of the candidate's main clause when it only completes a compound whose first
+    word the neighbour said alone: "prefers window" / "wants a window seat", "on Pacific time" /
+    "in the Pacific time zone". A word before one the neighbour said ("green tea") adds detail."""
+    words = re.findall(r"[a-z]+", cand.main.lower())
+    if len(words) < 2 or stem(words[-2]) not in old_stems:
+        return set()
+    last = stem(words[-1])
+    return {last} if last not in old_stems else set()
+
+
+def _other_person(cand: Claim, old: Claim) -> bool:
+    """"Grace's sister" against "Grace": a person noun heads one subject and the other never mentions it."""
+    if cand.subject_head == old.subject_head:
+        return False
+    for head, other in ((cand.subject_head, old), (old.subject_head, cand)):
+        if head in PERSON_NOUNS and not _has(head, other.stems):
+            return True
+    return False
+
+
+def _span(value: Value) -> tuple[date, date] | None:
+    d = value.key
+    if getattr(d, "year", None) is None:
+        return None
+    if d.month and d.day:
+        try:
+            day = date(d.year, d.month, d.day)
+        except ValueError:
+            return None
+        return day, day
+    if d.month:
+        return date(d.year, d.month, 1), date(d.year, d.month, 28)
+    if d.season:
+        months = SEASONS[d.season]
+        return date(d.year, min(months), 1), date(d.year, max(months), 28)
+    return date(d.year, 1, 1), date(d.year, 12, 31)
+
+
+def _past_and_future(a: Value, b: Value, now: datetime) -> bool:
+    spans = [_span(a), _span(b)]
+    if None in spans:
+        return False
+    today = now.date()
+    past = [s[1] < today for s in spans]  # type: ignore[index]
+    future = [s[0] > today for s in spans]  # type: ignore[index]
+    return (past[0] and future[1]) or (past[1] and future[0])
+
+
+def _substitution(cand: Claim, old: Claim) -> str | None:
+    """Main clauses equal but for one word, in a single-valued slot ("prefers", "favourite", "main")."""
+    a, b = cand.sequence, old.sequence
+    if len(a) != len(b) or len(a) < 3:
+        return None
+    diff = [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if not same_stem(x, y)]
+    if len(diff) != 1:
+        return None
+    i = diff[0]
+    if a[i] in _QUALIFIER_STEMS or b[i] in _QUALIFIER_STEMS or i == 0:
+        return None
+    if not overlap(set(old.main_stems), FUNCTIONAL):
+        return None
+    return f"{b[i]} -> {a[i]}"
+
+
+def _other_thing(cand: Claim, old: Claim) -> bool:
+    """Both subjects are possessive phrases and one carries a modifier the other claim never mentions."""
+    if cand.subject_head is None or old.subject_head is None or cand.subject != old.subject:
+        return False
+    extra_here = {x for x in cand.subject_stems if not _has(x, old.stems)}
+    extra_there = {x for x in old.subject_stems if not _has(x, cand.stems)}
+    if not (extra_here & _QUALIFIER_STEMS and extra_there & _QUALIFIER_STEMS):
+        # "Tom's daily standup" is "Tom's standup"; "the daily standup" is not "the weekly standup"
+        extra_here, extra_there = extra_here - _QUALIFIER_STEMS, extra_there - _QUALIFIER_STEMS
+    return bool(extra_here or extra_there)
+
+
+def _changes_its_head(cand: Claim, old: Claim) -> bool:
+    """"Sam's landlord raised the rent to 1,350" changes "Sam's rent": the thing a strong change acts on
+    is the other statement's subject, whoever the change's own subject is."""
+    return cand.change == "strong" and old.subject_head is not None and old.subject_head != cand.subject_head \
+        and _has(old.subject_head, cand.main_stems)
+
+
+def _same_subject_phrase(cand: Claim, old: Claim) -> bool:
+    """"Marek's car ..." and "Marek's car ...", "The release ..." and "The release ...": one thing."""
+    if not cand.subject or cand.subject != old.subject:
+        return False
+    if cand.subject_head is not None:
+        return cand.subject_head == old.subject_head
+    return old.subject_head is None and cand.subject not in cand.names
