@@ -113,13 +113,17 @@ class RecallConfig(BaseModel):
         "share most words with the query (excerpt.py), so one long passage cannot fill a small context; 1 turns "
         "it off.",
     )
+    later_parts_last: bool = Field(
+        True, description="A second piece of a turn already in the context (a long answer cut into parts) is "
+        "offered only after every other candidate, so one long answer cannot fill the context (packing.py).",
+    )
     topic_boost: float = Field(
         0.0, ge=0, description="Memories of the query's topic (the one most of its top memories share) score "
         "x (1 + this); 0 turns the signal off.",
     )
 
 
-_PLAIN: dict = {"excerpt_share": 1.0, "salience_weight": 0.0, "recency_weight": 0.0, "graph": False, "summaries": "off", "profile": "off"}
+_PLAIN: dict = {"excerpt_share": 1.0, "later_parts_last": False, "salience_weight": 0.0, "recency_weight": 0.0, "graph": False, "summaries": "off", "profile": "off"}
 
 PRESETS: dict[str, RecallConfig] = {
     # Measured on LoCoMo (bench/README.md): BM25 leads at the top ranks, the dense signal fills in.

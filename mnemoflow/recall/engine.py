@@ -103,16 +103,19 @@ def _chunk_candidate(hit: ChunkHit, fused: Fused, score: float, config: RecallCo
     if turns:
         first_ts = datetime.fromisoformat(turns[0]["ts"]) if turns[0].get("ts") else None
         # an excerpt does not show its turn word for word: a memory read from it is not a second copy
-        shows = _turn_keys(hit.locator.get("session_id"), turns) if cut is None else frozenset()
+        turn_keys = _turn_keys(hit.locator.get("session_id"), turns)
+        shows = turn_keys if cut is None else frozenset()
         if score < fused.score:
             scores["speaker_factor"] = config.speaker_factor
             why += f"; spoken by someone the query does not name ({', '.join(sorted(named))} named)"
         if config.group_sessions:
             header = f"[{day_label(first_ts)}]" if first_ts else f"[{hit.title}]"
             return Candidate("chunk", hit.chunk_id, text, score, scores, why, hit, group=hit.document_id,
-                             header=header, order=(first_ts or datetime.min, hit.chunk_id), shows=shows)
+                             header=header, order=(first_ts or datetime.min, hit.chunk_id), shows=shows,
+                             part_of=turn_keys)
         when = session_time(first_ts) if first_ts else hit.title
-        return Candidate("chunk", hit.chunk_id, f"[{when}] {text}", score, scores, why, hit, shows=shows)
+        return Candidate("chunk", hit.chunk_id, f"[{when}] {text}", score, scores, why, hit, shows=shows,
+                         part_of=turn_keys)
     path = hit.locator.get("heading_path") or []
     where = " > ".join([hit.title, *[p for p in path if p != hit.title]])
     return Candidate("chunk", hit.chunk_id, text, score, scores, why, hit, group=f"{hit.document_id}\x1f{where}",
@@ -369,7 +372,7 @@ def recall(
     focus = (terms(query), int(token_budget * config.excerpt_share * 4))
     candidates = chain(lead, (  # built lazily: packing stops looking once the budget is spent
         _candidate(r, chunks, memories, summaries, notes, config, named, focus) for r in ranked), after)
-    packed = pack(candidates, token_budget, k, config.drop_restated_memories)
+    packed = pack(candidates, token_budget, k, config.drop_restated_memories, config.later_parts_last)
     items = [
         RecallItem(kind=c.kind, id=c.id, text=c.line, tokens=tokens_of(c.line), score=round(c.score, 6),
                    scores=c.scores, why=c.why, citations=citations_of(c.source))  # type: ignore[arg-type]

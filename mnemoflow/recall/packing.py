@@ -3,7 +3,8 @@
 Greedy in rank order; an item that does not fit is skipped and smaller ones may
 still fit. Items that share a group (a conversation session) share one header
 line, which buys room for more items; groups are shown in the order of their best
-item, and a group's items in their own order (chronological for turns).
+item, and a group's items in their own order (chronological for turns). A second piece of a turn
+already shown (a long answer is cut into parts) is offered only after every other candidate.
 
 With `drop_restated`, a memory read from conversation turns that the context shows word
 for word (their chunks are packed) is left out: the turns already say what it says, with
@@ -44,6 +45,7 @@ class Candidate:
     order: tuple[Any, ...] = field(default_factory=tuple)
     shows: frozenset[TurnKey] = frozenset()  # conversation turns whose text the item shows (a chunk)
     restates: frozenset[TurnKey] = frozenset()  # turns the item was read from (a memory)
+    part_of: frozenset[TurnKey] = frozenset()  # the turn a chunk is a piece of, whole or excerpted
 
 
 @dataclass
@@ -67,7 +69,7 @@ def _cost(chosen: list[Candidate]) -> int:
 
 
 def pack(candidates: Iterable[Candidate], budget: int, max_items: int | None = None,
-         drop_restated: bool = False) -> Packed:
+         drop_restated: bool = False, later_parts_last: bool = False) -> Packed:
     """`candidates` best first (any iterable: they are built only as far as packing looks)."""
     budget_chars = budget * 4
     used = 0
@@ -82,7 +84,20 @@ def pack(candidates: Iterable[Candidate], budget: int, max_items: int | None = N
             shower.why += f"; {cand.kind} {cand.id}, read from this turn, is left out"
         return True
 
-    for cand in candidates:
+    seen_turns: set[TurnKey] = set()  # turns a packed chunk shows
+    deferred: list[Candidate] = []
+
+    def offered(stream: Iterable[Candidate]) -> Iterable[Candidate]:
+        """Another piece of a turn already shown waits until every other candidate was offered: a
+        long answer cut into parts must not fill the context with itself (host crowding)."""
+        for cand in stream:
+            if later_parts_last and cand.part_of and cand.part_of <= seen_turns:
+                deferred.append(cand)
+            else:
+                yield cand
+        yield from deferred
+
+    for cand in offered(candidates):
         if max_items is not None and len(chosen) >= max_items:
             break
         if budget_chars - used < MIN_ITEM_CHARS:
@@ -97,6 +112,7 @@ def pack(candidates: Iterable[Candidate], budget: int, max_items: int | None = N
             continue
         used += cost
         chosen.append(cand)
+        seen_turns.update(cand.part_of)
         if new_group:
             open_groups.add(cand.group)  # type: ignore[arg-type]
         if drop_restated and cand.shows:
