@@ -154,32 +154,40 @@ class LanceIndex:
 
     def table(self, spec: IndexSpec) -> lancedb.table.Table:
         table = self._tables.get(spec.name)
-        if table is None:
-            if spec.name in self._db.list_tables().tables:
-                table = self._db.open_table(spec.name)
+        if table is not None:
+            return table
+        # Under the table's writer lock: a read may be the first to touch a table, and two threads
+        # creating it at once commit an Overwrite that fails the other's next Append.
+        with self._writer(spec):
+            return self._tables.get(spec.name) or self._open_or_create(spec)
+
+    def _open_or_create(self, spec: IndexSpec) -> lancedb.table.Table:
+        """The table, checked against the configured model and columns, or a new empty one."""
+        if spec.name in self._db.list_tables().tables:
+            table = self._db.open_table(spec.name)
+            schema = table.schema
+            meta = schema.metadata or {}
+            found = (meta.get(b"model", b"?").decode(), int(meta.get(b"dim", b"0")))
+            if found != (self.model, self.dim):
+                raise ConfigError(
+                    f"{spec.name} holds {found[0]} ({found[1]}-d) vectors but {self.model} ({self.dim}-d) is "
+                    "configured; run `mnemoflow reembed` to rebuild the vectors with it"
+                )
+            if added := [name for name in BOUNDARIES if name not in schema.names and name in dict(spec.columns)]:
+                # rows written before scopes had these boundaries carry none: NULL is their stamp
+                table.add_columns({name: "CAST(NULL AS STRING)" for name in added})
                 schema = table.schema
-                meta = schema.metadata or {}
-                found = (meta.get(b"model", b"?").decode(), int(meta.get(b"dim", b"0")))
-                if found != (self.model, self.dim):
-                    raise ConfigError(
-                        f"{spec.name} holds {found[0]} ({found[1]}-d) vectors but {self.model} ({self.dim}-d) is "
-                        "configured; run `mnemoflow reembed` to rebuild the vectors with it"
-                    )
-                if added := [name for name in BOUNDARIES if name not in schema.names and name in dict(spec.columns)]:
-                    # rows written before scopes had these boundaries carry none: NULL is their stamp
-                    table.add_columns({name: "CAST(NULL AS STRING)" for name in added})
-                    schema = table.schema
-                missing = sorted(set(self._schema(spec).names) - set(schema.names))
-                if missing:
-                    raise ConfigError(
-                        f"{spec.name} was built by an older mnemoflow (no {', '.join(missing)} columns); "
-                        "run `mnemoflow reembed` to rebuild it from the DuckDB store"
-                    )
-            else:
-                table = self._db.create_table(spec.name, schema=self._schema(spec), exist_ok=True)
-            self._tables[spec.name] = table
-            if any(ix.columns == ["vector"] for ix in table.list_indices()):
-                self._vector_indexed.add(spec.name)
+            missing = sorted(set(self._schema(spec).names) - set(schema.names))
+            if missing:
+                raise ConfigError(
+                    f"{spec.name} was built by an older mnemoflow (no {', '.join(missing)} columns); "
+                    "run `mnemoflow reembed` to rebuild it from the DuckDB store"
+                )
+        else:
+            table = self._db.create_table(spec.name, schema=self._schema(spec), exist_ok=True)
+        self._tables[spec.name] = table
+        if any(ix.columns == ["vector"] for ix in table.list_indices()):
+            self._vector_indexed.add(spec.name)
         return table
 
     def _data(self, spec: IndexSpec, rows: dict[str, list], vectors: np.ndarray | None) -> pa.Table:
