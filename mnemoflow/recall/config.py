@@ -123,7 +123,8 @@ class RecallConfig(BaseModel):
     )
 
 
-_PLAIN: dict = {"excerpt_share": 1.0, "later_parts_last": False, "salience_weight": 0.0, "recency_weight": 0.0, "graph": False, "summaries": "off", "profile": "off"}
+_PLAIN: dict = {"excerpt_share": 1.0, "later_parts_last": False, "salience_weight": 0.0, "recency_weight": 0.0,
+                "graph": False, "summaries": "off", "profile": "off"}
 
 PRESETS: dict[str, RecallConfig] = {
     # Measured on LoCoMo (bench/README.md): BM25 leads at the top ranks, the dense signal fills in.

@@ -102,8 +102,8 @@ def _chunk_candidate(hit: ChunkHit, fused: Fused, score: float, config: RecallCo
     turns = hit.locator.get("turns")
     if turns:
         first_ts = datetime.fromisoformat(turns[0]["ts"]) if turns[0].get("ts") else None
-        # an excerpt does not show its turn word for word: a memory read from it is not a second copy
         turn_keys = _turn_keys(hit.locator.get("session_id"), turns)
+        # an excerpt does not show its turn word for word: a memory read from it is not a second copy
         shows = turn_keys if cut is None else frozenset()
         if score < fused.score:
             scores["speaker_factor"] = config.speaker_factor

@@ -37,9 +37,11 @@ def excerpt(text: str, query_terms: set[str], max_chars: int) -> tuple[str, int,
     best = max(range(len(sentences)), key=lambda i: (scores[i], -i))
     room = max_chars - len(prefix) - 2 * len(GAP)
     kept: list[int] = []
+    used = 0
     for i in sorted(range(len(sentences)), key=lambda i: (-scores[i], abs(i - best), i)):
-        if sum(len(sentences[k]) + len(GAP) for k in kept) + len(sentences[i]) <= room:
+        if used + len(sentences[i]) <= room:
             kept.append(i)
+            used += len(sentences[i]) + len(GAP)
     if not kept:  # the best sentence alone is too long: its start
         return prefix + sentences[best][: room - 1].rstrip() + "…", 1, len(sentences)
     kept.sort()
