@@ -119,8 +119,8 @@ STRONG_CHANGE = (
     r"replaced", r"broke up", r"promoted", r"demoted", r"became", r"renamed", r"upgraded", r"downgraded",
     # a number raised or cut to a new one ("raised the rent to 1,350", "is up to 10 km", "went down to 6")
     (r"(?:raised|raises|increased|increases|lowered|lowers|reduced|reduces|cut|cuts|bumped|bumps|"
-     r"(?:went|goes|gone|is|are|was|were|'s|'re) (?:up|down)) (?:[\w',]+ ){0,3}?to(?= [$€£¥]?\d| (?:one|two|three|"
-     r"four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|a hundred)\b)"),
+     r"(?:went|goes|gone|is|are|was|were|'s|'re) (?:up|down)) (?:[\w',]+ ){0,3}?to(?= [$€£¥]?\d| (?:a |an )?(?:"
+     + "|".join(NUMBER_WORDS) + r")\b)"),
 )
 WEAK_CHANGE = (r"now", r"actually", r"these days", r"nowadays")
 
