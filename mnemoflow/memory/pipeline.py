@@ -38,8 +38,10 @@ from mnemoflow.memory.generate.candidates import (
     TurnView,
 )
 from mnemoflow.memory.generate.inference.families import derive
+from mnemoflow.memory.relate.claims import parse_claim
 from mnemoflow.memory.relate.entities import typed_entities
 from mnemoflow.memory.relate.relations import Decision, Neighbour, action, classify
+from mnemoflow.memory.relate.restate import restatements, worth_restating
 from mnemoflow.memory.relate.triples import categories_of, relation_triples
 from mnemoflow.models import LinkDraft, MemoryDraft, MemoryItem, RelationDraft
 from mnemoflow.reports import GenerationReport
@@ -243,13 +245,29 @@ class MemoryGenerator:
         known = {mid: _Known(m) for mid, m in stored.items() if m.is_latest}
         known.update({mid: self.written[mid] for mid in self._closest_written(vector, asked_about)})
         vectors = self._vectors({mid: k.memory.content for mid, k in known.items()})
+        restated = self._restated(candidate.content, vector, {mid: k.memory.content for mid, k in known.items()})
         same = key.removeprefix("candidate:")
         return [Neighbour(memory_id=mid, content=k.memory.content, kind=k.memory.kind, entities=k.entities,
                           observed_at=k.memory.observed_at, event_start_at=k.memory.event_start_at,
                           vector_similarity=float(np.dot(vector, vectors[mid])), bm25_rank=ranks.get(mid),
                           same_hash=memory_content_hash(k.memory.content) == same, asked_about=mid in asked_about,
-                          speaker=_speaker(k.memory))
+                          speaker=_speaker(k.memory), restated_similarity=restated.get(mid))
                 for mid, k in known.items()]
+
+    def _restated(self, candidate: str, vector: np.ndarray, neighbours: dict[str, str]) -> dict[str, float]:
+        """How near the candidate is to each neighbour restated with its values (`restate`), by neighbour
+        id, for the neighbours worth it; one model call for all the restatements, none without any."""
+        claim = parse_claim(candidate)
+        texts = {mid: restatements(candidate, content) for mid, content in neighbours.items()
+                 if worth_restating(claim, parse_claim(content))}
+        flat = [(mid, text) for mid, said in texts.items() for text in said]
+        if not flat:
+            return {}
+        sims = normalize(np.asarray(self.embedder.embed([text for _, text in flat]), dtype=np.float32)) @ vector
+        best: dict[str, float] = {}
+        for (mid, _), sim in zip(flat, sims, strict=True):
+            best[mid] = max(best.get(mid, -1.0), float(sim))
+        return best
 
     def _closest_written(self, vector: np.ndarray, asked_about: frozenset[str]) -> list[str]:
         """This run's current memories the indexes cannot find yet: the nearest by vector, and those

@@ -25,6 +25,7 @@ from mnemoflow.memory.generate.inference.common import Derived
 from mnemoflow.memory.generate.inference.families import derive
 from mnemoflow.memory.relate.claims import parse_claim
 from mnemoflow.memory.relate.relations import Decision, Neighbour, action, classify
+from mnemoflow.memory.relate.restate import restatements, worth_restating
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "eval" / "scenarios"
 NOW = datetime(2024, 6, 1, 12, 0)
@@ -678,6 +679,14 @@ def _words(text: str) -> set[str]:
     return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) > 2}
 
 
+def _restated(candidate: str, neighbours: list[str], cosine) -> dict[str, float]:
+    """As the pipeline computes it: the candidate against each neighbour restated with its values."""
+    claim = parse_claim(candidate)
+    said = {text: restatements(candidate, text) for text in neighbours if worth_restating(claim, parse_claim(text))}
+    cosine.prime([r for rs in said.values() for r in rs])
+    return {text: max(cosine(candidate, r) for r in rs) for text, rs in said.items() if rs}
+
+
 def replay(scenarios: list[Scenario], cosine) -> dict:
     """Classify every expected memory against the earlier ones of its scope, in turn order."""
     cosine.prime([m.content for s in scenarios for m in s.expected_memories])
@@ -704,8 +713,10 @@ def replay(scenarios: list[Scenario], cosine) -> dict:
                 seen.append(m.key)
                 overlaps = sorted(((len(_words(m.content) & _words(x.content)), x.key) for x in store), reverse=True)
                 rank = {key: i + 1 for i, (_, key) in enumerate(overlaps)}
+                restated = _restated(m.content, [x.content for x in store], cosine)
                 neighbours = [Neighbour(x.key, x.content, x.kind, (), at[x.key], None,
-                                        cosine(m.content, x.content), rank[x.key], x.content == m.content)
+                                        cosine(m.content, x.content), rank[x.key], x.content == m.content,
+                                        restated_similarity=restated.get(x.content))
                               for x in store]
                 decision = classify(m.content, m.kind, (), neighbours, now=at[m.key])
                 ok = decision.relation == expected and (expected == "new" or decision.target_id == target)

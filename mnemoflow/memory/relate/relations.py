@@ -48,6 +48,11 @@ The rules, per neighbour, first match wins (`Decision.reason` starts with the ru
    goes to review when the vectors agree.
    One word swapped in a single-valued slot ("prefers aisle seats" / "prefers window seats") ->
    UPDATES for review.
+   ``restated``: the neighbour said again with the candidate's value in its place reads as the
+   candidate ("Sam's car is a Tesla" / "Sam drives a Tesla now"; the caller passes the vector as
+   `Neighbour.restated_similarity`, see `restate`), in a slot that holds one value, with nothing
+   added alongside ("too") -> UPDATES, applied when the change is announced or the restatement is a
+   paraphrase. It also reaches a role's holder ("Sam's manager is Priya" / "Sam reports to Daniel").
 5. ``paraphrase`` / ``restatement``: the same numbers, names and polarity and the candidate's
    content words covered by the neighbour's; or a vector similarity >= 0.8 where the only new word
    is the main verb ("eats vegan" / "is vegan") -> duplicate.
@@ -77,7 +82,13 @@ from datetime import datetime
 from typing import Literal
 
 from mnemoflow.memory.relate.claim_values import Value
-from mnemoflow.memory.relate.claim_words import CLEARED, TIME_UNITS, overlap, stem
+from mnemoflow.memory.relate.claim_words import (
+    CLEARED,
+    PERSON_NOUNS,
+    TIME_UNITS,
+    overlap,
+    stem,
+)
 from mnemoflow.memory.relate.claims import Claim, parse_claim
 from mnemoflow.memory.relate.compare import (
     _QUALIFIER_STEMS,
@@ -102,6 +113,15 @@ from mnemoflow.memory.relate.compare import (
     _subject_link,
     _substitution,
     _value_keys,
+)
+from mnemoflow.memory.relate.restate import (
+    RESTATED_AT,
+    RESTATED_GAIN,
+    RESTATED_PARAPHRASE,
+    adds_alongside,
+    announces_change,
+    names_role_holder,
+    single_valued,
 )
 from mnemoflow.models import MemoryKind
 
@@ -132,6 +152,7 @@ class Neighbour:
     same_hash: bool = False
     asked_about: bool = False  # the candidate answers a question the other speaker asked about this memory
     speaker: str | None = None  # who said what the memory was read from, when it came from a conversation
+    restated_similarity: float | None = None  # the candidate against this memory restated with its names (restate)
 
 
 @dataclass(frozen=True)
@@ -232,8 +253,10 @@ def _judge(cand: Claim, kind: str, cand_entities: frozenset[str], neighbour: Nei
         sources = "speakers"  # "Dan: dinner is at Lupo" / "Mia: I booked Centrale": two voices
     older = neighbour.observed_at is not None and neighbour.observed_at > now
     sim = neighbour.vector_similarity
-    if _other_person(cand, old):
-        return None  # "Grace's sister ..." says nothing about Grace
+    if _other_person(cand, old):  # "Grace's sister ..." says nothing about Grace, but "Sam's manager is
+        # Priya" names who holds one of Sam's roles
+        holder = names_role_holder(old) and cand.subject_head not in PERSON_NOUNS and not older
+        return _restated(cand, old, kind, neighbour, sources) if holder else None
     if _other_thing(cand, old) and not _changes_its_head(cand, old):
         # "Chen's return flight" against "Chen's flight": no value of one can replace a value of the
         # other; only detail can relate them
@@ -286,7 +309,8 @@ def _judge(cand: Claim, kind: str, cand_entities: frozenset[str], neighbour: Nei
             return Decision("UPDATES", nid, conf, f"value: same slot, new value: {what}")
 
     # 4. explicit change markers
-    if cand.change and not blocked and not older and _adds_content(cand, old):
+    if cand.change and not blocked and not older and _adds_content(cand, old) and \
+            not (cand.change == "weak" and adds_alongside(cand)):  # "now plays guitar too": one more
         slot = _slot_link(cand, old, strong=cand.change == "strong")
         if slot:
             conf = 0.9 if cand.change == "strong" else 0.86
@@ -301,12 +325,14 @@ def _judge(cand: Claim, kind: str, cand_entities: frozenset[str], neighbour: Nei
         if occasion:  # "switched to green tea in the mornings" / "two espressos every morning": one routine
             return Decision("UPDATES", nid, 0.86, f"change-marker: '{cand.change_text}' on what is done each "
                                                   f"{occasion}, vector {sim:.2f}")
-        if cand.change == "strong" and sim is not None and sim >= 0.55:
-            return Decision("UPDATES", nid, 0.7,
-                            f"change-marker: '{cand.change_text}', same subject, vector {sim:.2f}, slot not named")
-
     if blocked:
         return None
+    restated = _restated(cand, old, kind, neighbour, sources) if not older else None
+    if restated:
+        return restated
+    if cand.change == "strong" and not older and sim is not None and sim >= 0.55 and _adds_content(cand, old):
+        return Decision("UPDATES", nid, 0.7,
+                        f"change-marker: '{cand.change_text}', same subject, vector {sim:.2f}, slot not named")
 
     # 4b. the same sentence with one word swapped in a single-valued slot ("prefers aisle/window seats")
     swap = _substitution(cand, old)
@@ -323,6 +349,27 @@ def _judge(cand: Claim, kind: str, cand_entities: frozenset[str], neighbour: Nei
 
     # 6. extends
     return _extends(cand, old, kind, neighbour.kind, nid, sim, cand_entities, old_entities)
+
+
+def _restated(cand: Claim, old: Claim, kind: str, neighbour: Neighbour, sources: str) -> Decision | None:
+    """The neighbour said again with the candidate's value in its place is what the candidate says
+    ("Sam's car is a Tesla" / "Sam drives a Tesla now") in a slot that holds one value: the same slot,
+    whatever words name it (see `restate`). Applied when the candidate announces the change or the
+    restatement is a paraphrase; for review otherwise."""
+    restated, sim = neighbour.restated_similarity, neighbour.vector_similarity
+    if restated is None or sim is None or sources in ("different", "speakers"):
+        return None
+    if restated < RESTATED_AT or restated - sim < RESTATED_GAIN or adds_alongside(cand) or \
+            not single_valued(cand, old) or ("rule" in {kind, neighbour.kind} and kind != neighbour.kind):
+        return None
+    announced = announces_change(cand)
+    if cand.modality == "past" and not announced:
+        return None  # "spent last weekend in Vienna" is an event, not where Greta lives now
+    conf = 0.88 if restated >= RESTATED_PARAPHRASE or (announced and restated >= 0.8) else 0.7
+    marker = f", with change marker '{cand.change_text or 'new'}'" if announced else ""
+    return Decision("UPDATES", neighbour.memory_id, conf,
+                    f"restated: the old statement with the new value reads as this one (vector {restated:.2f}, "
+                    f"against {sim:.2f}){marker}")
 
 
 _CLEARED_STEMS = frozenset(stem(w) for w in CLEARED)

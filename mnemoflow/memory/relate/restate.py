@@ -1,0 +1,103 @@
+"""Slot similarity by restatement: does a new statement say the old one again with another value?
+
+"Sam's car is a Honda Civic" and "Sam drives a Tesla Model 3 now" share no attribute word, so no
+rule can tell that "drives" and "car" name one slot. The embedding model can: restated with the
+new value, the old statement ("Sam's car is a Tesla Model 3") is near the new one (0.89), much
+nearer than the old statement itself (0.68). A new value that takes the old one's place in the
+old statement's own words fills the same slot, whatever verb either uses: the manager one
+"reports to", the gym one "goes to", the dentist one "sees", the band one "listens to".
+
+The restatement swaps values of one type (names, times, dates, amounts): "Sven goes to bed at
+11 pm" restated as "... at 9:30" is what "Sven turns in around 9:30 these days" says. The pipeline
+embeds the restatements of the neighbours `worth_restating` and passes the best similarity on as
+`Neighbour.restated_similarity`; `relations.classify` decides with it, and only where the slot holds
+one value (`single_valued`): the new statement names the change outright ("switched", "moved to"),
+or the old one is single-valued by its form ("Li's bank is HSBC", a thing of its owner's; a time, a
+date or an amount that differs) or its words ("works at", "lives in": `FUNCTIONAL`). Nothing said
+alongside ("also", "another") may add it to the old one: a language learnt as well is not a language
+replaced.
+"""
+
+from __future__ import annotations
+
+import re
+
+from mnemoflow.memory.relate.claim_words import FUNCTIONAL, PERSON_NOUNS, stem
+from mnemoflow.memory.relate.claims import Claim, parse_claim
+from mnemoflow.memory.relate.compare import _subject_link
+
+# the restated old statement must be as near the new one as a paraphrase is to what it paraphrases
+# (the vector level the value rule trusts a positional slot at), and nearer than the old statement
+# by a clear step: swapping the value, not the shared words, is what made them near
+RESTATED_AT = 0.75
+RESTATED_GAIN = 0.1
+# a restatement this near is a paraphrase: in a single-valued slot it replaces even unannounced
+RESTATED_PARAPHRASE = 0.85
+SWAPS_PER_PAIR = 4
+
+# "also", "too", "as well", "another", "a second": the new value joins the old one
+ADDITIVE = re.compile(r"\b(?:also|too|as well|another|additional|a second|in addition|besides|alongside|"
+                      r"both|as a second|on top of)\b", re.IGNORECASE)
+# "started a new job at Stripe", "got a new phone": a new thing of the kind takes the old one's place
+NEW_THING = re.compile(r"\b(?:a|an|my|our|his|her|their|the) (?:brand[- ])?new\b", re.IGNORECASE)
+# "took a job at Shopify", "joined PureGym", "registered with Dr. Moreno": a past event that starts a state
+STARTS = re.compile(r"\b(?:start(?:ed|s)|join(?:ed|s)|took (?:a|an|up)|signed (?:up )?(?:with|for|to)|"
+                    r"enrolled|registered)\b", re.IGNORECASE)
+# value types a thing has one of at a time: its time, its date, its amount
+_ONE_AT_A_TIME = frozenset({"time", "date", "money", "quantity", "percent"})
+
+
+def adds_alongside(claim: Claim) -> bool:
+    """The statement adds to what it may seem to replace ("also", "too", "another")."""
+    return bool(ADDITIVE.search(claim.text))
+
+
+def announces_change(claim: Claim) -> bool:
+    """A change marker ("now", "switched"), a new thing ("a new job") or a start ("took a job at")."""
+    return bool(claim.change or NEW_THING.search(claim.text) or STARTS.search(claim.text))
+
+
+def single_valued(new: Claim, old: Claim) -> bool:
+    """The slot the two statements share holds one value at a time: a strong change marker says so
+    outright; otherwise the old statement's form ("Li's bank is HSBC"; a time or an amount that
+    differs) or a single-valued word of either ("works at", "new job", "lives in")."""
+    if new.change == "strong":
+        return True
+    if old.subject_head and old.subject_head not in PERSON_NOUNS:  # "Li's bank is HSBC": a thing of its owner's
+        return True
+    if any(v.type in _ONE_AT_A_TIME and v.type == w.type and not v.compatible(w)
+           for v in old.values for w in new.values):
+        return True
+    words = old.main_stems | old.subject_stems | new.main_stems | new.subject_stems
+    return bool(words & FUNCTIONAL or {stem(w) for w in words} & FUNCTIONAL)
+
+
+def names_role_holder(claim: Claim) -> bool:
+    """"Sam's manager is Priya": the statement is about Sam's manager, a person, but its value is who
+    holds a role Sam has one of, so "Sam reports to Daniel now" can replace it."""
+    head = claim.subject_head
+    return bool(claim.copula and head and (head in FUNCTIONAL or stem(head) in FUNCTIONAL)
+                and claim.predicate_anchors and claim.predicate_anchors <= claim.main_names)
+
+
+def worth_restating(new: Claim, old: Claim) -> bool:
+    """Cheap tests first, so that only pairs the restatement could relate cost a model call: a shared
+    subject, a single-valued slot, nothing added alongside."""
+    if adds_alongside(new) or not single_valued(new, old):
+        return False
+    return _subject_link(new, old, frozenset(), frozenset())
+
+
+def restatements(candidate: str, neighbour: str) -> tuple[str, ...]:
+    """The neighbour's text with each value the candidate lacks replaced by each value of the same type
+    the candidate adds (names by names, times by times, amounts by amounts; the subjects of both
+    kept), at most `SWAPS_PER_PAIR`."""
+    new, old = parse_claim(candidate), parse_claim(neighbour)
+    keep = {new.subject, old.subject} - {None}
+    old_values = [v for v in old.all_values if str(v.key) not in keep]
+    new_values = [v for v in new.all_values if str(v.key) not in keep]
+    dropped = [v for v in old_values if not any(v.compatible(w) for w in new_values)]
+    added = list({w.text: w for w in new_values if not any(w.compatible(v) for v in old_values)}.values())
+    swapped = (re.sub(rf"(?<!\w){re.escape(a.text)}(?!\w)", lambda _, b=b: b.text, neighbour)
+               for a in dropped for b in added if a.type == b.type)
+    return tuple(dict.fromkeys(s for s in swapped if s != neighbour))[:SWAPS_PER_PAIR]
