@@ -45,6 +45,9 @@ def test_a_restatement_swaps_values_of_one_type_and_keeps_the_subjects() -> None
     assert restatements("Noor drives a Kia EV6 now", "Noor's car is a Ford Focus") == ("Noor's car is a Kia EV6",)
     assert restatements("Tariq turns in around 10:30 these days", "Tariq goes to bed at 11 pm") == \
         ("Tariq goes to bed at 10:30",)
+    # a copula's common-noun value, for the runs of new content words
+    assert "Bo's usual lunch is a miso ramen" in restatements("Bo gets a miso ramen most days instead",
+                                                             "Bo's usual lunch is a club sandwich")
     # a value both name is not swapped; a name is never swapped for a time
     assert restatements("Noor's Ford Focus needs tyres", "Noor's car is a Ford Focus") == ()
     assert restatements("Noor leaves at 8 am", "Noor works with Dana") == ()
@@ -64,6 +67,8 @@ def test_what_a_slot_holds_once() -> None:
     ("Noor's car is a Ford Focus", "Noor drives a Kia EV6 now"),
     ("Hugo's dentist is Dr. Silva", "Hugo sees Dr. Costa for his teeth now"),
     ("Ines works at Deloitte", "Ines took a job at Shopify"),
+    ("Tove's favourite podcast is Serial", "Tove's favourite podcast these days is Radiolab"),
+    ("Bo's usual lunch is a club sandwich", "Bo gets a miso ramen for lunch these days"),
     ("Bea's favourite band is Radiohead", "These days Bea mostly listens to Phoebe Bridgers"),
 ])
 def test_a_new_value_in_other_words_updates_the_old_one(model, old: str, new: str) -> None:
@@ -84,6 +89,10 @@ def test_a_role_holder_named_by_what_one_does_with_them(model) -> None:
     ("Pavel's dentist is Dr. Novak", "Pavel's son sees Dr. Horak for braces"),  # another person's dentist
     ("Leilani plays the ukulele", "Leilani now plays the cello too"),  # one more
     ("Connor's laptop is a MacBook Pro", "Connor bought an iPad for sketching"),  # another device
+    ("Oren lives in Haifa", "Oren previously lived in Eilat"),  # a past state
+    ("Oren lives in Haifa", "Oren is considering moving to Tel Aviv"),  # a maybe
+    ("Oren lives in Haifa", "Oren's grandparents live in Nazareth"),  # other people
+    ("Oren's salary is 90,000 shekels", "Oren might get 95,000 shekels after the review"),
 ])
 def test_what_adds_or_happens_beside_a_value_does_not_replace_it(model, old: str, new: str) -> None:
     decision = decide(model, old, new)

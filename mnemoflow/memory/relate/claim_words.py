@@ -28,7 +28,7 @@ one ones
 """.split())
 # Words that only qualify how often or how strongly: a paraphrase may add or drop them.
 QUALIFIERS = frozenset("""
-always usually often generally typically mostly mainly normally mostly regularly daily weekly monthly
+always usually often generally typically mostly most mainly normally regularly daily weekly monthly
 every each morning evening night usual main favourite favorite currently
 new current latest updated
 """.split())
@@ -97,7 +97,7 @@ ANTONYMS: tuple[tuple[str, str], ...] = (
 PERSON_NOUNS = frozenset("""
 sister brother sibling son daughter child kid mother mom mum father dad parent wife husband spouse partner
 boyfriend girlfriend fiance fiancee friend boss manager colleague coworker roommate flatmate neighbour neighbor
-aunt uncle niece nephew cousin grandmother grandfather grandma grandpa grandson granddaughter teacher doctor
+aunt uncle niece nephew cousin grandparent grandmother grandfather grandma grandpa grandson granddaughter teacher doctor
 dentist lawyer
 """.split())
 # Units of measure: sharing "km" says nothing about sharing a topic.

@@ -365,8 +365,9 @@ def _other_thing(cand: Claim, old: Claim) -> bool:
     """Both subjects are possessive phrases and one carries a modifier the other claim never mentions."""
     if cand.subject_head is None or old.subject_head is None or cand.subject != old.subject:
         return False
-    extra_here = {x for x in cand.subject_stems if not _has(x, old.stems)}
-    extra_there = {x for x in old.subject_stems if not _has(x, cand.stems)}
+    # "Ayesha's favourite show these days": a time said inside the subject is not a modifier of it
+    extra_here = {x for x in cand.subject_stems if not _has(x, old.stems) and x not in TIME_UNITS}
+    extra_there = {x for x in old.subject_stems if not _has(x, cand.stems) and x not in TIME_UNITS}
     if not (extra_here & _QUALIFIER_STEMS and extra_there & _QUALIFIER_STEMS):
         # "Tom's daily standup" is "Tom's standup"; "the daily standup" is not "the weekly standup"
         extra_here, extra_there = extra_here - _QUALIFIER_STEMS, extra_there - _QUALIFIER_STEMS

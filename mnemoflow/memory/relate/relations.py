@@ -120,6 +120,8 @@ from mnemoflow.memory.relate.restate import (
     RESTATED_PARAPHRASE,
     adds_alongside,
     announces_change,
+    asserted,
+    may_replace,
     names_role_holder,
     single_valued,
 )
@@ -275,6 +277,9 @@ def _judge(cand: Claim, kind: str, cand_entities: frozenset[str], neighbour: Nei
     diffs = _disagreements(cand, old, same_voice=sources not in ("different", "speakers"), now=now,
                            ruled_out=ruled_out)
     blocked = False
+    if diffs and not asserted(cand):  # "previously lived in Accra", "is considering ... next year"
+        notes.append(f"not asserted as the case now, beside {nid}")
+        diffs, blocked = [], True
     if diffs:
         what = "; ".join(f"{d.old.text} -> {d.new.text}" for d in diffs[:3])
         tight = any(d.tight for d in diffs)
@@ -309,7 +314,7 @@ def _judge(cand: Claim, kind: str, cand_entities: frozenset[str], neighbour: Nei
             return Decision("UPDATES", nid, conf, f"value: same slot, new value: {what}")
 
     # 4. explicit change markers
-    if cand.change and not blocked and not older and _adds_content(cand, old) and \
+    if cand.change and not blocked and not older and _adds_content(cand, old) and asserted(cand) and \
             not (cand.change == "weak" and adds_alongside(cand)):  # "now plays guitar too": one more
         slot = _slot_link(cand, old, strong=cand.change == "strong")
         if slot:
@@ -330,7 +335,8 @@ def _judge(cand: Claim, kind: str, cand_entities: frozenset[str], neighbour: Nei
     restated = _restated(cand, old, kind, neighbour, sources) if not older else None
     if restated:
         return restated
-    if cand.change == "strong" and not older and sim is not None and sim >= 0.55 and _adds_content(cand, old):
+    if cand.change == "strong" and not older and sim is not None and sim >= 0.55 and _adds_content(cand, old) and \
+            asserted(cand):
         return Decision("UPDATES", nid, 0.7,
                         f"change-marker: '{cand.change_text}', same subject, vector {sim:.2f}, slot not named")
 
@@ -359,7 +365,7 @@ def _restated(cand: Claim, old: Claim, kind: str, neighbour: Neighbour, sources:
     restated, sim = neighbour.restated_similarity, neighbour.vector_similarity
     if restated is None or sim is None or sources in ("different", "speakers"):
         return None
-    if restated < RESTATED_AT or restated - sim < RESTATED_GAIN or adds_alongside(cand) or \
+    if restated < RESTATED_AT or restated - sim < RESTATED_GAIN or not may_replace(cand) or \
             not single_valued(cand, old) or ("rule" in {kind, neighbour.kind} and kind != neighbour.kind):
         return None
     announced = announces_change(cand)

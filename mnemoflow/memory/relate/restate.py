@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 
-from mnemoflow.memory.relate.claim_words import FUNCTIONAL, PERSON_NOUNS, stem
+from mnemoflow.memory.relate.claim_words import FUNCTIONAL, PERSON_NOUNS, QUALIFIERS, STOPWORDS, TIME_UNITS, stem
 from mnemoflow.memory.relate.claims import Claim, parse_claim
 from mnemoflow.memory.relate.compare import _subject_link
 
@@ -38,11 +38,17 @@ SWAPS_PER_PAIR = 4
 # "also", "too", "as well", "another", "a second": the new value joins the old one
 ADDITIVE = re.compile(r"\b(?:also|too|as well|another|additional|a second|in addition|besides|alongside|"
                       r"both|as a second|on top of)\b", re.IGNORECASE)
+# "might", "is considering", "previously": not asserted as the case now
+NOT_ASSERTED = re.compile(r"\b(?:(?-i:may)|might|could|considering|thinking (?:about|of)|previously|formerly|"
+                          r"used to)\b", re.IGNORECASE)
+# ... nor is what is said of next year, for a change no word announces
+LATER = re.compile(r"\bnext (?:week|month|year)\b", re.IGNORECASE)
 # "started a new job at Stripe", "got a new phone": a new thing of the kind takes the old one's place
-NEW_THING = re.compile(r"\b(?:a|an|my|our|his|her|their|the) (?:brand[- ])?new\b", re.IGNORECASE)
+NEW_THING = re.compile(r"\b(?:a|an|my|our|his|her|their|the|\w+'s) (?:brand[- ])?new\b", re.IGNORECASE)
 # "took a job at Shopify", "joined PureGym", "registered with Dr. Moreno": a past event that starts a state
 STARTS = re.compile(r"\b(?:start(?:ed|s)|join(?:ed|s)|took (?:a|an|up)|signed (?:up )?(?:with|for|to)|"
                     r"enrolled|registered)\b", re.IGNORECASE)
+_PERSON_STEMS = frozenset(stem(w) for w in PERSON_NOUNS)
 # value types a thing has one of at a time: its time, its date, its amount
 _ONE_AT_A_TIME = frozenset({"time", "date", "money", "quantity", "percent"})
 
@@ -50,6 +56,19 @@ _ONE_AT_A_TIME = frozenset({"time", "date", "money", "quantity", "percent"})
 def adds_alongside(claim: Claim) -> bool:
     """The statement adds to what it may seem to replace ("also", "too", "another")."""
     return bool(ADDITIVE.search(claim.text))
+
+
+def asserted(claim: Claim) -> bool:
+    """Said as the case, not as a maybe or a thing of the past ("is considering moving", "previously
+    lived in Accra"): only such a statement can replace another."""
+    return not NOT_ASSERTED.search(claim.text)
+
+
+def may_replace(claim: Claim) -> bool:
+    """The statement asserts something now and adds nothing alongside: not "also" or "another", not a
+    plan or a maybe ("may apply for the director role next year")."""
+    return claim.modality != "plan" and asserted(claim) and not adds_alongside(claim) and \
+        not LATER.search(claim.text)
 
 
 def announces_change(claim: Claim) -> bool:
@@ -83,8 +102,10 @@ def names_role_holder(claim: Claim) -> bool:
 def worth_restating(new: Claim, old: Claim) -> bool:
     """Cheap tests first, so that only pairs the restatement could relate cost a model call: a shared
     subject, a single-valued slot, nothing added alongside."""
-    if adds_alongside(new) or not single_valued(new, old):
+    if not may_replace(new) or not single_valued(new, old):
         return False
+    if {stem(w) for w in new.subject_stems} & _PERSON_STEMS - {stem(w) for w in old.subject_stems}:
+        return False  # "Zoltan's parents live in Debrecen" says where they live, not Zoltan
     return _subject_link(new, old, frozenset(), frozenset())
 
 
@@ -98,6 +119,34 @@ def restatements(candidate: str, neighbour: str) -> tuple[str, ...]:
     new_values = [v for v in new.all_values if str(v.key) not in keep]
     dropped = [v for v in old_values if not any(v.compatible(w) for w in new_values)]
     added = list({w.text: w for w in new_values if not any(w.compatible(v) for v in old_values)}.values())
-    swapped = (re.sub(rf"(?<!\w){re.escape(a.text)}(?!\w)", lambda _, b=b: b.text, neighbour)
-               for a in dropped for b in added if a.type == b.type)
+    swapped = [re.sub(rf"(?<!\w){re.escape(a.text)}(?!\w)", lambda _, b=b: b.text, neighbour)
+               for a in dropped for b in added if a.type == b.type]
+    swapped += _complement_swaps(candidate, neighbour, old)
     return tuple(dict.fromkeys(s for s in swapped if s != neighbour))[:SWAPS_PER_PAIR]
+
+
+# "Aisha's usual coffee order is a flat white": what the copula says its subject is, before any
+# prepositional phrase ("a software engineer" at Nubank)
+_COMPLEMENT = re.compile(r"\b(?:is|are|was|were)\s+(?:(?:a|an|the|now)\s+)*(?P<value>[a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,3}?)"
+                         r"(?=\s+(?:at|in|for|with|on|from|every|each|since|by)\b|\W*$)")
+_WORD = re.compile(r"[A-Za-z][\w'-]*")
+
+
+def _complement_swaps(candidate: str, neighbour: str, old: Claim) -> list[str]:
+    """A copula's common-noun value ("a flat white", "sushi") replaced by each run of the candidate's
+    content words the neighbour lacks ("oat latte", "ramen"): the values no type names."""
+    match = _COMPLEMENT.search(neighbour)
+    if not match or any(v.text in match.group("value") for v in old.all_values):
+        return []  # a typed value or a name: swapped as such
+    runs, run = [], []
+    for word in [*_WORD.findall(candidate), "."]:
+        low = word.lower()
+        content = word[0].islower() and low not in STOPWORDS and low not in QUALIFIERS and \
+            stem(low) not in TIME_UNITS and stem(low) not in old.stems
+        if content:
+            run.append(word)
+        elif run:
+            runs.append(" ".join(run))
+            run = []
+    start, end = match.span("value")
+    return [neighbour[:start] + phrase + neighbour[end:] for phrase in runs]
