@@ -97,3 +97,12 @@ def test_a_role_holder_named_by_what_one_does_with_them(model) -> None:
 def test_what_adds_or_happens_beside_a_value_does_not_replace_it(model, old: str, new: str) -> None:
     decision = decide(model, old, new)
     assert decision.relation != "UPDATES", decision.reason
+
+
+def test_a_plural_owned_subject_keeps_its_head() -> None:
+    """"Zoltan's parents live in Debrecen": the verb after a plural takes no '-s', yet it is the verb,
+    so the statement is about Zoltan's parents (another person) and not about Zoltan."""
+    claim = parse_claim("Zoltan's parents live in Debrecen")
+    assert (claim.subject, claim.subject_head, claim.verb_stem) == ("zoltan", "parent", "liv")
+    assert parse_claim("Aroha's kids attend Ponsonby Primary").subject_head == "child"
+    assert not worth_restating(parse_claim("Zoltan's parents live in Debrecen"), parse_claim("Zoltan lives in Pest"))

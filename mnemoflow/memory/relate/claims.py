@@ -271,7 +271,17 @@ def _main_verb(tokens: list[Token]) -> int | None:
                 return k
         if _PLAN_RE.fullmatch(low) and k > 0:
             return k
+        if k >= 2 and _plural_owned(tokens[k - 2], tokens[k - 1]) and k + 1 < len(tokens) and (
+                tokens[k + 1].lower in _VERB_FOLLOWERS or tokens[k + 1].role in ("date", "value", "name")):
+            return k  # "Zoltan's parents live in ...", "Aroha's kids attend Ponsonby Primary"
     return None
+
+
+def _plural_owned(owner: Token, noun: Token) -> bool:
+    """"Zoltan's parents": a plural noun right after its possessive owner, whose verb takes no '-s'."""
+    low = noun.lower
+    return owner.role == "name" and owner.possessive and noun.role != "name" and _is_content_word(noun) and \
+        low.endswith("s") and not low.endswith(("ss", "is", "us", "ous", "ics"))
 
 
 def parse_claim(text: str) -> Claim:
