@@ -34,6 +34,10 @@ CHANGES = {  # a fact, then what is true now: each leaves one current memory and
     "an hour said without minutes": ("Our standup is at 9:30", "Standup is now at 10"),
     "a number raised by someone else": ("My rent is 1,200 a month", "My landlord raised the rent to 1,350"),
     "a morning routine switched": ("I drink two espressos every morning", "I've switched to green tea in the mornings"),
+    # no word names the slot twice: the old memory restated with the new value reads as the new one
+    "a car named by driving it": ("My car is a Honda Civic", "I drive a Tesla Model 3 now"),
+    "a dentist named by seeing them": ("My dentist is Dr. Lee", "I see Dr. Patel for my teeth now"),
+    "an employer named by a new job": ("I work at Google", "I started a new job at Stripe"),
 }
 
 
