@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from mnemoflow.errors import BadInputError
+from mnemoflow.memory.english.lexicon import WEEKDAYS
 from mnemoflow.models import MemoryDraft, MemoryKind
 from mnemoflow.scoring import fast_score
 
@@ -20,7 +21,7 @@ _KIND_RULES: tuple[tuple[MemoryKind, re.Pattern[str]], ...] = (
     ("preference", re.compile(r"\b(prefers?|preferred|favou?rite|likes?|loves?|enjoys?|hates?|dislikes?|"
                               r"can'?t stand|would rather)\b", re.I)),
     ("episode", re.compile(r"\b(yesterday|last (week|month|year|night)|this morning|went|visited|met|attended|"
-                           r"happened|on (monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b", re.I)),
+                           r"happened|on (" + "|".join(WEEKDAYS) + r"))\b", re.I)),
 )
 
 

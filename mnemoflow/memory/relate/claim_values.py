@@ -10,14 +10,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from mnemoflow.memory.english.lexicon import MONTH_ABBREVIATIONS, MONTH_NUMBERS
+from mnemoflow.memory.english.lexicon import MONTH_ABBREVIATIONS, MONTH_NUMBERS, SEASONS
 from mnemoflow.memory.relate.claim_words import (
     AMOUNT_ROLES,
     NAME_CONNECTORS,
     NOT_NAMES,
     NUMBER_WORDS,
     ORDINALS,
-    SEASONS,
     STOPWORDS,
     TIME_UNITS,
     TITLES,

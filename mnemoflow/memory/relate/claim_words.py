@@ -1,4 +1,4 @@
-"""The vocabulary a claim is read with: stopwords, qualifiers, units, months and seasons, number words,
+"""The vocabulary a claim is read with: stopwords, qualifiers, units, number words,
 closed value classes, antonyms, change markers, and the light stemmer that makes "moved" and "moving"
 one word.
 
@@ -34,8 +34,6 @@ new current latest updated
 """.split())
 # Units of time: "a month" is not what a statement is about.
 TIME_UNITS = frozenset({"second", "minute", "hour", "day", "week", "month", "year", "weekend", "time"})
-SEASONS = {"spring": (3, 4, 5), "summer": (6, 7, 8), "fall": (9, 10, 11), "autumn": (9, 10, 11),
-           "winter": (12, 1, 2)}
 WEEKDAYS = frozenset(lexicon.WEEKDAYS)
 ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
             "eighth": 8, "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12, "last": -1}

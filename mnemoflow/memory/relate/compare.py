@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 
+from mnemoflow.memory.english.lexicon import SEASONS
 from mnemoflow.memory.relate.claim_values import Value
 from mnemoflow.memory.relate.claim_words import (
     ANTONYMS,
@@ -19,7 +20,6 @@ from mnemoflow.memory.relate.claim_words import (
     PERSON_NOUNS,
     QUALIFIERS,
     RESIDENCE,
-    SEASONS,
     TIME_UNITS,
     overlap,
     same_stem,

@@ -6,12 +6,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from mnemoflow.memory.english.temporal import day_text
 from mnemoflow.memory.generate.inference.common import (
     _NAME,
     Derived,
     _add,
     _date_values,
-    _day_text,
     _days,
     _full_dates,
     _month_text,
@@ -55,12 +55,12 @@ def recovery(items: Sequence[tuple[str, str]]) -> list[Derived]:
                 part = "early" if end.day <= 10 else "mid" if end.day <= 20 else "late"
                 when, conf = f"around {part} {_month_text(end)}", 0.85
             else:
-                when, conf = f"by {_day_text(end)}", 0.9
+                when, conf = f"by {day_text(end)}", 0.9
             if _states(items, owner, "recover", _month_text(end)):
                 continue
             out.append(Derived(f"{owner} should be recovered from the {event} {when}", "fact", conf, (eid, mid),
                                "date-plus-duration",
-                               f"{event} on {_day_text(start)} + {n} {m.group('unit')} = {_day_text(end)}"))
+                               f"{event} on {day_text(start)} + {n} {m.group('unit')} = {day_text(end)}"))
     return out
 
 
@@ -94,7 +94,7 @@ def expiry(items: Sequence[tuple[str, str]]) -> list[Derived]:
             event = trip[0].lower() + trip[1:] if not trip.startswith(owner) else trip
             out.append(Derived(f"{owner}'s {doc} will have expired before {event}, so {owner} needs to renew it",
                                "fact", 0.9, (tid, did), "expires-before-event",
-                               f"{doc} expires {_day_text(expiry[0])}, before the trip"))
+                               f"{doc} expires {day_text(expiry[0])}, before the trip"))
     return out
 
 
