@@ -1,5 +1,5 @@
 """Word lists several parts of the rules share, one list per concept: month and weekday names, month
-abbreviations, seasons, and the number words up to twelve. A module that needs more (temporal's "a couple of",
+abbreviations, seasons, the connectors inside names, and the number words up to twelve. A module that needs more (temporal's "a couple of",
 claims' "dozen") extends these rather than keeping its own copy."""
 
 from __future__ import annotations
@@ -13,5 +13,7 @@ MONTH_ABBREVIATIONS = {"jan": 1, "feb": 2, "mar": 3, "apr": 4, "jun": 6, "jul": 
 SEASONS = {"spring": (3, 4, 5), "summer": (6, 7, 8), "fall": (9, 10, 11), "autumn": (9, 10, 11),
            "winter": (12, 1, 2)}
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+# lower-case words inside a name: "Vincent van Gogh", "Bank of England", "Procter & Gamble"
+NAME_CONNECTORS = frozenset({"du", "de", "da", "del", "van", "von", "der", "la", "le", "of", "&"})
 NUMBERS_TO_TWELVE = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
                      "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}

@@ -10,10 +10,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from mnemoflow.memory.english.lexicon import MONTH_ABBREVIATIONS, MONTH_NUMBERS, SEASONS
+from mnemoflow.memory.english.lexicon import MONTH_ABBREVIATIONS, MONTH_NUMBERS, NAME_CONNECTORS, SEASONS
 from mnemoflow.memory.relate.claim_words import (
     AMOUNT_ROLES,
-    NAME_CONNECTORS,
     NOT_NAMES,
     NUMBER_WORDS,
     ORDINALS,

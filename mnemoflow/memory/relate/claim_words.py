@@ -47,17 +47,12 @@ there here what which who how why no not yes please according
 """.split())
 TITLES = frozenset({"dr", "mr", "mrs", "ms", "prof", "professor", "aunt", "uncle", "grandma", "grandpa",
                     "grandmother", "grandfather", "saint", "st", "sir", "dame"})
-NAME_CONNECTORS = frozenset({"du", "de", "da", "del", "van", "von", "der", "la", "le", "of", "&"})
 AUXILIARIES = verbs.AUXILIARIES | frozenset("""
 isn't aren't wasn't weren't hasn't haven't hadn't doesn't don't didn't won't wouldn't can't couldn't
 shouldn't
 """.split())
-IRREGULAR_PAST = frozenset("""
-was were had did went gone came made took taken gave given got bought brought thought taught caught
-sold told said found left felt kept held met paid ran began begun became won lost sent spent built
-flew flown drove driven wrote written ate eaten saw seen knew known grew grown chose chosen broke
-broken spoke spoken rode wore fell led lent stood understood quit
-""".split())
+# the irregular past forms the verb table knows, and "quit" (the same in the past: "quit smoking")
+IRREGULAR_PAST = verbs.PAST_FORMS | {"quit"}
 IRREGULAR_STEMS = {
     "children": "child", "kids": "child", "kid": "child", "people": "person", "men": "man",
     "women": "woman", "ran": "run", "went": "go", "gone": "go", "born": "birth", "birthday": "birth",

@@ -123,7 +123,7 @@ def _disagreements(cand: Claim, old: Claim, *, same_voice: bool = True, now: dat
         pool = [v for v in pool if v not in ruled_out]
         if not pool or any(v.compatible(value) for v in pool):
             continue
-        if any(v.compatible(value) or _same_day(v, value) for v in ruled_out):
+        if any(v.compatible(value) for v in ruled_out):
             out.append(_Diff(value, pool[0], True))  # "on June 16, not on June 14": a correction
             continue
         same_type_old = [v for v in old.values if v.type == value.type]
@@ -154,14 +154,6 @@ def _negated_values(claim: Claim) -> list[Value]:
                                           claim.text, re.I):
             ruled_out.append(v)
     return ruled_out
-
-
-def _same_day(ruled_out: Value, old_value: Value) -> bool:
-    """"June 6, not the 4th": an ordinal ruled out next to a date names the old date's day."""
-    if ruled_out.type != "quantity" or old_value.type != "date" or not re.fullmatch(r"\d{1,2}(?:st|nd|rd|th)",
-                                                                                    ruled_out.text):
-        return False
-    return getattr(old_value.key, "day", None) == int(ruled_out.key)  # type: ignore[call-overload]
 
 
 def _same_thing(cand: Claim, old: Claim) -> bool:
