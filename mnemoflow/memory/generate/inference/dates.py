@@ -98,15 +98,8 @@ def expiry(items: Sequence[tuple[str, str]]) -> list[Derived]:
     return out
 
 
-_RUNS_ON_TAIL = (r" (?:still )?(?:runs on|uses|is on|is built on|depends on|is pinned to) "
-                 r"(?P<name>[A-Z][\w+#-]*) (?P<ver>\d+(?:\.\d+)*)$")
-_RUNS_ON = (
-    re.compile(r"^(?P<app>[\w.\-/]+(?: [\w.\-/]+)?)" + _RUNS_ON_TAIL),
-    # a service identifier ("billing-api", "auth_service") later in the sentence, after a lead-in
-    # ("Helen says billing-api still runs on Python 3.8") that neither negates nor doubts it
-    re.compile(r"(?<![\w.\-/])(?P<app>[a-z][\w.]*[-_/][\w.\-/]*)" + _RUNS_ON_TAIL),
-)
-_DOUBT = re.compile(r"\b(?:not|no|never|if|whether|unless|maybe|perhaps)\b|n't", re.IGNORECASE)
+_RUNS_ON = re.compile(r"^(?P<app>[\w.\-/]+(?: [\w.\-/]+)?) (?:still )?(?:runs on|uses|is on|is built on|depends on|"
+                      r"is pinned to) (?P<name>[A-Z][\w+#-]*) (?P<ver>\d+(?:\.\d+)*)$")
 _EOL = re.compile(
     r"^(?P<name>[A-Z][\w+#-]*) (?P<ver>\d+(?:\.\d+)*) (?:reaches|reached|hits|hit|goes) "
     r"(?:its )?(?:end of life|end-of-life|EOL)\b")
@@ -122,8 +115,8 @@ def end_of_life(items: Sequence[tuple[str, str]]) -> list[Derived]:
                 eols.append((m.group("name").lower(), m.group("ver"), m.group("name"), dates[0].text, mid))
     out = []
     for mid, text in items:
-        m = _RUNS_ON[0].match(text) or _RUNS_ON[1].search(text)
-        if not m or _DOUBT.search(text[:m.start()]):
+        m = _RUNS_ON.match(text)
+        if not m:
             continue
         app = m.group("app")
         for name, ver, name_text, when, eid in eols:
