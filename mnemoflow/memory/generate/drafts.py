@@ -27,7 +27,7 @@ from mnemoflow.memory.english.sentences import (
 from mnemoflow.memory.english.smalltalk import is_small_talk
 from mnemoflow.memory.english.verbs import PAST_FORMS, is_adverb, is_past
 from mnemoflow.memory.generate.candidates import TurnView
-from mnemoflow.memory.generate.followup import FollowUp, is_clause
+from mnemoflow.memory.generate.followup import _YES, FollowUp, is_clause
 from mnemoflow.memory.generate.judge import (
     _ASKING,
     _DETERMINERS,
@@ -42,9 +42,6 @@ from mnemoflow.memory.generate.judge import (
     _Turn,
     display_name,
 )
-
-_BARE_YES = re.compile(r"^\W*(?:yes|yeah|yep|yup|sure|of course|definitely|absolutely|totally|indeed|correct)\W*$",
-                       re.I)
 
 # what an invitation's statement organises: "I'm organizing the team dinner on November 8"
 _ORGANISED = re.compile(r"\b(?:organi[sz]ing|hosting|planning|throwing|having) (?P<event>(?:the|a|an|our|my) [^,?;]+)$",
@@ -218,7 +215,7 @@ def _may_go_on(answered: _Draft, answer: str, following: str) -> bool:
     ("Me. We're moving the orders service to Postgres"), or when it only adds when or where the answer's
     subject does it ("Riverside Elementary. She starts in the fall.")."""
     if answered.reasons == ("follow-up:yes",):
-        return bool(_BARE_YES.match(answer))
+        return bool(_YES.fullmatch(answer.strip()))
     if answered.reasons != ("follow-up:wh",):
         return False
     return bool(_SELF_ANSWER.match(answer)) or (

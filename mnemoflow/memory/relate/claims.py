@@ -124,12 +124,10 @@ class Claim:
 def _split_attribution(text: str) -> tuple[str | None, str, str]:
     """(normalised source or None, the attributed statement, the attribution prefix)."""
     stripped = text.strip().rstrip(".")
-    match = _ACCORDING_RE.match(stripped)
-    if match:
-        return _norm_source(match.group("src")), match.group("body"), stripped[: match.start("body")]
-    match = _ARRIVED_AND_SAYS_RE.match(stripped)
-    if match:  # "Lin's offer letter just arrived and it says $135,000": the letter is the source
-        return _norm_source(match.group("src")), match.group("body"), stripped[: match.start("body")]
+    # "According to Ana, ..."; "Lin's offer letter just arrived and it says $135,000": the letter is the source
+    for pattern in (_ACCORDING_RE, _ARRIVED_AND_SAYS_RE):
+        if match := pattern.match(stripped):
+            return _norm_source(match.group("src")), match.group("body"), stripped[: match.start("body")]
     match = _ATTRIBUTION_RE.match(stripped)
     if match:
         src_words = match.group("src").lower().split()

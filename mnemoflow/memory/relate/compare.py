@@ -68,8 +68,7 @@ def _changed_thing(cand: Claim, old: Claim) -> str | None:
     frontend in React"), when that statement names a value the change does not keep."""
     if cand.change != "strong" or not any(v.type == "name" and v.lead in ("to", "for") for v in cand.values):
         return None
-    things = {a for a in cand.predicate_anchors if a not in cand.names and a not in TIME_UNITS
-              and a not in _QUALIFIER_STEMS and _has(a, old.predicate_anchors - old.names)}
+    things = _shared(cand.predicate_anchors - cand.names, old.predicate_anchors - old.names)
     replaced = [v for v in old.values if v.type == "name" and v.key != old.subject
                 and not _has(v.key, cand.names)]
     return ", ".join(sorted(things)) if things and replaced else None
@@ -235,6 +234,7 @@ def _modality_clash(cand: Claim, old: Claim) -> bool:
 
 
 def _shared(a: frozenset[str], b: frozenset[str]) -> set[str]:
+    """Words of `a` that `b` has too, but for units of time and qualifiers."""
     return {x for x in a if x not in TIME_UNITS and x not in _QUALIFIER_STEMS and _has(x, b)}
 
 
@@ -254,8 +254,7 @@ def _slot_link(cand: Claim, old: Claim, *, strong: bool) -> str | None:
     subject = {cand.subject, old.subject}
     if overlap(set(cand.main_stems), RESIDENCE) and overlap(set(old.main_stems), RESIDENCE):
         return "where they live"
-    shared_stems = {s for s in cand.main_stems if s not in subject and s not in TIME_UNITS
-                    and s not in _QUALIFIER_STEMS and _has(s, old.main_stems)}
+    shared_stems = _shared(cand.main_stems, old.main_stems) - subject
     if shared_stems:
         return ", ".join(sorted(shared_stems))
     if strong:
@@ -278,9 +277,7 @@ def _shared_occasion(cand: Claim, old: Claim) -> str | None:
 def _slot_said_alongside(cand: Claim, old: Claim) -> str | None:
     """A change told in two clauses ("switched to X; black coffee upsets me now") names the old slot
     in its second clause: the old statement's own words there are its slot."""
-    subject = {cand.subject, old.subject}
-    shared = {s for s in cand.stems if s not in cand.main_stems and s not in subject and s not in TIME_UNITS
-              and s not in _QUALIFIER_STEMS and _has(s, old.main_stems)}
+    shared = _shared(cand.stems - cand.main_stems, old.main_stems) - {cand.subject, old.subject}
     return ", ".join(sorted(shared)) or None
 
 

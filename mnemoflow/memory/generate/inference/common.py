@@ -39,6 +39,11 @@ def _norm(text: str) -> str:
     return " ".join(re.findall(r"[\w$€£%.,-]+", text.lower())).rstrip(".")
 
 
+def _first_match(patterns: Iterable[re.Pattern[str]], text: str) -> re.Match[str] | None:
+    """The first of `patterns` that matches at the start of `text` (the shapes of one statement)."""
+    return next((m for pattern in patterns if (m := pattern.match(text))), None)
+
+
 def _states(items: Iterable[tuple[str, str]], *needles: str) -> bool:
     """Some input memory already says this (contains every needle, case-insensitive)."""
     return any(all(n.lower() in text.lower() for n in needles) for _, text in items)
