@@ -61,12 +61,9 @@ def salience_factor(salience: float) -> float:
     return 0.5 + min(1.0, max(0.0, salience))
 
 
-def access_factor(uses: int, weight: float) -> float:
-    return 1.0 + weight * math.log1p(max(uses, 0))
-
-
-def hotness_factor(heat: float, weight: float) -> float:
-    return 1.0 + weight * math.log1p(max(heat, 0.0))
+def log_factor(amount: float, weight: float) -> float:
+    """1 + weight x ln(1 + amount): how much uses (accesses, restatements) or heat lengthen a half-life."""
+    return 1.0 + weight * math.log1p(max(amount, 0.0))
 
 
 def age_days(memory: DecayInput, now: datetime) -> float:
@@ -76,9 +73,9 @@ def age_days(memory: DecayInput, now: datetime) -> float:
 
 
 def retention(memory: DecayInput, now: datetime, params: RetentionParams) -> Retention:
-    parts = (salience_factor(memory.salience), access_factor(memory.access_count + memory.reinforcement,
-                                                              params.access_weight),
-             hotness_factor(memory.heat, params.hotness_weight))
+    parts = (salience_factor(memory.salience), log_factor(memory.access_count + memory.reinforcement,
+                                                           params.access_weight),
+             log_factor(memory.heat, params.hotness_weight))
     half_life = params.half_life_days * math.prod(parts)
     age = age_days(memory, now)
     return Retention(memory.memory_id, age, *parts, half_life, 0.5 ** (age / half_life),

@@ -20,7 +20,7 @@ from datetime import datetime, timedelta
 import numpy as np
 
 from mnemoflow.memory.relate.triples import categories_of
-from mnemoflow.memory.summarize import SAME_SENTENCE
+from mnemoflow.memory.summarize import SAME_SENTENCE, _sentence
 from mnemoflow.models import MemoryItem, ProfileLine, ProfileSection
 
 # what the static section is about: the taxonomy's stable subjects
@@ -99,8 +99,7 @@ def _lines(section: ProfileSection, chosen: list[ProfileMemory], limit: int) -> 
 
 
 def _text(section: ProfileSection, memory: MemoryItem) -> str:
-    text = " ".join(memory.content.split())
-    text = text if text[-1:] in ".!?" else text + "."
+    text = _sentence(memory.content)
     if section == "dynamic":
         when = memory.event_start_at if memory.event_start_at and memory.event_start_at > _when(memory) else None
         stamp = f"{_when(memory):%Y-%m-%d}" + (f", for {when:%Y-%m-%d}" if when else "")

@@ -9,10 +9,9 @@ import pytest
 
 from mnemoflow.memory.lifecycle import (
     RetentionParams,
-    access_factor,
     age_days,
     decay,
-    hotness_factor,
+    log_factor,
     retention,
     salience_factor,
 )
@@ -52,9 +51,9 @@ def test_age_counts_from_the_last_access_and_never_from_the_event() -> None:
 
 
 def test_accesses_and_restatements_lengthen_the_half_life_logarithmically() -> None:
-    assert access_factor(0, 0.5) == 1.0
-    assert access_factor(math.e - 1, 0.5) == pytest.approx(1.5)
-    assert access_factor(10, 0.0) == 1.0  # weight 0: accesses do not count
+    assert log_factor(0, 0.5) == 1.0
+    assert log_factor(math.e - 1, 0.5) == pytest.approx(1.5)
+    assert log_factor(10, 0.0) == 1.0  # weight 0: accesses do not count
     unused = retention(memory(days_old=90), NOW, PARAMS).score
     used = retention(memory(days_old=90, accesses=4), NOW, PARAMS).score
     said_again = retention(memory(days_old=90, reinforcement=4), NOW, PARAMS).score
@@ -62,8 +61,8 @@ def test_accesses_and_restatements_lengthen_the_half_life_logarithmically() -> N
 
 
 def test_a_memory_about_hot_entities_decays_slower() -> None:
-    assert hotness_factor(0.0, 0.5) == 1.0
-    assert hotness_factor(9.0, 0.5) > hotness_factor(1.0, 0.5) > 1.0
+    assert log_factor(0.0, 0.5) == 1.0
+    assert log_factor(9.0, 0.5) > log_factor(1.0, 0.5) > 1.0
     cold = retention(memory(days_old=90), NOW, PARAMS).score
     hot = retention(memory(days_old=90, heat=6.0), NOW, PARAMS).score
     assert hot > cold

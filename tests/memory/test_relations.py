@@ -474,14 +474,6 @@ def test_a_lower_case_package_version_is_a_version() -> None:
     assert judge("Nils's dashboard's package.json lists react 17.0.2", readme).relation != "CONFLICTS_WITH"
 
 
-def test_an_ordinal_ruled_out_names_the_old_day() -> None:
-    said = Neighbour(memory_id="m1", content="Grandma Edith's birthday on June 4", kind="fact",
-                     observed_at=EARLIER, speaker="Mom")
-    other = classify("Grandma Edith's birthday is June 6, not the 4th", "fact", (), [said], now=NOW,
-                     speaker="Aunt Lou")
-    assert other.relation == "CONFLICTS_WITH" and action(other) == "apply", other
-
-
 def test_two_speakers_naming_different_places_for_one_dinner_conflict() -> None:
     said = Neighbour(memory_id="m1", content="On November 10, 2023 dinner is at Osteria Lupo, 8pm", kind="episode",
                      observed_at=EARLIER, speaker="Dan")

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from mnemoflow.memory.english.lexicon import MONTHS, WEEKDAYS
 from mnemoflow.memory.english.verbs import AUXILIARIES, PAST_FORMS, agree, is_adverb
 
 _WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)*")
@@ -43,9 +44,8 @@ _AFTER_OBJECT = frozenset({"a", "an", "the", "to", "for", "with", "at", "in", "o
                            "back", "off", "last", "this", "every", "when", "if", "because", "as", "more", "once"})
 # "It" names a thing only before something concrete ("It's next Tuesday at 2:30pm", "It costs $40"),
 # not in "It was so gratifying", where it stands for nothing.
-_CONCRETE = re.compile(r"\d|\b(?:today|tomorrow|tonight|next|this|on|at|in|monday|tuesday|wednesday|thursday|"
-                       r"friday|saturday|sunday|january|february|march|april|may|june|july|august|september|"
-                       r"october|november|december)\b\s+\S*[\dA-Z]|\b(?:tomorrow|today|tonight)\b")
+_CONCRETE = re.compile(r"\d|\b(?:today|tomorrow|tonight|next|this|on|at|in|" + "|".join(WEEKDAYS) + "|"
+                       + "|".join(m.lower() for m in MONTHS) + r")\b\s+\S*[\dA-Z]|\b(?:tomorrow|today|tonight)\b")
 _SUBJECT_AUX = frozenset({"are", "were", "have", "do", "don't", "aren't", "weren't", "haven't", "will", "would",
                           "can", "could", "should", "must", "might", "did", "didn't", "won't", "can't"})
 _INTRODUCING = frozenset({"adopted", "got", "have", "has", "had", "rescued", "bought", "found", "welcomed",
@@ -68,15 +68,13 @@ NOT_NAMES = frozenset({
     "you", "he", "she", "they", "it", "this", "that", "these", "those", "there", "here", "what", "when", "where",
     "who", "why", "how", "which", "yes", "no", "yeah", "ok", "okay", "hi", "hey", "hello", "thanks", "thank",
     "oh", "wow", "well", "so", "and", "but", "or", "also", "just", "really", "today", "tomorrow", "yesterday",
-    "tonight", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january",
-    "february", "march", "april", "may", "june", "july", "august", "september", "october", "november",
-    "december", "mom", "dad", "mum", "everyone", "everything", "someone", "something", "nothing", "nobody",
+    "tonight", "mom", "dad", "mum", "everyone", "everything", "someone", "something", "nothing", "nobody",
     "anyone", "anything", "please", "sure", "great", "nice", "cool", "good", "let", "let's", "if", "then",
     "maybe", "not", "never", "always", "all", "some", "any", "one", "both", "each", "every", "after", "before",
     "since", "because", "though", "in", "on", "at", "for", "to", "with", "from", "by", "as", "of", "about",
     "actually", "honestly", "anyway", "btw", "lol", "haha", "omg", "dear", "mr", "mrs", "ms", "dr", "st",
     "don't", "doesn't", "didn't", "can't", "won't", "isn't", "aren't", "wasn't", "haven't",
-}) | AUXILIARIES
+}) | AUXILIARIES | frozenset(WEEKDAYS) | frozenset(m.lower() for m in MONTHS)
 
 
 @dataclass(frozen=True)

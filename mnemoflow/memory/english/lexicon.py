@@ -1,6 +1,7 @@
 """Word lists several parts of the rules share, one list per concept: month and weekday names, month
-abbreviations, and the number words up to twelve. A module that needs more (temporal's "a couple of",
-claims' "dozen") extends these rather than keeping its own copy."""
+abbreviations, seasons, the connectors inside names, abbreviations with a period, and the number words
+up to twelve. A module that needs more (temporal's "a couple of", claims' "dozen") extends these rather
+than keeping its own copy."""
 
 from __future__ import annotations
 
@@ -9,6 +10,14 @@ MONTHS = ("January", "February", "March", "April", "May", "June", "July", "Augus
 MONTH_NUMBERS = {m.lower(): i + 1 for i, m in enumerate(MONTHS)}  # "january" -> 1
 MONTH_ABBREVIATIONS = {"jan": 1, "feb": 2, "mar": 3, "apr": 4, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9,
                        "oct": 10, "nov": 11, "dec": 12}
+# northern-hemisphere meteorological seasons, each with its months (the first is where it starts)
+SEASONS = {"spring": (3, 4, 5), "summer": (6, 7, 8), "fall": (9, 10, 11), "autumn": (9, 10, 11),
+           "winter": (12, 1, 2)}
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+# lower-case words inside a name: "Vincent van Gogh", "Bank of England", "Procter & Gamble"
+NAME_CONNECTORS = frozenset({"du", "de", "da", "del", "van", "von", "der", "la", "le", "of", "&"})
+# words written with a period that ends no sentence ("Dr. Chen", "e.g.", "5 p.m.")
+ABBREVIATIONS = frozenset({"dr", "mr", "mrs", "ms", "st", "jr", "sr", "vs", "etc", "e.g", "i.e", "approx", "no", "inc",
+                           "ltd", "co", "mt", "ft", "prof", "u.s", "a.m", "p.m"})
 NUMBERS_TO_TWELVE = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
                      "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}

@@ -12,10 +12,10 @@ import re
 from functools import lru_cache
 
 from mnemoflow.memory.english.coref import NOT_NAMES
+from mnemoflow.memory.english.lexicon import NAME_CONNECTORS
 
 _TOKEN = re.compile(r"`[^`]+`|[A-Za-z][\w.+#&-]*(?:'s)?|\d[\w.]*|\S")
 _VERSION = re.compile(r"v?\d+(?:\.\d+)*[a-z]?")
-_CONNECTORS = frozenset({"of", "de", "da", "van", "von", "&"})
 
 
 def _is_name(token: str) -> bool:
@@ -52,7 +52,7 @@ def find_entities(text: str, known: tuple[str, ...] = ()) -> tuple[str, ...]:
                 break
             if _is_name(nbare):
                 parts.append(nbare.rstrip("."))
-            elif nbare in _CONNECTORS and j + 1 < len(tokens) and _is_name(tokens[j + 1][0]):
+            elif nbare in NAME_CONNECTORS and j + 1 < len(tokens) and _is_name(tokens[j + 1][0]):
                 parts.append(nbare)
             else:
                 break

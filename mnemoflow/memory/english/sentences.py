@@ -12,10 +12,9 @@ import re
 from collections.abc import Callable, Iterable
 from functools import lru_cache
 
+from mnemoflow.memory.english.lexicon import ABBREVIATIONS
 from mnemoflow.memory.english.names import find_entities
 
-_ABBREVIATIONS = frozenset({"dr", "mr", "mrs", "ms", "st", "jr", "sr", "vs", "etc", "e.g", "i.e", "approx", "no",
-                            "inc", "ltd", "co", "mt", "ft", "prof", "u.s", "a.m", "p.m"})
 _BOUNDARY = re.compile(r"(?:[.!?]+|\u2026)[\"')\]]*\s+|\s+[-\u2013\u2014]+\s+|\n+")
 _EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F\u200D]+")
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
@@ -65,7 +64,7 @@ def split_sentences(text: str) -> list[str]:
         last = before[-1].lower().rstrip(".") if before else ""
         numbered = len(before) == 1 and last.isdigit()  # "1." opening a list item
         initial = len(last) == 1 and last.isalpha()  # "J. K. Rowling"
-        if m.group().strip().startswith(".") and (last in _ABBREVIATIONS or initial or numbered):
+        if m.group().strip().startswith(".") and (last in ABBREVIATIONS or initial or numbered):
             continue
         piece = text[start:m.end()].strip()
         if piece.strip("-\u2013\u2014 "):

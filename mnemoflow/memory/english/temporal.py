@@ -26,13 +26,14 @@ from mnemoflow.memory.english.lexicon import (
     MONTH_NUMBERS,
     MONTHS,
     NUMBERS_TO_TWELVE,
+    SEASONS,
     WEEKDAYS,
 )
 from mnemoflow.memory.english.verbs import PAST_FORMS
 
 _MONTH_NUMBER = MONTH_NUMBERS | MONTH_ABBREVIATIONS
 _FULL_MONTH = "|".join(m.lower() for m in MONTHS)
-_ANY_MONTH = _FULL_MONTH + "|sept|sep|jan|feb|mar|apr|jun|jul|aug|oct|nov|dec"
+_ANY_MONTH = _FULL_MONTH + "|" + "|".join(sorted(MONTH_ABBREVIATIONS, key=len, reverse=True))
 _NUMBERS = {"a": 1, "an": 1} | NUMBERS_TO_TWELVE | {"a couple of": 2, "a couple": 2, "couple of": 2}
 _NUM = r"\d{1,3}|a couple of|a couple|couple of|an?|" + "|".join(NUMBERS_TO_TWELVE)
 _PREP = r"(?:\b(?P<prep>on|in|by|until|till|from|since|before|after|during|for|at|over|through)\s+)?"
@@ -40,7 +41,8 @@ _PART = r"(?:\s+(?P<part>morning|afternoon|evening|night)\b)?"
 _KEEP_PREPS = {"by", "until", "till", "from", "since", "before", "after", "during", "for", "over", "through"}
 # A yearly date, or a birth date said without its year (the conversation's year is not it).
 _RECURRING = re.compile(r"\b(birthdays?|born|anniversary|every|each|annual(ly)?|yearly|weekly|daily)\b", re.I)
-_SEASON_START = {"spring": 3, "summer": 6, "fall": 9, "autumn": 9, "winter": 12}
+_SEASON = "|".join(SEASONS)
+_WEEKDAY = "|".join(WEEKDAYS)
 
 _FUTURE = re.compile(r"\b(will|'ll|would|going to|gonna|plan(s|ning)?|next|tomorrow|upcoming|soon|hope to|want to|"
                      r"(is|are|am|'s|'re|'m)\s+\w+ing|is|are)\b", re.I)  # "heard the offsite is ..." is ahead
@@ -300,7 +302,7 @@ def _day_of_month(m: re.Match[str], today: date, past: bool) -> _Span | None:
     day = int(m["day"])
     if not 1 <= day <= 31 or _RECURRING.search(m.string):
         return None
-    named = re.search(r"\b(" + "|".join(WEEKDAYS) + r")\W*$", m.string[:m.start()], re.I)  # "Wednesday the 16th"
+    named = re.search(r"\b(" + _WEEKDAY + r")\W*$", m.string[:m.start()], re.I)  # "Wednesday the 16th"
     weekday = WEEKDAYS.index(named.group(1).lower()) if named else None
     first = today.replace(day=1)
     step = -1 if past else 1
@@ -342,7 +344,7 @@ def _month(m: re.Match[str], today: date, past: bool) -> _Span | None:
 
 def _season(m: re.Match[str], today: date, past: bool) -> _Span:
     name = m["season"].lower()
-    first_month = _SEASON_START[name]
+    first_month = SEASONS[name][0]
     starts = [date(y, first_month, 1) for y in (today.year - 2, today.year - 1, today.year, today.year + 1)]
     current = max(s for s in starts if s <= today)
     ongoing = today < _add_months(current, 3)
@@ -381,7 +383,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], _Handler], ...] = (
          r"(?P<unit>week|month|year|weekend)\b(?!'s)"), _relative_unit),
     (_rx(r"\b(?P<prep>over|on)\s+the\s+weekend\b"), _the_weekend),
     (_rx(_PREP + r"(?<!\bevery )(?<!\beach )\b(?:(?P<dir>next|last|this|the coming|coming)\s+)?"
-         r"(?P<day>monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"
+         r"(?P<day>" + _WEEKDAY + r")\b"
          r"(?!\s+(?:morning|afternoon|evening|night)s\b)" + _PART), _weekday),
     (_rx(r"\b(?P<prep>)in\s+(?P<n>" + _NUM + r")\s+(?P<unit>day|week|month|year)s?\b(?P<ago>)"), _offset),
     (_rx(r"\b(?P<prep>)(?P<n>" + _NUM + r")\s+(?P<unit>day|week|month|year)s?\s+(?P<ago>ago)\b"), _offset),
@@ -394,15 +396,15 @@ _PATTERNS: tuple[tuple[re.Pattern[str], _Handler], ...] = (
     (_rx(_PREP + r"(?<!\bthe )\b(?:(?P<dir>next|last|this|early|late|mid-|mid|the end of|the beginning of|"
          r"the start of|the middle of)\s*)?(?P<month>" + _FULL_MONTH + r")\b(?:\s+(?P<year>(?:19|20)\d\d)\b)?"),
      _month),
-    (_rx(_PREP + r"\b(?P<dir>next|last|this|the coming|the past)\s+(?P<season>spring|summer|fall|autumn|winter)\b"),
+    (_rx(_PREP + r"\b(?P<dir>next|last|this|the coming|the past)\s+(?P<season>" + _SEASON + r")\b"),
      _season),
-    (_rx(r"\b(?P<prep>in|during|over|by)\s+the\s+(?P<dir>)(?P<season>spring|summer|fall|autumn|winter)\b"), _season),
+    (_rx(r"\b(?P<prep>in|during|over|by)\s+the\s+(?P<dir>)(?P<season>" + _SEASON + r")\b"), _season),
     (_rx(r"\b(?P<prep>)(?P<y>(?:19|20)\d\d)-(?P<m>\d\d)-(?P<d>\d\d)\b"), _absolute_date),
     (_rx(r"\b(?P<prep>in|since|from|by|during|until|of|back in)\s+(?P<year>(?:19|20)\d\d)\b(?![-/.:]\d)"), _year),
 )
 _ANY_DATE_WORD = re.compile(r"\d|\b(?:today|tonight|tomorrow|yesterday|night|morning|afternoon|evening|next|last|"
                             r"this|coming|past|following|weekend|ago|(?:day|week|month|year)s?|"
-                            + "|".join(WEEKDAYS) + "|" + _ANY_MONTH + r"|spring|summer|fall|autumn|winter)\b", re.I)
+                            + _WEEKDAY + "|" + _ANY_MONTH + "|" + _SEASON + r")\b", re.I)
 # A calendar day is an appointment: only its own clause says whether it is past ("I checked the booking,
 # it's June 16" is ahead).
 _CLAUSE_TENSE = (_calendar_day, _day_of_month)

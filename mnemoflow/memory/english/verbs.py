@@ -47,10 +47,8 @@ AUXILIARIES = frozenset({
     "am", "is", "are", "was", "were", "be", "been", "do", "does", "did", "have", "has", "had",
     "will", "would", "can", "could", "shall", "should", "may", "might", "must",
 })
-_UNCHANGED = AUXILIARIES | frozenset({
-    "ought", "used", "didn't", "can't", "cannot", "couldn't", "won't", "wouldn't", "shouldn't", "mustn't",
-    "wasn't", "hadn't", "isn't", "hasn't", "doesn't", "gotta", "gonna", "wanna",
-})
+# (a contraction such as "didn't" is not alphabetic, so `looks_like_base_verb` turns it down first)
+_UNCHANGED = AUXILIARIES | frozenset({"ought", "used", "cannot", "gotta", "gonna", "wanna"})
 # Words that can sit between a subject and its verb without changing it ("I really love").
 _ADVERBS = frozenset({
     "really", "also", "still", "just", "always", "never", "usually", "often", "sometimes", "actually",

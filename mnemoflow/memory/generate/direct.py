@@ -7,20 +7,23 @@ from datetime import datetime
 from typing import Any
 
 from mnemoflow.errors import BadInputError
+from mnemoflow.memory.english.lexicon import WEEKDAYS
 from mnemoflow.models import MemoryDraft, MemoryKind
 from mnemoflow.scoring import fast_score
 
 MAX_MEMORY_CHARS = 4000
 
+# a liking said outright: the preference kind here, and (in judge) a "rule" that only states a liking
+PREFERENCE_VERB = re.compile(r"\b(prefers?|preferred|favou?rite|likes?|loves?|enjoys?|hates?|dislikes?|"
+                             r"can'?t stand|would rather)\b", re.I)
 _KIND_RULES: tuple[tuple[MemoryKind, re.Pattern[str]], ...] = (
     ("rule", re.compile(r"\b(always|never|must|must not|should(n'?t)?|do not|don'?t ever|is not allowed|"
                         r"are not allowed|policy)\b", re.I)),
     ("procedure", re.compile(r"\b(how to|steps?|first\b.*\bthen|to (deploy|install|run|set up|configure)|"
                              r"run `|follow these)\b|^\s*\d+[.)]\s", re.I | re.M)),
-    ("preference", re.compile(r"\b(prefers?|preferred|favou?rite|likes?|loves?|enjoys?|hates?|dislikes?|"
-                              r"can'?t stand|would rather)\b", re.I)),
+    ("preference", PREFERENCE_VERB),
     ("episode", re.compile(r"\b(yesterday|last (week|month|year|night)|this morning|went|visited|met|attended|"
-                           r"happened|on (monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b", re.I)),
+                           r"happened|on (" + "|".join(WEEKDAYS) + r"))\b", re.I)),
 )
 
 

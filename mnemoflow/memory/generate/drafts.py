@@ -27,7 +27,7 @@ from mnemoflow.memory.english.sentences import (
 from mnemoflow.memory.english.smalltalk import is_small_talk
 from mnemoflow.memory.english.verbs import PAST_FORMS, is_adverb, is_past
 from mnemoflow.memory.generate.candidates import TurnView
-from mnemoflow.memory.generate.followup import FollowUp, is_clause
+from mnemoflow.memory.generate.followup import _YES, FollowUp, is_clause
 from mnemoflow.memory.generate.judge import (
     _ASKING,
     _DETERMINERS,
@@ -42,9 +42,7 @@ from mnemoflow.memory.generate.judge import (
     _Turn,
     display_name,
 )
-
-_BARE_YES = re.compile(r"^\W*(?:yes|yeah|yep|yup|sure|of course|definitely|absolutely|totally|indeed|correct)\W*$",
-                       re.I)
+from mnemoflow.memory.relate.claim_words import STOPWORDS
 
 # what an invitation's statement organises: "I'm organizing the team dinner on November 8"
 _ORGANISED = re.compile(r"\b(?:organi[sz]ing|hosting|planning|throwing|having) (?P<event>(?:the|a|an|our|my) [^,?;]+)$",
@@ -75,9 +73,7 @@ _STATE_WORDS = frozenset({"based", "located", "married", "engaged", "used", "sup
 _AMOUNT = re.compile(r"(?<![\w$\u20ac\u00a3:.,/-])(?P<amount>[$\u20ac\u00a3]\s?\d[\d,]*(?:\.\d+)?k?|"
                      r"\d{1,2}:\d\d(?:\s?[ap]m)?|\d{1,2}\s?[ap]m|\d[\d,]*(?:\.\d+)?%?)(?![\w:/-]|[.,]\d)"
                      r"(?:\s+(?P<unit>[a-z]+)\b)?", re.I)
-_NOT_UNITS = frozenset({"a", "an", "the", "and", "or", "for", "of", "on", "at", "in", "to", "with", "by", "from",
-                        "per", "each", "is", "are", "was", "were", "now", "then", "though", "instead", "actually",
-                        "base", "too", "so", "but", "if", "when", "before", "after", "until", "this", "that"})
+_NOT_UNITS = STOPWORDS | {"base", "though"}  # words after a number that are no unit of it
 # "make that 10", "it's 10 mg", "no, it's 11:15 actually": a value that replaces the one said before.
 _SET_VALUE = re.compile(r"^(?:make (?:that|it)|it'?s|it is|that'?s|that is|it should be|should be|it was)\s+"
                         r"(?:actually\s+|now\s+|more like\s+)?(?P<value>.+?)(?:\s+(?:now|actually|instead))?$", re.I)
@@ -218,7 +214,7 @@ def _may_go_on(answered: _Draft, answer: str, following: str) -> bool:
     ("Me. We're moving the orders service to Postgres"), or when it only adds when or where the answer's
     subject does it ("Riverside Elementary. She starts in the fall.")."""
     if answered.reasons == ("follow-up:yes",):
-        return bool(_BARE_YES.match(answer))
+        return bool(_YES.fullmatch(answer.strip()))
     if answered.reasons != ("follow-up:wh",):
         return False
     return bool(_SELF_ANSWER.match(answer)) or (

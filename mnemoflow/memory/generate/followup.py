@@ -64,12 +64,12 @@ _FILLER_FRAGMENT = re.compile(r"^(totally|definitely|absolutely|of course|for su
 _ATTRIBUTIVE = frozenset({"a", "an", "the", "my", "our", "your", "his", "her", "their", "very", "so", "pretty"})
 _SUBORDINATE = re.compile(r"^(since|because|when|after|before|until|till|as soon as|once|while|'cause|cause)\b", re.I)
 _NUMBER = re.compile(r"^(about |around |roughly |almost |over |nearly |just |only )?(\d[\d,.]*|a few|a couple|"
-                     r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a dozen|several)\b", re.I)
+                     + "|".join(NUMBERS_TO_TWELVE) + r"|a dozen|several)\b", re.I)
 _LOWER_FIRST = re.compile(
     r"^(a|an|the|in|on|at|to|for|with|from|by|about|around|probably|maybe|just|only|mostly|because|since|until|"
     r"next|last|this|tomorrow|today|tonight|yesterday|early|late|mid|every|mornings|evenings|weekends|nights|"
-    r"afternoons|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|several|a few|twice|once|"
-    r"some|my|our|his|her|their|hopefully|definitely|usually|always|never|almost|over|nearly|roughly)\b")
+    r"afternoons|" + "|".join(NUMBERS_TO_TWELVE) + r"|several|a few|twice|once|some|my|our|his|her|their|"
+    r"hopefully|definitely|usually|always|never|almost|over|nearly|roughly)\b")
 _PREP_START = re.compile(r"^(in|on|at|to|with|for|from|by|next|last|this|tomorrow|today|tonight|yesterday|since|"
                          r"until|around|about|before|after|during|near)\b", re.I)
 _NUMBER_WORD = r"\d+|" + "|".join(NUMBERS_TO_TWELVE)

@@ -16,7 +16,7 @@ from mnemoflow.memory.english.smalltalk import is_feeling, is_small_talk
 from mnemoflow.memory.english.temporal import Resolution, resolve_dates
 from mnemoflow.memory.english.verbs import PAST_FORMS, is_adverb, is_past
 from mnemoflow.memory.generate.candidates import GenerationContext, TurnView
-from mnemoflow.memory.generate.direct import classify_kind
+from mnemoflow.memory.generate.direct import PREFERENCE_VERB, classify_kind
 from mnemoflow.models import MemoryKind
 
 _ASSISTANT_NAMES = frozenset({"assistant", "ai", "bot", "agent", "system", "chatbot"})
@@ -25,7 +25,6 @@ _RULE_START = re.compile(
     r"^(?:please\s+)?(?:always|never|don't|do not|don't ever|do not ever|make sure|be sure|from now on|avoid|"
     r"no more|stop)\b", re.I)
 
-_PREFERENCE_VERB = re.compile(r"\b(?:prefers?|likes?|loves?|enjoys?|hates?|dislikes?|favou?rite)\b", re.I)
 _PRESCRIPTIVE = re.compile(r"'s rule:|\b(?:must|should|have to|has to|not allowed|policy|don't|do not)\b", re.I)
 _STANDING_RULE = re.compile(r"(?:^|[:;]\s*)(?:every|all|each|no)\s+[\w-]+(?:\s+[\w-]+)?\s+"
                             r"(?:needs?|must|has to|have to|requires?|gets?)\b", re.I)
@@ -104,7 +103,7 @@ def _kind(text: str, resolved: Resolution, now: datetime) -> MemoryKind:
     """`classify_kind`, with what it cannot see: a fact dated to a day (or one that is over) is an episode,
     a diet or a standing want is a preference, "every PR needs ..." is a rule."""
     kind = classify_kind(text)
-    if kind == "rule" and _PREFERENCE_VERB.search(text) and not _PRESCRIPTIVE.search(text):
+    if kind == "rule" and PREFERENCE_VERB.search(text) and not _PRESCRIPTIVE.search(text):
         return "preference"  # "Ottilie always prefers places near mountains": a habit of liking, not an order
     if kind == "fact" and (_STANDING_RULE.search(text) or re.match(r"^(?:no|never)\s", text, re.I)):
         return "rule"

@@ -86,8 +86,7 @@ from mnemoflow.scoring import fast_score
 
 _REMEMBER = re.compile(
     r"^(?:please\s+)?(?:(?:remember|(?:a |one )?(?:quick |side )?note|keep in mind|don't forget|do not forget|"
-    r"make a note|for the records?|"
-    r"just so you know|fyi|for your information|note to self)(?:\s+that)?[,:]?\s+)", re.I)
+    r"make a note|for your information|note to self)(?:\s+that)?[,:]?\s+)", re.I)
 # "..., remember, ...", "as I said, ...": the speaker says the listener was told this before
 _SAID_BEFORE = re.compile(r"(?:^|,\s*)(?:remember|as i (?:said|mentioned|told you)|like i (?:said|mentioned|told you))"
                           r"(?: before| earlier| already)?(?=\s*,|\s*$)", re.I)
@@ -119,16 +118,13 @@ _NOT_ANYMORE = re.compile(r"^\W*(?:(?:no|nope|nah)\W+)?(?:not any ?more|no longe
 _WOULD_BE_NICE = re.compile(r"^(?:and |also )?(?P<what>.+?)\s+would be (?:lovely|great|nice|perfect|ideal|good|amazing|"
                             r"awesome|fantastic|wonderful|a dream|fun|helpful|appreciated)$", re.I)
 
-_FIND = re.compile(r"^(?:please\s+)?(?:find|get|book|arrange|order)\s+(?:me\s+|us\s+)?(?=(?:a|an|some|two|three)\s)",
-                   re.I)
+# "Find a cat sitter ...", "Can you find a ryokan in Hakone?": a request that says what the speaker needs.
+_FIND = re.compile(r"^(?:(?:can|could|would|will) you\s+)?(?:please\s+)?(?:find|get|book|arrange|order|recommend|"
+                   r"suggest)\s+(?:me\s+|us\s+)?(?=(?:a|an|some|two|three)\s)", re.I)
 
 _RELATIVE_START = re.compile(r"^(which|who|whom|whose|where|whereas)\b", re.I)
 
 _MID_SENTENCE_NAME = re.compile(r"(?<=[a-z0-9,;] )[A-Z][\w.+#-]*")
-
-# "Can you find a ryokan in Hakone?": a request that says what the speaker needs.
-_ASK_TO_FIND = re.compile(r"^(?:can|could|would|will) you\s+(?:please\s+)?(?:find|get|book|arrange|order|recommend|"
-                          r"suggest)\s+(?:me\s+|us\s+)?(?=(?:a|an|some)\s)", re.I)
 
 # "No, billing still runs on the old cluster": what is said instead.
 # "... when you book the sync with Berlin": what the assistant is to do with a fact, not part of it.
@@ -361,7 +357,7 @@ class RuleEngine:
         found = None
         for sentence in split_sentences(source.text):
             for clause in split_clauses(sentence, is_clause):
-                if asked := _ASK_TO_FIND.match(clause):
+                if asked := _FIND.match(clause):
                     clause = "I need " + clause[asked.end():].rstrip("?")
                 draft, antecedents = self._statement(other, clause, antecedents)
                 if draft.store:

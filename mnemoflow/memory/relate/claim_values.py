@@ -10,14 +10,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from mnemoflow.memory.english.lexicon import MONTH_ABBREVIATIONS, MONTH_NUMBERS
+from mnemoflow.memory.english.lexicon import ABBREVIATIONS, MONTH_ABBREVIATIONS, MONTH_NUMBERS, NAME_CONNECTORS, SEASONS
 from mnemoflow.memory.relate.claim_words import (
     AMOUNT_ROLES,
-    NAME_CONNECTORS,
     NOT_NAMES,
     NUMBER_WORDS,
     ORDINALS,
-    SEASONS,
     STOPWORDS,
     TIME_UNITS,
     TITLES,
@@ -37,7 +35,6 @@ _TOKEN_RE = re.compile(
     r"|(?P<word>`[^`]+`|[A-Za-z][A-Za-z0-9&_+#]*(?:[.'\-][A-Za-z0-9&_+#]+)*(?:'s|’s|')?\.?)"
     r"|(?P<punct>[^\sA-Za-z0-9])",
     re.U)
-_ABBREVIATIONS = frozenset({"dr.", "mr.", "mrs.", "ms.", "prof.", "st.", "jr.", "sr.", "vs."})
 
 
 @dataclass(frozen=True)
@@ -104,7 +101,7 @@ class Token:
 
     def __post_init__(self) -> None:
         text = self.text
-        if self.kind == "word" and text.endswith(".") and text.lower() not in _ABBREVIATIONS:
+        if self.kind == "word" and text.endswith(".") and text.lower()[:-1] not in ABBREVIATIONS:
             text = text[:-1]
         if self.kind == "word" and text.endswith(("'s", "’s")):
             self.possessive, text = True, text[:-2]

@@ -1,4 +1,4 @@
-"""The vocabulary a claim is read with: stopwords, qualifiers, units, months and seasons, number words,
+"""The vocabulary a claim is read with: stopwords, qualifiers, units, number words,
 closed value classes, antonyms, change markers, and the light stemmer that makes "moved" and "moving"
 one word.
 
@@ -34,8 +34,6 @@ new current latest updated
 """.split())
 # Units of time: "a month" is not what a statement is about.
 TIME_UNITS = frozenset({"second", "minute", "hour", "day", "week", "month", "year", "weekend", "time"})
-SEASONS = {"spring": (3, 4, 5), "summer": (6, 7, 8), "fall": (9, 10, 11), "autumn": (9, 10, 11),
-           "winter": (12, 1, 2)}
 WEEKDAYS = frozenset(lexicon.WEEKDAYS)
 ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
             "eighth": 8, "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12, "last": -1}
@@ -49,24 +47,17 @@ there here what which who how why no not yes please according
 """.split())
 TITLES = frozenset({"dr", "mr", "mrs", "ms", "prof", "professor", "aunt", "uncle", "grandma", "grandpa",
                     "grandmother", "grandfather", "saint", "st", "sir", "dame"})
-NAME_CONNECTORS = frozenset({"du", "de", "da", "del", "van", "von", "der", "la", "le", "of", "&"})
 AUXILIARIES = verbs.AUXILIARIES | frozenset("""
 isn't aren't wasn't weren't hasn't haven't hadn't doesn't don't didn't won't wouldn't can't couldn't
 shouldn't
 """.split())
-IRREGULAR_PAST = frozenset("""
-was were had did went gone came made took taken gave given got bought brought thought taught caught
-sold told said found left felt kept held met paid ran began begun became won lost sent spent built
-flew flown drove driven wrote written ate eaten saw seen knew known grew grown chose chosen broke
-broken spoke spoken rode wore fell led lent stood understood quit
-""".split())
+# the irregular past forms the verb table knows, and "quit" (the same in the past: "quit smoking")
+IRREGULAR_PAST = verbs.PAST_FORMS | {"quit"}
 IRREGULAR_STEMS = {
+    **{form: base for base, forms in verbs._IRREGULAR.items() for form in forms if form != base},  # went -> go
     "children": "child", "kids": "child", "kid": "child", "people": "person", "men": "man",
-    "women": "woman", "ran": "run", "went": "go", "gone": "go", "born": "birth", "birthday": "birth",
-    "flew": "fly", "flown": "fly", "flies": "fly", "flight": "fly", "flights": "fly", "bought": "buy",
-    "took": "take", "taken": "take", "gave": "give", "given": "give", "made": "make", "paid": "pay",
-    "spent": "spend", "sold": "sell", "left": "leave", "kept": "keep", "met": "meet", "led": "lead",
-    "wrote": "write", "written": "write", "ate": "eat", "eaten": "eat", "drove": "drive", "chose": "choose",
+    "women": "woman", "born": "birth", "birthday": "birth",
+    "flies": "fly", "flight": "fly", "flights": "fly",
     "wedding": "marri", "weddings": "marri", "married": "marri", "marry": "marri", "marries": "marri",
     "wants": "prefer", "want": "prefer", "wanted": "prefer", "prefers": "prefer", "preferred": "prefer",
     "favourite": "favorite", "mum": "mother", "mom": "mother", "dad": "father",

@@ -27,6 +27,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from mnemoflow.memory.english.verbs import is_adverb
 from mnemoflow.memory.relate.claim_values import (
     Token,
     Value,
@@ -74,11 +75,10 @@ _CLAUSE_CUT_RE = re.compile(
     r",\s+(?=(?-i:[A-Z])\w+ (?:is|are|was|were)\b))", re.I)
 _VERB_FOLLOWERS = frozenset({"on", "at", "in", "to", "for", "from", "with", "a", "an", "the", "its", "his",
                              "her", "their", "every", "about", "into", "up", "out", "by"})
-_ADVERBS = frozenset({"still", "also", "now", "just", "only", "always", "usually", "often", "mostly",
-                      "never", "rarely", "currently", "actually", "sometimes", "mainly"})
 _PREPOSITIONS = frozenset({"in", "at", "to", "from", "with", "by", "for", "on", "near", "of", "into", "via"})
 _MODALS = frozenset({"will", "would", "can", "could", "should", "shall", "may", "might", "must"})
 _NEGATORS = frozenset({"not", "never", "no", "nor", "cannot"})
+_SCOPE_ENDS = frozenset({"and", "but", "or", "while", "whereas", "because", "so"})  # conjunctions end a negation
 # verbs that end what their object names: "dropped VS Code", "quit smoking", "left Shopify"
 _LEAVING = frozenset({"dropped", "quit", "ditched", "abandoned"})
 
@@ -124,12 +124,10 @@ class Claim:
 def _split_attribution(text: str) -> tuple[str | None, str, str]:
     """(normalised source or None, the attributed statement, the attribution prefix)."""
     stripped = text.strip().rstrip(".")
-    match = _ACCORDING_RE.match(stripped)
-    if match:
-        return _norm_source(match.group("src")), match.group("body"), stripped[: match.start("body")]
-    match = _ARRIVED_AND_SAYS_RE.match(stripped)
-    if match:  # "Lin's offer letter just arrived and it says $135,000": the letter is the source
-        return _norm_source(match.group("src")), match.group("body"), stripped[: match.start("body")]
+    # "According to Ana, ..."; "Lin's offer letter just arrived and it says $135,000": the letter is the source
+    for pattern in (_ACCORDING_RE, _ARRIVED_AND_SAYS_RE):
+        if match := pattern.match(stripped):
+            return _norm_source(match.group("src")), match.group("body"), stripped[: match.start("body")]
     match = _ATTRIBUTION_RE.match(stripped)
     if match:
         src_words = match.group("src").lower().split()
@@ -212,25 +210,29 @@ def _ends_what_follows(tokens: list[Token], i: int) -> bool:
     return low == "left" and i + 1 < len(tokens) and tokens[i + 1].role == "name"
 
 
+def _negation_scope(tokens: list[Token]) -> list[bool | None]:
+    """For each token, whether a negator before it in its clause ("not", "n't", "never", "dropped")
+    has it in scope; None for the words that open a scope or end one (a comma, a semicolon, a
+    conjunction)."""
+    scope: list[bool | None] = []
+    in_scope = False
+    for i, t in enumerate(tokens):
+        if t.kind == "punct" and t.text in ",;:." or t.lower in _SCOPE_ENDS:
+            in_scope, marker = False, True
+        else:
+            marker = t.lower in _NEGATORS or t.lower.endswith("n't") or _ends_what_follows(tokens, i)
+            in_scope = in_scope or marker
+        scope.append(None if marker else in_scope)
+    return scope
+
+
 def _negation_split(tokens: list[Token]) -> tuple[set[str], set[str]]:
     negated: set[str] = set()
     positive: set[str] = set()
-    in_scope = False
-    for i, t in enumerate(tokens):
-        if t.kind == "punct" and t.text in ",;:.":
-            in_scope = False
-            continue
-        low = t.lower
-        if low in ("and", "but", "or", "while", "whereas", "because", "so"):
-            in_scope = False
-            continue
-        if low in _NEGATORS or low.endswith("n't") or low in ("longer",) and in_scope or _ends_what_follows(tokens, i):
-            in_scope = True
-            continue
-        item = _item(t)
-        if item is None:
-            continue
-        (negated if in_scope else positive).add(item)
+    for t, in_scope in zip(tokens, _negation_scope(tokens), strict=True):
+        item = _item(t) if in_scope is not None else None
+        if item is not None:
+            (negated if in_scope else positive).add(item)
     return negated, positive
 
 
@@ -258,7 +260,7 @@ def _main_verb(tokens: list[Token]) -> int | None:
             return k
         if low.endswith("s") and not low.endswith(("ss", "is", "us", "ous", "ics")) and k > 0:
             back = k - 1
-            while back > 0 and tokens[back].lower in _ADVERBS:
+            while back > 0 and is_adverb(tokens[back].lower):
                 back -= 1
             prev = tokens[back]
             nxt = tokens[k + 1] if k + 1 < len(tokens) else None
@@ -439,15 +441,7 @@ def _name_negated(tokens: list[Token], index: int) -> bool:
     after = [t.lower for t in tokens[index:index + 6] if t.role != "name"][:2]
     if len(after) == 2 and after[0] in ("is", "'s", "are") and after[1] in CLEARED:
         return True
-    in_scope = False
-    for i, t in enumerate(tokens[:index]):
-        if t.kind == "punct" and t.text in ",;:.":
-            in_scope = False
-        elif t.lower in ("and", "but", "or", "while", "whereas", "because", "so"):
-            in_scope = False
-        elif t.lower in _NEGATORS or t.lower.endswith("n't") or _ends_what_follows(tokens, i):
-            in_scope = True
-    return in_scope
+    return bool(_negation_scope(tokens)[index])
 
 
 def _modality(tokens: list[Token], verb: int | None) -> str:

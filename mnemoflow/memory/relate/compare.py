@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 
+from mnemoflow.memory.english.lexicon import SEASONS
 from mnemoflow.memory.relate.claim_values import Value
 from mnemoflow.memory.relate.claim_words import (
     ANTONYMS,
@@ -19,7 +20,6 @@ from mnemoflow.memory.relate.claim_words import (
     PERSON_NOUNS,
     QUALIFIERS,
     RESIDENCE,
-    SEASONS,
     TIME_UNITS,
     overlap,
     same_stem,
@@ -68,8 +68,7 @@ def _changed_thing(cand: Claim, old: Claim) -> str | None:
     frontend in React"), when that statement names a value the change does not keep."""
     if cand.change != "strong" or not any(v.type == "name" and v.lead in ("to", "for") for v in cand.values):
         return None
-    things = {a for a in cand.predicate_anchors if a not in cand.names and a not in TIME_UNITS
-              and a not in _QUALIFIER_STEMS and _has(a, old.predicate_anchors - old.names)}
+    things = _shared(cand.predicate_anchors - cand.names, old.predicate_anchors - old.names)
     replaced = [v for v in old.values if v.type == "name" and v.key != old.subject
                 and not _has(v.key, cand.names)]
     return ", ".join(sorted(things)) if things and replaced else None
@@ -123,7 +122,7 @@ def _disagreements(cand: Claim, old: Claim, *, same_voice: bool = True, now: dat
         pool = [v for v in pool if v not in ruled_out]
         if not pool or any(v.compatible(value) for v in pool):
             continue
-        if any(v.compatible(value) or _same_day(v, value) for v in ruled_out):
+        if any(v.compatible(value) for v in ruled_out):
             out.append(_Diff(value, pool[0], True))  # "on June 16, not on June 14": a correction
             continue
         same_type_old = [v for v in old.values if v.type == value.type]
@@ -154,14 +153,6 @@ def _negated_values(claim: Claim) -> list[Value]:
                                           claim.text, re.I):
             ruled_out.append(v)
     return ruled_out
-
-
-def _same_day(ruled_out: Value, old_value: Value) -> bool:
-    """"June 6, not the 4th": an ordinal ruled out next to a date names the old date's day."""
-    if ruled_out.type != "quantity" or old_value.type != "date" or not re.fullmatch(r"\d{1,2}(?:st|nd|rd|th)",
-                                                                                    ruled_out.text):
-        return False
-    return getattr(old_value.key, "day", None) == int(ruled_out.key)  # type: ignore[call-overload]
 
 
 def _same_thing(cand: Claim, old: Claim) -> bool:
@@ -243,6 +234,7 @@ def _modality_clash(cand: Claim, old: Claim) -> bool:
 
 
 def _shared(a: frozenset[str], b: frozenset[str]) -> set[str]:
+    """Words of `a` that `b` has too, but for units of time and qualifiers."""
     return {x for x in a if x not in TIME_UNITS and x not in _QUALIFIER_STEMS and _has(x, b)}
 
 
@@ -262,8 +254,7 @@ def _slot_link(cand: Claim, old: Claim, *, strong: bool) -> str | None:
     subject = {cand.subject, old.subject}
     if overlap(set(cand.main_stems), RESIDENCE) and overlap(set(old.main_stems), RESIDENCE):
         return "where they live"
-    shared_stems = {s for s in cand.main_stems if s not in subject and s not in TIME_UNITS
-                    and s not in _QUALIFIER_STEMS and _has(s, old.main_stems)}
+    shared_stems = _shared(cand.main_stems, old.main_stems) - subject
     if shared_stems:
         return ", ".join(sorted(shared_stems))
     if strong:
@@ -286,9 +277,7 @@ def _shared_occasion(cand: Claim, old: Claim) -> str | None:
 def _slot_said_alongside(cand: Claim, old: Claim) -> str | None:
     """A change told in two clauses ("switched to X; black coffee upsets me now") names the old slot
     in its second clause: the old statement's own words there are its slot."""
-    subject = {cand.subject, old.subject}
-    shared = {s for s in cand.stems if s not in cand.main_stems and s not in subject and s not in TIME_UNITS
-              and s not in _QUALIFIER_STEMS and _has(s, old.main_stems)}
+    shared = _shared(cand.stems - cand.main_stems, old.main_stems) - {cand.subject, old.subject}
     return ", ".join(sorted(shared)) or None
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
+from mnemoflow.memory.english.lexicon import WEEKDAYS
 from mnemoflow.memory.relate.entities import _ADVERBS, PLACES, _gazetteer_key, _key
 from mnemoflow.models import THIS_MEMORY, EntityRef
 
@@ -147,9 +148,8 @@ _TOPICS: dict[str, str] = {
               r"baby|married|marriage|wedding|in-laws|fiancée?|adopted|adoption",
     "schedule": r"schedule|scheduled|meeting|meetings|appointment|appointments|calendar|deadline|deadlines|"
                 r"standup|stand-up|reminder|remind|weekly|daily|monthly|every (?:day|week|month|morning|evening|"
-                r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)|mondays|tuesdays|wednesdays|"
-                r"thursdays|fridays|saturdays|sundays|tomorrow|tonight|next week|o'clock|\d{1,2}:\d{2}|"
-                r"\d{1,2}\s?(?:am|pm)",
+                + "|".join(WEEKDAYS) + ")|(?:" + "|".join(WEEKDAYS) + r")s|tomorrow|tonight|next week|o'clock|"
+                r"\d{1,2}:\d{2}|\d{1,2}\s?(?:am|pm)",
     "tech": r"code|coding|programming|programmer|software|developer|database|databases|sql|api|apis|server|"
             r"servers|deploy|deployed|deployment|cloud|linux|laptop|computer|bug|bugs|git|github|library|"
             r"framework|backend|frontend|devops|kubernetes|docker|python|javascript|typescript|rust|golang|java|"

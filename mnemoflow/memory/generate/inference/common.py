@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import calendar
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -11,6 +10,7 @@ from datetime import date, timedelta
 from typing import Protocol
 
 from mnemoflow.memory.english.lexicon import MONTHS
+from mnemoflow.memory.english.temporal import _add_months
 from mnemoflow.memory.relate.claim_values import DateValue, Value
 from mnemoflow.memory.relate.claim_words import NUMBER_WORDS
 from mnemoflow.memory.relate.claims import parse_claim
@@ -37,6 +37,11 @@ _MONEY = r"[$€£]\d[\d,]*(?:\.\d+)?"
 
 def _norm(text: str) -> str:
     return " ".join(re.findall(r"[\w$€£%.,-]+", text.lower())).rstrip(".")
+
+
+def _first_match(patterns: Iterable[re.Pattern[str]], text: str) -> re.Match[str] | None:
+    """The first of `patterns` that matches at the start of `text` (the shapes of one statement)."""
+    return next((m for pattern in patterns if (m := pattern.match(text))), None)
 
 
 def _states(items: Iterable[tuple[str, str]], *needles: str) -> bool:
@@ -70,20 +75,13 @@ def _month_text(d: date) -> str:
     return f"{MONTHS[d.month - 1]} {d.year}"
 
 
-def _day_text(d: date) -> str:
-    return f"{MONTHS[d.month - 1]} {d.day}, {d.year}"
-
-
 def _add(start: date, n: int, unit: str) -> date:
     unit = unit.rstrip("s")
     if unit == "day":
         return start + timedelta(days=n)
     if unit == "week":
         return start + timedelta(weeks=n)
-    month = start.month - 1 + n
-    year = start.year + month // 12
-    month = month % 12 + 1
-    return date(year, month, min(start.day, calendar.monthrange(year, month)[1]))
+    return _add_months(start, n)
 
 
 def _number(text: str) -> int | None:

@@ -6,12 +6,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from mnemoflow.memory.english.temporal import day_text
 from mnemoflow.memory.generate.inference.common import (
     _NAME,
     Derived,
     _add,
     _date_values,
-    _day_text,
     _days,
     _full_dates,
     _month_text,
@@ -55,12 +55,12 @@ def recovery(items: Sequence[tuple[str, str]]) -> list[Derived]:
                 part = "early" if end.day <= 10 else "mid" if end.day <= 20 else "late"
                 when, conf = f"around {part} {_month_text(end)}", 0.85
             else:
-                when, conf = f"by {_day_text(end)}", 0.9
+                when, conf = f"by {day_text(end)}", 0.9
             if _states(items, owner, "recover", _month_text(end)):
                 continue
             out.append(Derived(f"{owner} should be recovered from the {event} {when}", "fact", conf, (eid, mid),
                                "date-plus-duration",
-                               f"{event} on {_day_text(start)} + {n} {m.group('unit')} = {_day_text(end)}"))
+                               f"{event} on {day_text(start)} + {n} {m.group('unit')} = {day_text(end)}"))
     return out
 
 
@@ -94,19 +94,12 @@ def expiry(items: Sequence[tuple[str, str]]) -> list[Derived]:
             event = trip[0].lower() + trip[1:] if not trip.startswith(owner) else trip
             out.append(Derived(f"{owner}'s {doc} will have expired before {event}, so {owner} needs to renew it",
                                "fact", 0.9, (tid, did), "expires-before-event",
-                               f"{doc} expires {_day_text(expiry[0])}, before the trip"))
+                               f"{doc} expires {day_text(expiry[0])}, before the trip"))
     return out
 
 
-_RUNS_ON_TAIL = (r" (?:still )?(?:runs on|uses|is on|is built on|depends on|is pinned to) "
-                 r"(?P<name>[A-Z][\w+#-]*) (?P<ver>\d+(?:\.\d+)*)$")
-_RUNS_ON = (
-    re.compile(r"^(?P<app>[\w.\-/]+(?: [\w.\-/]+)?)" + _RUNS_ON_TAIL),
-    # a service identifier ("billing-api", "auth_service") later in the sentence, after a lead-in
-    # ("Helen says billing-api still runs on Python 3.8") that neither negates nor doubts it
-    re.compile(r"(?<![\w.\-/])(?P<app>[a-z][\w.]*[-_/][\w.\-/]*)" + _RUNS_ON_TAIL),
-)
-_DOUBT = re.compile(r"\b(?:not|no|never|if|whether|unless|maybe|perhaps)\b|n't", re.IGNORECASE)
+_RUNS_ON = re.compile(r"^(?P<app>[\w.\-/]+(?: [\w.\-/]+)?) (?:still )?(?:runs on|uses|is on|is built on|depends on|"
+                      r"is pinned to) (?P<name>[A-Z][\w+#-]*) (?P<ver>\d+(?:\.\d+)*)$")
 _EOL = re.compile(
     r"^(?P<name>[A-Z][\w+#-]*) (?P<ver>\d+(?:\.\d+)*) (?:reaches|reached|hits|hit|goes) "
     r"(?:its )?(?:end of life|end-of-life|EOL)\b")
@@ -122,8 +115,8 @@ def end_of_life(items: Sequence[tuple[str, str]]) -> list[Derived]:
                 eols.append((m.group("name").lower(), m.group("ver"), m.group("name"), dates[0].text, mid))
     out = []
     for mid, text in items:
-        m = _RUNS_ON[0].match(text) or _RUNS_ON[1].search(text)
-        if not m or _DOUBT.search(text[:m.start()]):
+        m = _RUNS_ON.match(text)
+        if not m:
             continue
         app = m.group("app")
         for name, ver, name_text, when, eid in eols:

@@ -8,8 +8,8 @@ pipeline's thresholds apply: >= 0.85 auto, 0.5 - 0.85 review).
 Families:
 - kinship: "Anna is Tom's sister" + "Anna's son Leo ..." -> "Leo is Tom's nephew" (also niece,
   grandparent, grandchild, aunt and uncle; only when the gender is stated by the kin word)
-- reporting line: "Grace's manager is Tim" + "Tim reports to Rosa" (or "Grace's manager reports to
-  Rosa") -> "Rosa is Grace's skip-level manager"
+- reporting line: "Grace's manager is Tim" + "Tim reports to Rosa" -> "Rosa is Grace's skip-level
+  manager"
 - recovery: "Marta's knee surgery is on February 10, 2025" + "Marta's recovery from knee surgery
   takes about six weeks" -> "... recovered from the knee surgery around late March 2025"; a recovery
   that names no event ("Marta's recovery takes about six weeks") is from the owner's one dated
@@ -23,8 +23,7 @@ Families:
   fragment "Carlos: $1,800 a month for the flat") -> "Rent takes 30% of Carlos's take-home pay"
 - expiry: "Sara's passport expires on June 1, 2024" + a dated trip of Sara's after it -> the
   passport will have expired before the trip
-- end of life: "billing-api runs on Python 3.8" (the service may follow a lead-in: "Helen says
-  billing-api still runs on ...") + "Python 3.8 reaches end of life in October 2024" ->
+- end of life: "billing-api runs on Python 3.8" + "Python 3.8 reaches end of life in October 2024" ->
   "billing-api will run on an unsupported Python version after October 2024 ..."
 - allergen: "Elena is allergic to tree nuts" + "Marco's wedding cake is an almond cake" -> Elena
   cannot eat it (a small allergen -> food table)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from mnemoflow.memory.generate.inference.common import _NAME, Derived, _states
+from mnemoflow.memory.generate.inference.common import _NAME, Derived, _first_match, _states
 
 _ALLERGENS: dict[str, frozenset[str]] = {
     "tree nut": frozenset({"almond", "walnut", "cashew", "pecan", "pistachio", "hazelnut", "macadamia",
@@ -51,17 +51,14 @@ def _dishes(items: Sequence[tuple[str, str]]) -> list[tuple[str, str, str, str]]
     """(memory id, the thing served as the sentence names it, its food word, "(an almond cake)" or "")."""
     out = []
     for mid, text in items:
-        for pattern in _DISH:
-            m = pattern.match(text)
-            if m:
-                thing = m.group("thing")
-                thing = thing if thing[:1].isupper() and not thing.startswith("The ") else thing[:1].lower() + thing[1:]
-                detail = ""
-                if m.groupdict().get("noun"):
-                    said = m.group(0)[len(m.group("thing")) + 1:m.start("hedge") if m.group("hedge") else None]
-                    detail = " (" + re.sub(rf"^{_SERVED_AS} ", "", said) + ")"
-                out.append((mid, thing, m.group("food"), detail))
-                break
+        if m := _first_match(_DISH, text):
+            thing = m.group("thing")
+            thing = thing if thing[:1].isupper() and not thing.startswith("The ") else thing[:1].lower() + thing[1:]
+            detail = ""
+            if m.groupdict().get("noun"):
+                said = m.group(0)[len(m.group("thing")) + 1:m.start("hedge") if m.group("hedge") else None]
+                detail = " (" + re.sub(rf"^{_SERVED_AS} ", "", said) + ")"
+            out.append((mid, thing, m.group("food"), detail))
     return out
 
 
@@ -72,14 +69,11 @@ def _is_a(food: str, cls: str) -> bool:
 def allergen(items: Sequence[tuple[str, str]]) -> list[Derived]:
     allergies = []
     for mid, text in items:
-        for pattern in _ALLERGIC:
-            m = pattern.match(text)
-            if m:
-                what = m.group("what").strip()
-                cls = _ALLERGEN_ALIASES.get(what) or (what if what in _ALLERGENS else None)
-                if cls:
-                    allergies.append((m.group("o"), cls, mid))
-                break
+        if m := _first_match(_ALLERGIC, text):
+            what = m.group("what").strip()
+            cls = _ALLERGEN_ALIASES.get(what) or (what if what in _ALLERGENS else None)
+            if cls:
+                allergies.append((m.group("o"), cls, mid))
     out = []
     for mid, thing, food, detail in _dishes(items):
         for owner, cls, aid in allergies:

@@ -95,10 +95,6 @@ _MANAGER_PATTERNS = (
     re.compile(rf"^(?P<b>{_NAME}) is (?P<a>{_NAME})'s (?:manager|boss)\b"),
     re.compile(rf"^(?P<b>{_NAME}) manages (?P<a>{_NAME})\b"),
 )
-# "Grace's manager reports to Rosa": the manager is named by role, so only a memory that names
-# the manager ("Grace's manager is Tim") makes the pair a reporting line of two people.
-_MANAGER_REPORTS_TO = re.compile(
-    rf"^(?P<a>{_NAME})'s (?:new |direct |line )?(?:manager|boss) reports (?:directly )?to (?P<c>{_NAME})\b")
 
 
 def reporting_line(items: Sequence[tuple[str, str]]) -> list[Derived]:
@@ -115,13 +111,4 @@ def reporting_line(items: Sequence[tuple[str, str]]) -> list[Derived]:
             if b2 == b and c != a and m1 != m2 and not _states(items, c, a, "skip-level"):
                 out.append(Derived(f"{c} is {a}'s skip-level manager", "fact", 0.9, (m1, m2), "reporting-line",
                                    f"{a} reports to {b} and {b} reports to {c}"))
-    for m2, text in items:
-        m = _MANAGER_REPORTS_TO.match(text)
-        if not m:
-            continue
-        a, c = m.group("a"), m.group("c")
-        for a2, b, m1 in lines:
-            if a2 == a and c not in (a, b) and m1 != m2 and not _states(items, c, a, "skip-level"):
-                out.append(Derived(f"{c} is {a}'s skip-level manager", "fact", 0.9, (m1, m2), "reporting-line",
-                                   f"{a} reports to {b} and {a}'s manager reports to {c}"))
     return out

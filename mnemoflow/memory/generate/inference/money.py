@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from mnemoflow.memory.generate.inference.common import _MONEY, _NAME, Derived, _states
+from mnemoflow.memory.generate.inference.common import _MONEY, _NAME, Derived, _first_match, _states
 
 
 def _money(text: str) -> tuple[str, float]:
@@ -41,18 +41,12 @@ _TRIP = re.compile(r"\b(?:trip|vacation|holiday|honeymoon|travel)\b", re.IGNOREC
 def budget(items: Sequence[tuple[str, str]]) -> list[Derived]:
     budgets = []
     for mid, text in items:
-        for pattern in _BUDGET:
-            m = pattern.match(text)
-            if m:
-                target = m.group("target")
-                budgets.append((m.group("o"), target.lower(), target, _money(m.group("amt")), mid))
-                break
+        if m := _first_match(_BUDGET, text):
+            target = m.group("target")
+            budgets.append((m.group("o"), target.lower(), target, _money(m.group("amt")), mid))
     spends = []
     for mid, text in items:
-        for pattern in _SPENT:
-            m = pattern.match(text)
-            if not m:
-                continue
+        if m := _first_match(_SPENT, text):
             owner, what, amount = m.group("o"), m.group("what"), _money(m.group("amt"))
             what = what[:1].lower() + what[1:] if m.start("what") == 0 else what  # "Flights were ..."
             target = (m.groupdict().get("target") or "").lower()
@@ -61,7 +55,6 @@ def budget(items: Sequence[tuple[str, str]]) -> list[Derived]:
                 target = trips[0] if len(trips) == 1 else ""
             if target:
                 spends.append((owner, target, what, amount, mid))
-            break
     out = []
     for owner, target, target_text, (currency, total), bid in budgets:
         mine = [s for s in spends if s[0] == owner and s[1] == target and s[3][0] == currency]
@@ -100,15 +93,12 @@ _EXPENSE = re.compile(
 def income_share(items: Sequence[tuple[str, str]]) -> list[Derived]:
     incomes = []
     for mid, text in items:
-        for pattern in _INCOME:
-            m = pattern.match(text)
-            if m:
-                periods = {p for p in (m.group("period"), _PERIOD_OF.get(m.groupdict().get("adj") or "")) if p}
-                if len(periods) == 1:
-                    net = bool(m.group("net")) or m.group("verb") in ("takes home", "nets", "take-home pay", "net pay",
-                                                                      "net income")
-                    incomes.append((m.group("o"), periods.pop(), _money(m.group("amt")), net, mid))
-                break
+        if m := _first_match(_INCOME, text):
+            periods = {p for p in (m.group("period"), _PERIOD_OF.get(m.groupdict().get("adj") or "")) if p}
+            if len(periods) == 1:
+                net = bool(m.group("net")) or m.group("verb") in ("takes home", "nets", "take-home pay", "net pay",
+                                                                  "net income")
+                incomes.append((m.group("o"), periods.pop(), _money(m.group("amt")), net, mid))
     out = []
     for mid, text in items:
         m = _EXPENSE.match(text)

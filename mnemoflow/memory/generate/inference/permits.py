@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from mnemoflow.memory.generate.inference.common import _NAME, Derived, _states
+from mnemoflow.memory.generate.inference.common import _NAME, Derived, _first_match, _states
 
 # country: (the citizens' adjective, a few major cities); a city names its country only here
 _COUNTRIES: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -66,16 +66,13 @@ def work_permit(items: Sequence[tuple[str, str]]) -> list[Derived]:
     share, will likely need a work permit there; not derived once a memory mentions a permit or visa."""
     citizen: dict[str, list[tuple[str, str]]] = {}
     for mid, text in items:
-        for pattern in _CITIZEN:
-            m = pattern.match(text)
-            if m:
-                adj = m.groupdict().get("adj")
-                country = _COUNTRY_OF_ADJ[adj] if adj else _COUNTRY_OF_PLACE[m.group("place")]
-                citizen.setdefault(m.group("o"), []).append((country, mid))
-                break
+        if m := _first_match(_CITIZEN, text):
+            adj = m.groupdict().get("adj")
+            country = _COUNTRY_OF_ADJ[adj] if adj else _COUNTRY_OF_PLACE[m.group("place")]
+            citizen.setdefault(m.group("o"), []).append((country, mid))
     out = []
     for jid, text in items:
-        m = next((m for pattern in _JOB if (m := pattern.match(text))), None)
+        m = _first_match(_JOB, text)
         if not m or m.group("o") not in citizen:
             continue
         owner, place = m.group("o"), m.group("place")
