@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 # base -> (past, past participle)
-_IRREGULAR: dict[str, tuple[str, str]] = {
+IRREGULAR: dict[str, tuple[str, str]] = {
     "be": ("was", "been"), "become": ("became", "become"), "begin": ("began", "begun"),
     "bite": ("bit", "bitten"), "break": ("broke", "broken"), "bring": ("brought", "brought"),
     "build": ("built", "built"), "buy": ("bought", "bought"), "catch": ("caught", "caught"),
@@ -35,7 +35,7 @@ _IRREGULAR: dict[str, tuple[str, str]] = {
 }
 # Present and past look alike ("I quit my job"): narration is usually past, so they stay as written.
 SAME_IN_PAST = frozenset({"bet", "cost", "cut", "hit", "hurt", "let", "put", "quit", "read", "set", "shut", "spread"})
-PAST_FORMS = frozenset({p for p, _ in _IRREGULAR.values()} | {pp for _, pp in _IRREGULAR.values()}) - {"come", "run"}
+PAST_FORMS = frozenset({p for p, _ in IRREGULAR.values()} | {pp for _, pp in IRREGULAR.values()}) - {"come", "run"}
 
 # After a first- or second-person subject these change as well ("I am" -> "Alex is").
 _AUX_THIRD_PERSON = {
@@ -89,8 +89,8 @@ def third_person(verb: str) -> str:
 
 def past(verb: str) -> str:
     """The simple past of a base verb: go -> went, plan -> planned, move -> moved."""
-    if verb in _IRREGULAR:
-        return _IRREGULAR[verb][0]
+    if verb in IRREGULAR:
+        return IRREGULAR[verb][0]
     if verb in SAME_IN_PAST:
         return verb
     if verb.endswith("e"):

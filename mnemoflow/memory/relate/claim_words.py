@@ -54,7 +54,7 @@ shouldn't
 # the irregular past forms the verb table knows, and "quit" (the same in the past: "quit smoking")
 IRREGULAR_PAST = verbs.PAST_FORMS | {"quit"}
 IRREGULAR_STEMS = {
-    **{form: base for base, forms in verbs._IRREGULAR.items() for form in forms if form != base},  # went -> go
+    **{form: base for base, forms in verbs.IRREGULAR.items() for form in forms if form != base},  # went -> go
     "children": "child", "kids": "child", "kid": "child", "people": "person", "men": "man",
     "women": "woman", "born": "birth", "birthday": "birth",
     "flies": "fly", "flight": "fly", "flights": "fly",
