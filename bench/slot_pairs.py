@@ -33,11 +33,13 @@ def read_pairs(path: Path) -> list[tuple[str, str, str]]:
 def outcome(embedder: LocalEmbedder, old: str, new: str, *, restate: bool) -> str:
     """"applied", "review" or "none": what the new memory does to the old one."""
     old_vec, new_vec = embedder.embed([old, new])
+    similarity = float(old_vec @ new_vec)
     restated = None
-    said = restatements(new, old) if restate and worth_restating(parse_claim(new), parse_claim(old)) else ()
+    said = restatements(new, old) if restate and worth_restating(parse_claim(new), parse_claim(old), similarity) \
+        else ()
     if said:
         restated = float(max(v @ new_vec for v in embedder.embed(list(said))))
-    neighbour = Neighbour("old", old, "fact", (), NOW - timedelta(days=30), None, float(old_vec @ new_vec), 1,
+    neighbour = Neighbour("old", old, "fact", (), NOW - timedelta(days=30), None, similarity, 1,
                           restated_similarity=restated)
     decision = classify(new, "fact", (), [neighbour], now=NOW)
     if decision.relation != "UPDATES":

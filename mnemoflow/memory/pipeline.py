@@ -245,7 +245,8 @@ class MemoryGenerator:
         known = {mid: _Known(m) for mid, m in stored.items() if m.is_latest}
         known.update({mid: self.written[mid] for mid in self._closest_written(vector, asked_about)})
         vectors = self._vectors({mid: k.memory.content for mid, k in known.items()})
-        restated = self._restated(candidate.content, vector, {mid: k.memory.content for mid, k in known.items()})
+        restated = self._restated(candidate.content, vector, {mid: (k.memory.content, float(np.dot(vector, vectors[mid])))
+                                                               for mid, k in known.items()})
         same = key.removeprefix("candidate:")
         return [Neighbour(memory_id=mid, content=k.memory.content, kind=k.memory.kind, entities=k.entities,
                           observed_at=k.memory.observed_at, event_start_at=k.memory.event_start_at,
@@ -254,12 +255,14 @@ class MemoryGenerator:
                           speaker=_speaker(k.memory), restated_similarity=restated.get(mid))
                 for mid, k in known.items()]
 
-    def _restated(self, candidate: str, vector: np.ndarray, neighbours: dict[str, str]) -> dict[str, float]:
-        """How near the candidate is to each neighbour restated with its values (`restate`), by neighbour
-        id, for the neighbours worth it; one model call for all the restatements, none without any."""
+    def _restated(self, candidate: str, vector: np.ndarray,
+                  neighbours: dict[str, tuple[str, float]]) -> dict[str, float]:
+        """How near the candidate is to each neighbour (content, similarity) restated with its values
+        (`restate`), by neighbour id, for the neighbours worth it; one model call for all the
+        restatements, none without any."""
         claim = parse_claim(candidate)
-        texts = {mid: restatements(candidate, content) for mid, content in neighbours.items()
-                 if worth_restating(claim, parse_claim(content))}
+        texts = {mid: restatements(candidate, content) for mid, (content, sim) in neighbours.items()
+                 if worth_restating(claim, parse_claim(content), sim)}
         flat = [(mid, text) for mid, said in texts.items() for text in said]
         if not flat:
             return {}

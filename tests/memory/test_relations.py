@@ -674,7 +674,8 @@ def _words(text: str) -> set[str]:
 def _restated(candidate: str, neighbours: list[str], cosine) -> dict[str, float]:
     """As the pipeline computes it: the candidate against each neighbour restated with its values."""
     claim = parse_claim(candidate)
-    said = {text: restatements(candidate, text) for text in neighbours if worth_restating(claim, parse_claim(text))}
+    said = {text: restatements(candidate, text) for text in neighbours
+            if worth_restating(claim, parse_claim(text), cosine(candidate, text))}
     cosine.prime([r for rs in said.values() for r in rs])
     return {text: max(cosine(candidate, r) for r in rs) for text, rs in said.items() if rs}
 

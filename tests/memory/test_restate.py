@@ -34,7 +34,7 @@ def decide(model, old: str, new: str) -> Decision:
     vectors = model.encode([old, new], normalize_embeddings=True)
     restated = None
     said = restatements(new, old)
-    if said and worth_restating(parse_claim(new), parse_claim(old)):
+    if said and worth_restating(parse_claim(new), parse_claim(old), float(vectors[0] @ vectors[1])):
         restated = float(max(model.encode(list(said), normalize_embeddings=True) @ vectors[1]))
     neighbour = Neighbour("m1", old, "fact", (), NOW - timedelta(days=20), None, float(vectors[0] @ vectors[1]), 1,
                           restated_similarity=restated)
@@ -105,4 +105,4 @@ def test_a_plural_owned_subject_keeps_its_head() -> None:
     claim = parse_claim("Zoltan's parents live in Debrecen")
     assert (claim.subject, claim.subject_head, claim.verb_stem) == ("zoltan", "parent", "liv")
     assert parse_claim("Aroha's kids attend Ponsonby Primary").subject_head == "child"
-    assert not worth_restating(parse_claim("Zoltan's parents live in Debrecen"), parse_claim("Zoltan lives in Pest"))
+    assert not worth_restating(parse_claim("Zoltan's parents live in Debrecen"), parse_claim("Zoltan lives in Pest"), 0.9)

@@ -50,9 +50,10 @@ The rules, per neighbour, first match wins (`Decision.reason` starts with the ru
    UPDATES for review.
    ``restated``: the neighbour said again with the candidate's value in its place reads as the
    candidate ("Sam's car is a Tesla" / "Sam drives a Tesla now"; the caller passes the vector as
-   `Neighbour.restated_similarity`, see `restate`), in a slot that holds one value, with nothing
-   added alongside ("too") -> UPDATES, applied when the change is announced or the restatement is a
-   paraphrase. It also reaches a role's holder ("Sam's manager is Priya" / "Sam reports to Daniel").
+   `Neighbour.restated_similarity`, see `restate`), the candidate announcing the change ("now", "a
+   new job") with nothing added alongside ("too"), in a slot that holds one value -> UPDATES (applied
+   from 0.8, for review below). It also reaches a role's holder ("Sam's manager is Priya" / "Sam
+   reports to Daniel now"); an event ("spent last weekend in Vienna") announces nothing.
 5. ``paraphrase`` / ``restatement``: the same numbers, names and polarity and the candidate's
    content words covered by the neighbour's; or a vector similarity >= 0.8 where the only new word
    is the main verb ("eats vegan" / "is vegan") -> duplicate.
@@ -115,9 +116,9 @@ from mnemoflow.memory.relate.compare import (
     _value_keys,
 )
 from mnemoflow.memory.relate.restate import (
+    RESTATED_APPLY,
     RESTATED_AT,
     RESTATED_GAIN,
-    RESTATED_PARAPHRASE,
     adds_alongside,
     announces_change,
     asserted,
@@ -359,23 +360,20 @@ def _judge(cand: Claim, kind: str, cand_entities: frozenset[str], neighbour: Nei
 
 def _restated(cand: Claim, old: Claim, kind: str, neighbour: Neighbour, sources: str) -> Decision | None:
     """The neighbour said again with the candidate's value in its place is what the candidate says
-    ("Sam's car is a Tesla" / "Sam drives a Tesla now") in a slot that holds one value: the same slot,
-    whatever words name it (see `restate`). Applied when the candidate announces the change or the
-    restatement is a paraphrase; for review otherwise."""
+    ("Sam's car is a Tesla" / "Sam drives a Tesla now"), the candidate announces the change, and the
+    slot holds one value: the same slot, whatever words name it (see `restate`). Applied from
+    `RESTATED_APPLY`, for review below it."""
     restated, sim = neighbour.restated_similarity, neighbour.vector_similarity
     if restated is None or sim is None or sources in ("different", "speakers"):
         return None
-    if restated < RESTATED_AT or restated - sim < RESTATED_GAIN or not may_replace(cand) or \
-            not single_valued(cand, old) or ("rule" in {kind, neighbour.kind} and kind != neighbour.kind):
+    if restated < RESTATED_AT or restated - sim < RESTATED_GAIN or not announces_change(cand) or \
+            not may_replace(cand) or not single_valued(cand, old) or \
+            ("rule" in {kind, neighbour.kind} and kind != neighbour.kind):
         return None
-    announced = announces_change(cand)
-    if cand.modality == "past" and not announced:
-        return None  # "spent last weekend in Vienna" is an event, not where Greta lives now
-    conf = 0.88 if restated >= RESTATED_PARAPHRASE or (announced and restated >= 0.8) else 0.7
-    marker = f", with change marker '{cand.change_text or 'new'}'" if announced else ""
+    conf = 0.88 if restated >= RESTATED_APPLY else 0.7
     return Decision("UPDATES", neighbour.memory_id, conf,
                     f"restated: the old statement with the new value reads as this one (vector {restated:.2f}, "
-                    f"against {sim:.2f}){marker}")
+                    f"against {sim:.2f}), with change marker '{cand.change_text or 'new'}'")
 
 
 _CLEARED_STEMS = frozenset(stem(w) for w in CLEARED)
