@@ -245,12 +245,13 @@ class MemoryGenerator:
         known = {mid: _Known(m) for mid, m in stored.items() if m.is_latest}
         known.update({mid: self.written[mid] for mid in self._closest_written(vector, asked_about)})
         vectors = self._vectors({mid: k.memory.content for mid, k in known.items()})
-        restated = self._restated(candidate.content, vector, {mid: (k.memory.content, float(np.dot(vector, vectors[mid])))
-                                                               for mid, k in known.items()})
+        sims = {mid: float(np.dot(vector, vectors[mid])) for mid in known}
+        restated = self._restated(candidate.content, vector,
+                                  {mid: (k.memory.content, sims[mid]) for mid, k in known.items()})
         same = key.removeprefix("candidate:")
         return [Neighbour(memory_id=mid, content=k.memory.content, kind=k.memory.kind, entities=k.entities,
                           observed_at=k.memory.observed_at, event_start_at=k.memory.event_start_at,
-                          vector_similarity=float(np.dot(vector, vectors[mid])), bm25_rank=ranks.get(mid),
+                          vector_similarity=sims[mid], bm25_rank=ranks.get(mid),
                           same_hash=memory_content_hash(k.memory.content) == same, asked_about=mid in asked_about,
                           speaker=_speaker(k.memory), restated_similarity=restated.get(mid))
                 for mid, k in known.items()]

@@ -155,7 +155,7 @@ class Neighbour:
     same_hash: bool = False
     asked_about: bool = False  # the candidate answers a question the other speaker asked about this memory
     speaker: str | None = None  # who said what the memory was read from, when it came from a conversation
-    restated_similarity: float | None = None  # the candidate against this memory restated with its names (restate)
+    restated_similarity: float | None = None  # the candidate against this memory restated with its values (restate)
 
 
 @dataclass(frozen=True)
