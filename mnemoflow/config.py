@@ -120,6 +120,10 @@ class Settings(BaseSettings):
         None, description="Vector size for the openai provider when the model is not a known one."
     )
     embedding_batch_size: int = Field(64, ge=1, description="Texts per embedding call.")
+    embedding_batch_tokens: int = Field(
+        512, ge=1, description="Padded tokens per inference of the onnx runtime: on a CPU, small batches of similar "
+        "length run fastest (bench/README.md, 'Embedding batches')."
+    )
     embedding_runtime: Literal["onnx", "torch"] = Field(
         "onnx", description="How the local model runs: onnx (ONNX Runtime, exported once into model_cache_dir; a "
         "command starts ~4 s sooner) or torch (sentence-transformers). Both give the same vectors."

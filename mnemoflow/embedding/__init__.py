@@ -34,7 +34,8 @@ def create_embedder(settings: Settings) -> Embedder:
             from mnemoflow.embedding.onnx_export import ensure_onnx_model
             from mnemoflow.embedding.onnx_runtime import OnnxEmbedder
 
-            return OnnxEmbedder(ensure_onnx_model(settings.model_cache_dir), batch_size=settings.embedding_batch_size)
+            return OnnxEmbedder(ensure_onnx_model(settings.model_cache_dir), batch_size=settings.embedding_batch_size,
+                                batch_tokens=settings.embedding_batch_tokens)
         from mnemoflow.embedding.local import LocalEmbedder
 
         return LocalEmbedder(batch_size=settings.embedding_batch_size)

@@ -19,6 +19,7 @@ from mnemoflow.embedding.base import ThreadedEmbedder, normalize
 from mnemoflow.embedding.local import LOCAL_DIM, LOCAL_MODEL
 
 MAX_TOKENS = 256  # the model's max_seq_length (sentence_bert_config.json)
+BATCH_TOKENS = 512  # padded tokens per inference: see token_batches
 
 
 def _tokenizer() -> Any:
@@ -31,6 +32,22 @@ def _tokenizer() -> Any:
     return tokenizer
 
 
+def token_batches(lengths: np.ndarray, budget: int, cap: int) -> list[np.ndarray]:
+    """Indices of the texts, longest first, cut into batches whose padded size (texts x the longest)
+    stays within `budget` tokens and `cap` texts; a text longer than the budget is a batch alone.
+
+    Why tokens and not a count: on the CPU a batch of 64 long chunks runs about 2.5x slower per token
+    than batches of two, and a fixed count also pads every short text of a mixed call to its longest
+    (bench/README.md, "Embedding batches")."""
+    order = np.argsort(-lengths, kind="stable")
+    batches, start = [], 0
+    while start < len(order):
+        size = max(1, min(cap, budget // max(int(lengths[order[start]]), 1)))
+        batches.append(order[start:start + size])
+        start += size
+    return batches
+
+
 class OnnxEmbedder(ThreadedEmbedder):
     """Threads: see ThreadedEmbedder. Each thread count has its own session, made when first needed,
     so a command that only searches never builds the batch one. Calls are serialised: two
@@ -40,8 +57,9 @@ class OnnxEmbedder(ThreadedEmbedder):
     dim = LOCAL_DIM
 
     def __init__(self, model_path: Path, batch_size: int = 64, batch_threads: int | None = None,
-                 query_threads: int = 1) -> None:
+                 query_threads: int = 1, batch_tokens: int = BATCH_TOKENS) -> None:
         self.batch_size = batch_size
+        self.batch_tokens = batch_tokens
         self._path = model_path
         self._batch_threads = batch_threads or len(os.sched_getaffinity(0))
         self._query_threads = query_threads
@@ -63,20 +81,19 @@ class OnnxEmbedder(ThreadedEmbedder):
         return self._sessions[threads]
 
     def _encode(self, texts: list[str], threads: int) -> np.ndarray:
-        # longest first, so each batch pads to texts of about its own length
-        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+        # one tokenizer call, padded to the longest text; each batch is cut to its own longest
+        encodings = self._tokenizer.encode_batch(texts)
+        ids, mask, types = (np.array([getattr(e, field) for e in encodings], dtype=np.int64)
+                            for field in ("ids", "attention_mask", "type_ids"))
+        lengths = mask.sum(axis=1)
         vectors = np.zeros((len(texts), self.dim), dtype=np.float32)
         with self._lock:
             session = self._session(threads)
-            for start in range(0, len(order), self.batch_size):
-                batch = order[start:start + self.batch_size]
-                encodings = self._tokenizer.encode_batch([texts[i] for i in batch])
-                mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
-                hidden = session.run(None, {
-                    "input_ids": np.array([e.ids for e in encodings], dtype=np.int64),
-                    "attention_mask": mask,
-                    "token_type_ids": np.array([e.type_ids for e in encodings], dtype=np.int64),
-                })[0]
-                weights = mask[..., None].astype(np.float32)
+            for batch in token_batches(lengths, self.batch_tokens, self.batch_size):
+                width = int(lengths[batch[0]])
+                weights = mask[batch, :width]
+                hidden = session.run(None, {"input_ids": ids[batch, :width], "attention_mask": weights,
+                                            "token_type_ids": types[batch, :width]})[0]
+                weights = weights[..., None].astype(np.float32)
                 vectors[batch] = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
         return normalize(vectors)

@@ -13,7 +13,7 @@ from mnemoflow.config import load_settings
 from mnemoflow.embedding import create_embedder
 from mnemoflow.embedding.local import LocalEmbedder
 from mnemoflow.embedding.onnx_export import ensure_onnx_model, onnx_model_path
-from mnemoflow.embedding.onnx_runtime import OnnxEmbedder
+from mnemoflow.embedding.onnx_runtime import OnnxEmbedder, token_batches
 
 TEXTS = [
     "Omar builds the frontend in React.",
@@ -42,8 +42,8 @@ def test_the_export_is_made_once_where_its_name_says(exported: Path) -> None:
 
 
 def test_onnx_vectors_are_sentence_transformers_vectors(exported: Path) -> None:
-    # batch_size 16 splits the texts into several batches of mixed lengths: order must survive the sort
-    onnx = OnnxEmbedder(exported, batch_size=16)
+    # 16 texts or 128 tokens a batch: many batches of mixed lengths, and order must survive the sort
+    onnx = OnnxEmbedder(exported, batch_size=16, batch_tokens=128)
     torch = LocalEmbedder(batch_size=16)
     documents = onnx.embed(TEXTS)
     assert documents.shape == (len(TEXTS), 384)
@@ -54,9 +54,21 @@ def test_onnx_vectors_are_sentence_transformers_vectors(exported: Path) -> None:
     assert onnx.embed([]).shape == (0, 384)
 
 
+def test_token_batches_keep_each_batch_within_its_budget() -> None:
+    lengths = np.array([12, 256, 40, 3, 256, 90, 41, 7, 300])
+    batches = token_batches(lengths, budget=256, cap=3)
+    assert sorted(int(i) for b in batches for i in b) == list(range(len(lengths)))
+    flat = [int(lengths[i]) for b in batches for i in b]
+    assert flat == sorted(flat, reverse=True)  # longest first, so a batch pads to about its own length
+    for batch in batches:
+        padded = len(batch) * int(lengths[batch].max())
+        assert len(batch) <= 3 and (padded <= 256 or len(batch) == 1)
+    assert [len(b) for b in batches] == [1, 1, 1, 2, 3, 1]  # 300 | 256 | 256 | 90 41 | 40 12 7 | 3
+
+
 def test_settings_choose_the_runtime(tmp_path: Path, exported: Path) -> None:
-    onnx = create_embedder(load_settings(tmp_path / "home", model_cache_dir=exported.parent))
-    assert isinstance(onnx, OnnxEmbedder)
+    onnx = create_embedder(load_settings(tmp_path / "home", model_cache_dir=exported.parent, embedding_batch_tokens=99))
+    assert isinstance(onnx, OnnxEmbedder) and onnx.batch_tokens == 99
     assert isinstance(create_embedder(load_settings(tmp_path / "home", embedding_runtime="torch")), LocalEmbedder)
 
 
