@@ -63,3 +63,11 @@ def test_a_relation_named_by_is_makes_he_the_name() -> None:
     assert rewrite_persons("He reports directly to Rosa, the CTO.", "Grace", "the assistant",
                            first.mentions).text == "Tim reports directly to Rosa, the CTO."
     assert find_mentions("My manager is Tim's brother.", "Grace", None)[0].name == "Grace's manager"
+
+
+def test_it_names_a_possessed_thing_said_before() -> None:
+    """"Vet bumped Pickle's dose up - it's 8 units now": "it" is Pickle's dose."""
+    thing = find_mentions("Vet bumped Pickle's dose up after his bloodwork", "Noor", None)
+    assert Mention("Pickle's dose", "n", strong=True) in thing
+    assert rewrite_persons("it's 8 units morning and evening now", "Noor", None, thing).text == (
+        "Pickle's dose is 8 units morning and evening now")

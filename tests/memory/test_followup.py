@@ -98,3 +98,12 @@ def test_a_question_about_what_someone_said_asks_its_embedded_question() -> None
     lands = merge("Did she mention when her flight lands?", "Around 6pm.")
     assert lands is not None and "".join(s.text for s in lands.segments) == "her flight lands around 6pm"
     assert merge("Did the surgeon say how long recovery takes?", "Not sure.") is None
+
+
+def test_a_named_person_with_a_title_answers_who() -> None:
+    """"Mrs." is not a verb: "my neighbour Mrs. Abernathy" is a fragment that fills the "who"."""
+    assert not is_clause("my neighbour Mrs. Abernathy, number 9")
+    merged = merge("Who's looking after your cat while you're gone?", "my neighbour Mrs. Abernathy, number 9")
+    assert merged is not None and merged.mode == "wh"
+    assert [s.text.strip() for s in merged.segments] == [
+        "my neighbour Mrs. Abernathy, number 9", "is looking after your cat while you are gone"]

@@ -158,6 +158,12 @@ def test_greetings_thanks_questions_and_requests_are_not_stored(said: str) -> No
     assert say("Alex", said, ("Sam", "I just got back from Lisbon.")) == []
 
 
+@pytest.mark.parametrize("said", ["you're a star", "You're a lifesaver, honestly"])
+def test_praise_for_the_assistant_is_not_stored(said: str) -> None:
+    lines = [("assistant", "Noted!", "assistant"), ("Delia", said, "user")]
+    assert contents(stored(lines, NOW)) == []
+
+
 def test_assistant_turns_are_not_stored() -> None:
     candidates = RuleEngine().generate(contexts([("assistant", "Sure! I'd be happy to help you plan your trip.",
                                                   "assistant")], NOW)[0])

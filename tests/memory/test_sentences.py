@@ -88,3 +88,16 @@ def test_a_request_or_a_reminder_after_a_statement_is_its_own_clause(sentence: s
 ])
 def test_no_request_tail_no_split(sentence: str) -> None:
     assert split_clauses(sentence, is_clause) == [sentence]
+
+
+def test_an_emoji_between_words_ends_a_sentence_and_an_aside_does_not() -> None:
+    assert split_sentences("Letter from the landlord today \U0001F643 rent's going up to \u00a31,240 a month") == [
+        "Letter from the landlord today", "rent's going up to \u00a31,240 a month"]
+    assert split_sentences("I'm in a flat above a bakery \U0001F605") == ["I'm in a flat above a bakery"]
+    assert split_sentences("Ember & Oak (my candle shop!) goes live on June 3. Can you help?") == [
+        "Ember & Oak (my candle shop!) goes live on June 3.", "Can you help?"]
+
+
+def test_asides_that_qualify_the_telling_are_padding() -> None:
+    assert strip_padding("I'm with Northgate Savings if that matters") == "I'm with Northgate Savings"
+    assert strip_padding("Change of plan, the launch is on Friday") == "the launch is on Friday"

@@ -111,3 +111,21 @@ def test_a_birth_date_without_a_year_gets_no_year() -> None:
     assert (resolved.text, resolved.times) == ("Aisha was born on March 12", ())
     assert resolve_dates("Aisha was born on March 12, 1990", WED).start == datetime(1990, 3, 12)
     assert resolve_dates("the party is on March 12", WED).times  # not a birth date: it is dated
+
+
+@pytest.mark.parametrize(("text", "rewritten"), [
+    ("we're pushing the launch to Thursday next week", "we're pushing the launch to June 6, 2024"),
+    ("next week on Thursday works", "June 6, 2024 works"),
+    ("on Thursday of next week", "on June 6, 2024"),
+    ("it moved to Tuesday this week", "it moved to May 28, 2024"),
+])
+def test_a_weekday_of_next_or_this_week_is_one_date(text: str, rewritten: str) -> None:
+    assert resolve_dates(text, datetime(2024, 5, 31, 10)).text == rewritten  # a Friday
+
+
+@pytest.mark.parametrize("text", [
+    "we meet at the Lantern Room, first Tuesday of every month", "same first Tuesday slot",
+    "the last Friday of the month",
+])
+def test_a_weekday_of_each_month_is_not_a_date(text: str) -> None:
+    assert resolve_dates(text, datetime(2024, 5, 31, 10)).times == ()

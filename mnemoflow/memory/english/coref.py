@@ -145,6 +145,8 @@ def find_mentions(text: str, speaker: str, addressee: str | None) -> tuple[Menti
             continue
         name = _name_at(words, i)
         prev = words[i - 1].group().lower() if i else ""
+        if name and m.group().endswith("'s") and (thing := _noun_phrase(words, i + 1, text)):
+            found.append(Mention(f"{m.group()} {thing}", "n", strong=True))  # "Pickle's dose": a later "it"
         if not name or name in (speaker, addressee):
             continue
         j = i + 1

@@ -23,7 +23,7 @@ _DISCOURSE = re.compile(
     r"omg|btw|by the way|actually|honestly|anyway|anyways|also|plus|and|but|oh well|fun fact|guess what|great|"
     r"cool|nice|awesome|sure|totally|true|indeed|seriously|fyi|just so you know|for the records?|you know what|"
     r"to be honest|tbh|oh man|man|dude|ugh|phew|yay|hooray|wait|whoa|woah|yikes|gosh|geez|jeez|aha|heads up|"
-    r"(?:big|good|great|bad|exciting|some) news|(?:quick |small |little )?update|correction|sorry|"
+    r"(?:big|good|great|bad|exciting|some) news|(?:quick |small |little )?update|correction|sorry|change of plans?|"
     r"(?:quick |friendly |small )?reminder(?:\s+that)?|"
     r"it's official|plan of record|as usual|as always|(?:some )?background|quick one|ps|p\.s\.)"
     r"(?![\w'])[,!.:;\s-]*)+",
@@ -32,7 +32,8 @@ _DISCOURSE = re.compile(
 # "For the party planning, just so you know: ...": a short topic said before a discourse marker.
 _LEAD_IN = re.compile(r"^(?:for|about|re|regarding|as for|speaking of)\s+[^,:;.!?]{1,40}?,\s*"
                       r"(?=(?:just so you know|fyi|heads up|for the records?|by the way|btw)\b)", re.I)
-_TRAILING_FILLER = re.compile(r"[,;]?\s+(?:though|ha|haha+|lol|lmao|ugh|tbh)\s*([.!?]*)$", re.I)
+_TRAILING_FILLER = re.compile(r"[,;]?\s+(?:though|ha|haha+|lol|lmao|ugh|tbh|fwiw|if (?:that|it) (?:matters|helps|makes "
+                              r"(?:any )?(?:sense|a difference)))\s*([.!?]*)$", re.I)
 # A request to the listener after a statement: "..., keep dairy out of the plan", "..., remind my husband",
 # "..., so examples in Python please". "remember/don't forget (that)" brings in a statement of its own.
 _ASK = (r"(?:please\s+)?(?:keep|remind|book|schedule|send|tell|add|use|note|leave|skip|pick|plan)\b|"
@@ -50,9 +51,14 @@ _SUBORDINATE_START = re.compile(r"^(?:even if|if|when|whenever|since|because|alt
 _GREETED_NAME = re.compile(r"^(?i:hey|hi|hello|dear|hiya|thanks|thank you)\s+[A-Z][a-z]+\s*[,!:.]\s*")
 
 
+# An emoji between two words ends the first statement: "Letter from the landlord today 🙃 rent's going up"
+_EMOJI_BETWEEN = re.compile(r"(?<=\w)\s*" + _EMOJI.pattern + r"\s+(?=\w)")
+
+
 def _normalize(text: str) -> str:
-    """Straight quotes, no emoji, single spaces."""
-    return re.sub(r"[ \t]+", " ", _EMOJI.sub(" ", text.translate(_QUOTES))).strip()
+    """Straight quotes, no emoji (one between words ends a sentence), single spaces."""
+    text = _EMOJI_BETWEEN.sub("\n", text.translate(_QUOTES))
+    return re.sub(r"[ \t]+", " ", _EMOJI.sub(" ", text)).strip()
 
 
 def split_sentences(text: str) -> list[str]:
@@ -66,6 +72,9 @@ def split_sentences(text: str) -> list[str]:
         initial = len(last) == 1 and last.isalpha()  # "J. K. Rowling"
         if m.group().strip().startswith(".") and (last in ABBREVIATIONS or initial or numbered):
             continue
+        inside = text[start:m.start()]
+        if ")" in m.group() and inside.count("(") > inside.count(")"):
+            continue  # "Ember & Oak (my candle shop!) goes live": an aside, not a sentence
         piece = text[start:m.end()].strip()
         if piece.strip("-\u2013\u2014 "):
             sentences.append(piece.rstrip("-\u2013\u2014 ").strip())

@@ -66,6 +66,8 @@ _DAY_NAME = r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?"
 _DAY_LIST_BEFORE = re.compile(rf"\b(?:every|each)\s+(?:{_DAY_NAME}\s*(?:,|and|or|&)\s*)*$|"
                               rf"\b{_DAY_NAME}\s*(?:through|thru|to|until|till|-|\u2013)\s*$", re.I)
 _DAY_RANGE_AFTER = re.compile(rf"^\s*(?:through|thru|to|until|till|-|\u2013)\s*{_DAY_NAME}\b", re.I)
+_ORDINAL_BEFORE = re.compile(r"\b(?:first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th)\s+$", re.I)
+_OF_MONTH_AFTER = re.compile(r"\s+of\s+(?:the|every|each)\s+month\b", re.I)
 _DATE_AFTER_DAY = re.compile(rf",?\s+(?:the\s+\d|(?:{_ANY_MONTH})\.?\s+\d|"
                              rf"\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_ANY_MONTH})\b)", re.I)
 _OWNED_BEFORE = re.compile(r"\b(?:the|my|our|your|his|her|their)\s+(?:[a-z]+\s+)?$", re.I)
@@ -245,6 +247,8 @@ def _weekday(m: re.Match[str], today: date, past: bool) -> _Span | None:
         return None  # "Tuesday, October 15": the date says it; "the Saturday slot": not a date
     if _OWNED_BEFORE.search(m.string[:m.start("day")]) and _PLURAL_AFTER.match(m.string, m.end()):
         return None  # "the long Sunday runs", "my Monday classes": a kind of thing, not a date
+    if _ORDINAL_BEFORE.search(m.string[:m.start("day")]) or _OF_MONTH_AFTER.match(m.string, m.end()):
+        return None  # "first Tuesday of every month", "the same first Tuesday slot": a day of each month
     moved = _CHANGE.search(m.string)  # "moved from Thursday to Friday": two dates, not a routine
     routine = _DAY_LIST_BEFORE.search(m.string[:m.start("day")]) or _DAY_RANGE_AFTER.match(m.string[m.end():])
     if routine and not moved:
@@ -261,6 +265,13 @@ def _weekday(m: re.Match[str], today: date, past: bool) -> _Span | None:
     else:  # "coming", or a bare weekday in a present or future clause
         day = today + timedelta(days=(target - today.weekday()) % 7 or 7)
     return _day_span(day, m["part"] and m["part"].lower())
+
+
+def _weekday_of_week(m: re.Match[str], today: date, _past: bool) -> _Span:
+    """"Thursday next week", "next week on Thursday", "Friday of this week": that day of that week."""
+    monday = today - timedelta(days=today.weekday())
+    week = 0 if m["dir"].lower() == "this" else 1
+    return _day_span(monday + timedelta(weeks=week, days=WEEKDAYS.index(m["day"].lower())))
 
 
 def _offset(m: re.Match[str], today: date, _past: bool) -> _Span:
@@ -382,6 +393,10 @@ _PATTERNS: tuple[tuple[re.Pattern[str], _Handler], ...] = (
     (_rx(_PREP + r"(?<!\bthe )\b(?P<dir>next|last|this|the coming|the past|the following|coming)\s+"
          r"(?P<unit>week|month|year|weekend)\b(?!'s)"), _relative_unit),
     (_rx(r"\b(?P<prep>over|on)\s+the\s+weekend\b"), _the_weekend),
+    (_rx(_PREP + r"\b(?P<day>" + _WEEKDAY + r")\s+(?:of\s+)?(?P<dir>next|this|the following)\s+week\b"),
+     _weekday_of_week),
+    (_rx(_PREP + r"\b(?P<dir>next|this|the following)\s+week\s+(?:on\s+)?(?P<day>" + _WEEKDAY + r")\b"),
+     _weekday_of_week),
     (_rx(_PREP + r"(?<!\bevery )(?<!\beach )\b(?:(?P<dir>next|last|this|the coming|coming)\s+)?"
          r"(?P<day>" + _WEEKDAY + r")\b"
          r"(?!\s+(?:morning|afternoon|evening|night)s\b)" + _PART), _weekday),

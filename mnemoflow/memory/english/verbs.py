@@ -133,3 +133,20 @@ def agree(word: str) -> str | None:
     if not looks_like_base_verb(low):
         return None
     return third_person(low)
+
+
+# "my phone's a Vireo", "rent's going up", "Amara's coming", "Dev's got a van": the 's of a noun that is
+# followed by what only a verb takes (a determiner, a preposition, a progressive, "been"/"got") is "is" or
+# "has", not a possessive ("Maya's running shoes" keeps its 's: a noun follows the -ing word).
+_NOT_A_NOUN = r"(?:let|it|that|what|who|where|how|there|here|he|she|one|everyone|everything|nothing)"
+_PROGRESSIVE_NEXT = (r"(?=\s+(?:a|an|the|to|up|down|out|in|on|at|for|from|with|back|over|off|home|his|her|their|my|"
+                     r"our|this|that|[$€£\d])\b|\s*[,.!?;]|\s*$)")
+_IS_AFTER = re.compile(r"\b(?!" + _NOT_A_NOUN + r"'s\b)([A-Za-z][\w-]*)'s\s+(?=(?:a|an|the|on|in|at|now|still|just|"
+                       r"not|due|from|every|always|never|back|up|down|off|over|about|around|\w+ing" + _PROGRESSIVE_NEXT
+                       + r")\b)", re.I)
+_HAS_AFTER = re.compile(r"\b(?!" + _NOT_A_NOUN + r"'s\b)([A-Za-z][\w-]*)'s\s+(?=(?:been|got)\b)", re.I)
+
+
+def expand_is(text: str) -> str:
+    """A noun's contracted "is"/"has" written out, so the sentence has its verb."""
+    return _IS_AFTER.sub(r"\1 is ", _HAS_AFTER.sub(r"\1 has ", text))

@@ -55,7 +55,7 @@ _UNSURE = re.compile(r"^(not sure|no idea|dunno|i don't know|idk|maybe|who knows
                      r"haven't decided|not decided)\b", re.I)
 _CLAUSE = re.compile(r"^(i|i'm|i've|i'll|i'd|we|we're|we've|we'll|we'd|he|she|they|it|it's|there|that's|this is|"
                      r"he's|she's|they're|you)\b|^(my|our)\s+\w+(\s+\w+)?\s+(is|was|are|were|has|have|had|will|"
-                     r"\w+s|\w+ed)\b|^\S+.*\b(is|are|was|were|has|have|had|will|would|can|could|does|did|do)(n't)?\b|"
+                     r"(?!mrs\b|ms\b)\w+s|\w+ed)\b|^\S+.*\b(is|are|was|were|has|have|had|will|would|can|could|does|did|do)(n't)?\b|"
                      r"^\w+'s\s+(a|an|the|my|our|your|his|her|so|really|just|not|been|got|mostly|always|never|"
                      r"definitely|probably|\w+ing)\b", re.I)
 _FILLER_FRAGMENT = re.compile(r"^(totally|definitely|absolutely|of course|for sure|haha+|lol|thanks?|thank you|"

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from mnemoflow.memory.english.names import find_entities
+from mnemoflow.memory.english.shifts import find_shift
 from mnemoflow.memory.english.smalltalk import is_feeling, is_small_talk
 from mnemoflow.memory.english.temporal import Resolution, resolve_dates
 from mnemoflow.memory.english.verbs import PAST_FORMS, is_adverb, is_past
@@ -76,15 +77,15 @@ def _not_worth_keeping(info: _Turn, body: str, content: str, personal: bool, has
     words = len(content.split())
     if is_feeling(body) and not has_detail:
         return "feeling"
-    if _LISTENER_START.match(body) and not has_detail and info.addressee != "the assistant":
-        return "about the listener"  # "You're so brave": praise, not a fact
+    if _LISTENER_START.match(body) and not has_detail:
+        return "about the listener"  # "You're so brave", "you're a star": praise, not a fact
     if _GERUND_SUBJECT.match(body) and not has_detail:
         return "generic"  # "Taking care of ourselves is vital"
     definite = re.match(r"^(?:the|our|this)\s+\w+", body, re.I)
     prescriptive = _has_verb(body) and _OBLIGATION.search(body)
     values = re.sub(r"\b(?:19|20)\d\d\b", "", body)  # "standup is at 10:00" has a value; "in 2019" is just when
     stated = _has_verb(body) and (_has_detail(info, values) or (definite and has_detail))
-    if not (personal or prescriptive or stated or _dated_event(info, body)):
+    if not (personal or prescriptive or stated or _dated_event(info, body) or find_shift(body)):
         return "no one in it"  # "Last time was in 2019": a number alone is about no one
     if content in {info.speaker, f"{info.speaker} is"}:
         return "introduction"

@@ -31,6 +31,7 @@ from mnemoflow.memory.english.sentences import (
 )
 from mnemoflow.memory.english.smalltalk import is_advice, is_small_talk
 from mnemoflow.memory.english.temporal import resolve_dates
+from mnemoflow.memory.english.verbs import expand_is
 from mnemoflow.memory.generate.candidates import (
     Candidate,
     GenerationContext,
@@ -269,7 +270,7 @@ class RuleEngine:
                 reasons.append("subject supplied")
         if len(body.split()) + len(_CONTRACTED.findall(body)) < 3:
             return skip("too short")  # "Fun!", "Alex!"; "I'm vegan" counts as the three words it becomes
-        body = _it_named_before(body, before)
+        body = _it_named_before(expand_is(body), before)
         rewrite = rewrite_persons(body, info.speaker, info.addressee, antecedents)
         content = prefix + rewrite.text
         has_detail = _has_detail(info, rewrite.text)
