@@ -38,6 +38,11 @@ CHANGES = {  # a fact, then what is true now: each leaves one current memory and
     "a car named by driving it": ("My car is a Honda Civic", "I drive a Tesla Model 3 now"),
     "a dentist named by seeing them": ("My dentist is Dr. Lee", "I see Dr. Patel for my teeth now"),
     "an employer named by a new job": ("I work at Google", "I started a new job at Stripe"),
+    # no date named: the old one moved by the amount (the install rarely shares a word with the kitchen)
+    "a date moved by an amount": ("The fitters are coming to put the new kitchen in on March 12, 2030",
+                                  "bad news, the worktops are delayed so they've pushed the install back a week"),
+    "a move into a dwelling": ("I'm in a tiny flat on Canal Row in Dunmore",
+                               "We finally moved into a terraced house on Weaver Street in Kilbride"),
 }
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from itertools import islice
 from typing import Any, Literal
 
@@ -30,6 +30,7 @@ from mnemoflow.embedding import Embedder
 from mnemoflow.embedding.base import normalize
 from mnemoflow.embedding.worker import vectors_by_hash
 from mnemoflow.memory.english.sentences import strip_padding
+from mnemoflow.memory.english.shifts import find_shift, rescheduled
 from mnemoflow.memory.generate.candidates import (
     Candidate,
     GenerationContext,
@@ -41,7 +42,7 @@ from mnemoflow.memory.generate.inference.families import derive
 from mnemoflow.memory.relate.claims import parse_claim
 from mnemoflow.memory.relate.entities import typed_entities
 from mnemoflow.memory.relate.relations import Decision, Neighbour, action, classify
-from mnemoflow.memory.relate.restate import restatements, worth_restating
+from mnemoflow.memory.relate.restate import RESTATE_FROM, restatements, worth_restating
 from mnemoflow.memory.relate.triples import categories_of, relation_triples
 from mnemoflow.models import LinkDraft, MemoryDraft, MemoryItem, RelationDraft
 from mnemoflow.reports import GenerationReport
@@ -74,6 +75,27 @@ class _Known:
     memory: MemoryItem
     entities: tuple[str, ...] = ()
     extends: str | None = None  # the memory this one applied EXTENDS to, if any
+
+
+def _moved_by_amount(candidate: Candidate, neighbours: Sequence[Neighbour], now: datetime) -> Candidate | None:
+    """"They pushed the install back a week": no date is named, so the candidate becomes the memory of the
+    thing moved, restated with its date moved by the amount, and replaces it like any other new date. The
+    thing is the nearest memory of an event still ahead (at least `RESTATE_FROM` near), or the only one
+    among the neighbours: "the install" rarely shares words with "the fitters put the kitchen in". None
+    when the candidate names a date or no amount."""
+    shift = find_shift(candidate.content) if candidate.event_start_at is None else None
+    ahead = [n for n in neighbours if shift and n.event_start_at and _aware(n.event_start_at) >= _aware(now)]
+    near = sorted((n for n in ahead if (n.vector_similarity or 0.0) >= RESTATE_FROM),
+                  key=lambda n: -(n.vector_similarity or 0.0))
+    for neighbour in near or (ahead if len(ahead) == 1 else []):
+        if moved := rescheduled(neighbour.content, neighbour.event_start_at, shift):  # type: ignore[arg-type]
+            return replace(candidate, content=moved[0], kind=neighbour.kind, event_start_at=moved[1], event_end_at=None,
+                           reasons=(*candidate.reasons, "rescheduled"))
+    return None
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 class MemoryGenerator:
@@ -320,6 +342,8 @@ class MemoryGenerator:
     def _decide_and_write(self, writes: MemoryWrites, candidate: Candidate, cited: tuple[str, ...], now: datetime,
                           turn_id: str, asked_about: frozenset[str]) -> None:
         neighbours = self._neighbours(writes, candidate, asked_about)
+        if (moved := _moved_by_amount(candidate, neighbours, now)) is not None:
+            candidate, neighbours = moved, self._neighbours(writes, moved, asked_about)
         decision = classify(candidate.content, candidate.kind, candidate.entities, neighbours, now=now,
                             speaker=self._turns[turn_id].speaker, reminder="reminder" in candidate.reasons)
         verdict = action(decision)

@@ -106,3 +106,15 @@ def test_a_plural_owned_subject_keeps_its_head() -> None:
     assert (claim.subject, claim.subject_head, claim.verb_stem) == ("zoltan", "parent", "liv")
     assert parse_claim("Aroha's kids attend Ponsonby Primary").subject_head == "child"
     assert not worth_restating(parse_claim("Zoltan's parents live in Debrecen"), parse_claim("Zoltan lives in Pest"), 0.9)
+
+
+def test_two_names_moved_together_are_swapped_together() -> None:
+    said = restatements("Tomasz moved into a terraced house on Weaver Street in Kilbride",
+                        "Tomasz is in a tiny flat on Canal Row in Dunmore")
+    assert said[0] == "Tomasz is in a tiny flat on Weaver Street in Kilbride"
+
+
+def test_a_comment_joined_to_the_old_statement_is_not_restated() -> None:
+    said = restatements("Hannah's doctor is Dr. Lindqvist now",
+                        "Hannah's GP is Dr. Okafor at Brookside Surgery and it always feels so rushed")
+    assert said and not any("rushed" in s for s in said)

@@ -99,18 +99,20 @@ MEASURE_UNITS = frozenset({"km", "kilometer", "kilometr", "mile", "mi", "meter",
 FUNCTIONAL = frozenset({"prefer", "favorit", "favorite", "main", "usual", "primary", "liv", "live", "based",
                         "employ", "job", "role", "titl", "manager", "boss", "doctor", "dentist", "vet", "address",
                         "email", "phon", "number", "go-to", "default"})
-RESIDENCE = frozenset({"live", "liv", "mov", "reloc", "relocat", "based", "resid", "reside"})
+# where someone lives: the verbs, and the dwellings one is "in" ("I'm in a tiny flat on Canal Row")
+RESIDENCE = frozenset({"live", "liv", "mov", "reloc", "relocat", "based", "resid", "reside", "flat", "apartment",
+                       "hous", "condo", "bungalow", "dorm"})
 
 # change markers announced by the newer statement; "strong" ones name a change outright
 STRONG_CHANGE = (
-    r"no longer", r"any ?more", r"mov(?:ed|es|ing) (?:[\w']+ ){0,3}?(?:to|from|up|back)", r"dropped", r"left(?= (?-i:[A-Z]))", r"relocated", r"switched", r"changed",
-    r"instead", r"rescheduled", r"postponed", r"pushed (?:back|to)", r"delayed", r"slipped",
+    r"no longer", r"any ?more", r"mov(?:ed|es|ing) (?:[\w']+ ){0,3}?(?:to|into|in|from|up|back)", r"dropped", r"left(?= (?-i:[A-Z]))", r"relocated", r"switched", r"changed",
+    r"instead", r"rescheduled", r"postponed", r"push(?:ed|es|ing)? (?:[\w']+ ){0,3}?(?:back|to)", r"delayed", r"slipped",
     r"brought forward", r"stopped", r"gave up", r"quit", r"not .{1,40} after all", r"corrected",
     r"has been moved", r"was moved", r"was changed", r"updated to", r"sold", r"got rid of", r"gave away",
     r"replaced", r"traded in", r"swapped", r"transferred", r"migrated", r"ported", r"broke up", r"promoted", r"demoted", r"became", r"renamed", r"upgraded", r"downgraded",
     # a number raised or cut to a new one ("raised the rent to 1,350", "is up to 10 km", "went down to 6")
     (r"(?:raised|raises|increased|increases|lowered|lowers|reduced|reduces|cut|cuts|bumped|bumps|"
-     r"(?:went|goes|gone|is|are|was|were|'s|'re) (?:up|down)) (?:[\w',]+ ){0,3}?to(?= [$€£¥]?\d| (?:a |an )?(?:"
+     r"(?:went|goes|gone|going|is|are|was|were|'s|'re) (?:up|down)) (?:[\w',]+ ){0,3}?to(?= [$€£¥]?\d| (?:a |an )?(?:"
      + "|".join(NUMBER_WORDS) + r")\b)"),
 )
 WEAK_CHANGE = (r"now", r"actually", r"these days", r"nowadays")

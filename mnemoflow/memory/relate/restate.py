@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 
 from mnemoflow.memory.relate.claim_words import FUNCTIONAL, PERSON_NOUNS, QUALIFIERS, STOPWORDS, TIME_UNITS, stem
+from mnemoflow.memory.relate.claim_values import Value
 from mnemoflow.memory.relate.claims import Claim, parse_claim
 from mnemoflow.memory.relate.compare import _subject_link
 
@@ -119,17 +120,34 @@ def worth_restating(new: Claim, old: Claim, similarity: float) -> bool:
 def restatements(candidate: str, neighbour: str) -> tuple[str, ...]:
     """The neighbour's text with each value the candidate lacks replaced by each value of the same type
     the candidate adds (names by names, times by times, amounts by amounts; the subjects of both
-    kept), at most `SWAPS_PER_PAIR`."""
+    kept), at most `SWAPS_PER_PAIR`. A comment joined to the neighbour's statement ("..., and it always feels
+    so rushed") is left out: it is not what the candidate restates."""
+    if tail := _COMMENT.search(neighbour):
+        neighbour = neighbour[:tail.start()]
     new, old = parse_claim(candidate), parse_claim(neighbour)
     keep = {new.subject, old.subject} - {None}
     old_values = [v for v in old.all_values if str(v.key) not in keep]
     new_values = [v for v in new.all_values if str(v.key) not in keep]
     dropped = [v for v in old_values if not any(v.compatible(w) for w in new_values)]
     added = list({w.text: w for w in new_values if not any(w.compatible(v) for v in old_values)}.values())
-    swapped = [re.sub(rf"(?<!\w){re.escape(a.text)}(?!\w)", lambda _, b=b: b.text, neighbour)
-               for a in dropped for b in added if a.type == b.type]
+    swapped = [_swap(neighbour, [(a, b)]) for a in dropped for b in added if a.type == b.type]
+    for kind in dict.fromkeys(a.type for a in dropped):  # "Canal Row in Dunmore" -> "Weaver Street in Kilbride"
+        olds = sorted((a for a in dropped if a.type == kind), key=lambda v: neighbour.find(v.text))
+        news = sorted((b for b in added if b.type == kind), key=lambda v: candidate.find(v.text))
+        if len(olds) == len(news) > 1:
+            swapped.insert(0, _swap(neighbour, list(zip(olds, news))))
     swapped += _complement_swaps(candidate, neighbour, old)
     return tuple(dict.fromkeys(s for s in swapped if s != neighbour))[:SWAPS_PER_PAIR]
+
+
+# "... and it always feels so rushed", "... and the battery is dead by lunch": a second clause about something else
+_COMMENT = re.compile(r"(?<=\w),?\s+and\s+(?=(?:it|the|this|that|they|there)\s+\w+)", re.IGNORECASE)
+
+
+def _swap(text: str, pairs: list[tuple[Value, Value]]) -> str:
+    for a, b in pairs:
+        text = re.sub(rf"(?<!\w){re.escape(a.text)}(?!\w)", lambda _, b=b: b.text, text)
+    return text
 
 
 # "Aisha's usual coffee order is a flat white": what the copula says its subject is, before any
