@@ -1,5 +1,7 @@
 """The rule-based fast score and kind classifier are features: measured on labelled examples."""
 
+import pytest
+
 from mnemoflow.memory.generate.direct import classify_kind
 from mnemoflow.scoring import fast_score, matched_rules
 
@@ -46,6 +48,18 @@ LABELLED_KINDS = {
     "The billing service runs on Kubernetes": "fact",
     "Maya is Alex's sister": "fact",
 }
+
+
+@pytest.mark.parametrize(("text", "kind"), [
+    ("Always use metric units", "rule"),
+    ("Never book me on a red-eye", "rule"),
+    # "always"/"never" in a habit or a state is no rule
+    ("Hannah's GP is Dr. Okafor and it always feels so rushed", "fact"),
+    ("Alex always walks to work", "fact"),
+    ("Alex has never been to Japan", "fact"),
+])
+def test_always_and_never_make_a_rule_only_as_an_instruction(text: str, kind: str) -> None:
+    assert classify_kind(text) == kind
 
 
 def test_kind_classifier_accuracy() -> None:

