@@ -414,6 +414,8 @@ def test_look_alikes_are_not_merged(old: str, new: str, forbidden: set[str]) -> 
     ("Marek's car is a 2015 Toyota Corolla", "Marek's car needs new tires", "EXTENDS"),
     ("The standup is at 9:15", "The standup lasts 15 minutes", "EXTENDS"),
     ("The kickoff meeting is at 9am", "The kickoff meeting is at 9am in room 4B", "EXTENDS"),
+    # a shorter name for the subject refers back to it ("the newsletter" after "the foraging newsletter")
+    ("Wren's foraging newsletter has 3,200 subscribers", "Wren's newsletter has 5,500 subscribers now", "UPDATES"),
 ])
 def test_single_valued_slots_and_same_subject_phrases(old: str, new: str, expected: str) -> None:
     assert judge(new, n("m1", old)).relation == expected

@@ -101,3 +101,14 @@ def test_an_emoji_between_words_ends_a_sentence_and_an_aside_does_not() -> None:
 def test_asides_that_qualify_the_telling_are_padding() -> None:
     assert strip_padding("I'm with Northgate Savings if that matters") == "I'm with Northgate Savings"
     assert strip_padding("Change of plan, the launch is on Friday") == "the launch is on Friday"
+
+
+@pytest.mark.parametrize(("sentence", "clauses"), [
+    ("We've got a Kia Niro EV now, so how do I find rapid chargers on long trips?",
+     ["We've got a Kia Niro EV now", "how do I find rapid chargers on long trips?"]),
+    ("I moved to Leeds last month, any tips for finding a dentist?",
+     ["I moved to Leeds last month", "any tips for finding a dentist?"]),
+    ("My sister, who lives in York, is visiting on Friday.", ["My sister, who lives in York, is visiting on Friday."]),
+])
+def test_a_question_after_a_statement_is_its_own_clause(sentence: str, clauses: list[str]) -> None:
+    assert split_clauses(sentence, is_clause) == clauses

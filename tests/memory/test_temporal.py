@@ -129,3 +129,13 @@ def test_a_weekday_of_next_or_this_week_is_one_date(text: str, rewritten: str) -
 ])
 def test_a_weekday_of_each_month_is_not_a_date(text: str) -> None:
     assert resolve_dates(text, datetime(2024, 5, 31, 10)).times == ()
+
+
+@pytest.mark.parametrize(("text", "said", "start"), [
+    ("A product role at a charity called Brightwater, starting in November", "2023-10-06", "2023-11-01"),
+    ("I started in November", "2023-10-06", "2022-11-01"),
+    ("I've done Welsh on Duolingo every single day since January, 140-day streak!", "2024-05-22", "2024-01-01"),
+])
+def test_starting_is_ahead_and_since_says_when_a_routine_began(text: str, said: str, start: str) -> None:
+    resolved = resolve_dates(text, datetime.fromisoformat(said))
+    assert resolved.start == datetime.fromisoformat(start)

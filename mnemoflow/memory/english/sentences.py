@@ -23,7 +23,8 @@ _DISCOURSE = re.compile(
     r"omg|btw|by the way|actually|honestly|anyway|anyways|also|plus|and|but|oh well|fun fact|guess what|great|"
     r"cool|nice|awesome|sure|totally|true|indeed|seriously|fyi|just so you know|for the records?|you know what|"
     r"to be honest|tbh|oh man|man|dude|ugh|phew|yay|hooray|wait|whoa|woah|yikes|gosh|geez|jeez|aha|heads up|"
-    r"(?:big|good|great|bad|exciting|some) news|(?:quick |small |little )?update|correction|sorry|change of plans?|"
+    r"(?:big|good|great|bad|exciting|some) news|(?:quick |small |little )?(?:life |work |personal )?update|correction|"
+    r"sorry|change of plans?|"
     r"(?:quick |friendly |small )?reminder(?:\s+that)?|"
     r"it's official|plan of record|as usual|as always|(?:some )?background|quick one|ps|p\.s\.)"
     r"(?![\w'])[,!.:;\s-]*)+",
@@ -39,8 +40,11 @@ _TRAILING_FILLER = re.compile(r"[,;]?\s+(?:though|ha|haha+|lol|lmao|ugh|tbh|fwiw
 _ASK = (r"(?:please\s+)?(?:keep|remind|book|schedule|send|tell|add|use|note|leave|skip|pick|plan)\b|"
         r"(?:remember|don't forget|do not forget|keep in mind)(?:\s+that)?\s+(?!to\b)|[^,;]*\bplease[.!]*$")
 _REMINDER = re.compile(r"^(?:remember|don't forget|do not forget|keep in mind)(?:\s+that)?\s+(?!to\b)")
+# "We've got a Kia Niro now, so how do I find chargers?": a question after a statement
+_QUESTION = r"(?i:how|what|where|when|who|which|why|any|anything|do|does|did|is|are|can|should|would|will)\b[^.!]*\?$"
 _CLAUSE_BREAK = re.compile(r";\s+|,\s+(?:and\s+|but\s+|so\s+)?(?=(?:(?:as usual|also|now|then|actually),?\s+)?"
-                           r"(?:I|I'm|I've|I'll|I'd|we|we're|we've|my|our|can you|could you|please)\b|" + _ASK + r")|"
+                           r"(?:I|I'm|I've|I'll|I'd|we|we're|we've|my|our|can you|could you|please)\b|" + _ASK + "|"
+                           + _QUESTION + r")|"
                            r"(?<=\w)\s+and\s+(?=(?:I|I'm|I've|I'll|I'd|we|we're|we've|we'll|my|our)\s)")
 # A tail clause that points back into the sentence before it ("..., I deployed it there last week").
 _REFERS_BACK = re.compile(r"\b(?:it|there|them)\b", re.I)
@@ -106,7 +110,7 @@ def split_clauses(sentence: str, is_clause: Callable[[str], bool]) -> list[str]:
         contrast = ";" in m.group() or "but" in m.group()
         if _REMINDER.match(tail) and not is_clause(head) and not re.search(r"\d", head):
             units[0:1] = [tail]  # "Catering again next week, remember I eat vegan": the fragment is the occasion
-        elif contrast or _REQUEST_START.match(tail):
+        elif contrast or _REQUEST_START.match(tail) or re.match(_QUESTION, tail):
             units[0:1] = [head, tail]
         elif _REFERS_BACK.search(tail) and len(_POLAR_START.sub("", head).split()) >= 4:
             continue  # the tail needs the head to be understood

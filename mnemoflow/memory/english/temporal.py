@@ -45,6 +45,7 @@ _SEASON = "|".join(SEASONS)
 _WEEKDAY = "|".join(WEEKDAYS)
 
 _FUTURE = re.compile(r"\b(will|'ll|would|going to|gonna|plan(s|ning)?|next|tomorrow|upcoming|soon|hope to|want to|"
+                     r"starting|beginning|"
                      r"(is|are|am|'s|'re|'m)\s+\w+ing|is|are)\b", re.I)  # "heard the offsite is ..." is ahead
 _PAST = re.compile(r"\b(was|were|did|didn't|had|ago|yesterday|last|used to)\b", re.I)
 # A plan made in the past is still ahead: "we decided to move in September", "I signed up for a course in May".
@@ -58,7 +59,8 @@ _STATE_ED = frozenset({"excited", "interested", "tired", "bored", "scared", "wor
                        "surprised", "supposed", "married", "engaged", "retired", "obsessed", "booked", "scheduled",
                        "planned", "based", "related", "located", "allowed", "required", "involved", "thrilled",
                        "delighted", "overwhelmed", "exhausted", "motivated", "inspired", "amazed", "disappointed",
-                       "annoyed", "concerned", "prepared", "dedicated", "committed", "need", "used"})
+                       "annoyed", "concerned", "prepared", "dedicated", "committed", "need", "used",
+                       "called", "named"})  # "a charity called Brightwater" names it
 _BE_LIKE = frozenset({"be", "is", "am", "are", "was", "were", "been", "being", "get", "got", "feel", "so", "very",
                       "really", "'m", "'re", "i'm", "we're", "you're", "it's", "he's", "she's", "they're"})
 _CLAUSE_EDGE = re.compile(r"[,;:]|\b(?:and|but|because|so|while|when)\b", re.I)
@@ -337,8 +339,8 @@ def _month(m: re.Match[str], today: date, past: bool) -> _Span | None:
         return None  # the verb, or a name at the start of a sentence
     if not anchored and word[0].islower():
         return None  # "march" the verb
-    if not (direction or m["year"]) and _RECURRING.search(m.string):
-        return None
+    if not (direction or m["year"]) and _RECURRING.search(m.string) and (m["prep"] or "").lower() != "since":
+        return None  # "every March"; but "every day since January" says when it began
     if m["year"]:
         span = _month_span(int(m["year"]), month, qualifier)
         return span if qualifier else _Span(span.start, span.end, "", mode="absolute")

@@ -351,7 +351,9 @@ def _substitution(cand: Claim, old: Claim) -> str | None:
 
 
 def _other_thing(cand: Claim, old: Claim) -> bool:
-    """Both subjects are possessive phrases and one carries a modifier the other claim never mentions."""
+    """Both subjects are possessive phrases and the candidate's carries a modifier the other claim never
+    mentions ("Chen's return flight" is not "Chen's flight"). A shorter name for the older one's subject
+    refers back to it ("Wren's newsletter" after "Wren's foraging newsletter")."""
     if cand.subject_head is None or old.subject_head is None or cand.subject != old.subject:
         return False
     # "Ayesha's favourite show these days": a time said inside the subject is not a modifier of it
@@ -359,8 +361,8 @@ def _other_thing(cand: Claim, old: Claim) -> bool:
     extra_there = {x for x in old.subject_stems if not _has(x, cand.stems) and x not in TIME_UNITS}
     if not (extra_here & _QUALIFIER_STEMS and extra_there & _QUALIFIER_STEMS):
         # "Tom's daily standup" is "Tom's standup"; "the daily standup" is not "the weekly standup"
-        extra_here, extra_there = extra_here - _QUALIFIER_STEMS, extra_there - _QUALIFIER_STEMS
-    return bool(extra_here or extra_there)
+        extra_here = extra_here - _QUALIFIER_STEMS
+    return bool(extra_here)
 
 
 def _changes_its_head(cand: Claim, old: Claim) -> bool:
