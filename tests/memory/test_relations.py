@@ -156,6 +156,11 @@ def test_same_slot_with_a_different_value_updates(old: str, new: str, why: str) 
     ("Noor runs 5 km three times a week", "Noor is up to 10 km now"),
     ("Noor's team has 8 people", "Noor's team is down to 6 people after the layoffs"),
     ("Noor's standup is at 9:30", "Standup is now at 10"),  # an hour said bare, a thing named bare
+    # the thing itself is gone
+    ("Fergus drives a 2015 Skoda Octavia estate", "Fergus traded the Octavia in"),
+    ("Lucinda's Fitbit Charge 4 keeps losing sync", "Lucinda: the Fitbit finally died"),
+    ("Rosa's bike is a red Brompton", "Rosa's Brompton was stolen outside the library"),
+    ("Yusuf moved to Porto in 2021", "Yusuf moved into a terraced house in Braga"),  # "moved into"
 ])
 def test_change_markers_and_corrections_update(old: str, new: str) -> None:
     decision = judge(new, n("m1", old))
