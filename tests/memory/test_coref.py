@@ -71,3 +71,12 @@ def test_it_names_a_possessed_thing_said_before() -> None:
     assert Mention("Pickle's dose", "n", strong=True) in thing
     assert rewrite_persons("it's 8 units morning and evening now", "Noor", None, thing).text == (
         "Pickle's dose is 8 units morning and evening now")
+
+
+def test_a_named_relation_of_someone_else_says_who_she_is() -> None:
+    """"Cressida is bringing her girlfriend Talia, and she's allergic": two women named, the relation
+    makes Talia the "she"; "Omar's brother Idris" likewise for "he"."""
+    said = "Cressida is bringing her girlfriend Talia, and she's allergic to sesame"
+    assert rewrite_persons(said, "Bram", None).text == (
+        "Cressida is bringing Cressida's girlfriend Talia, and Talia is allergic to sesame")
+    assert Mention("Idris", "m", strong=True) in find_mentions("Omar's brother Idris starts at Kew", "Bram", None)

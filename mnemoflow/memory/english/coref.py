@@ -116,6 +116,13 @@ def find_mentions(text: str, speaker: str, addressee: str | None) -> tuple[Menti
             continue
         low = m.group().lower()
         owner = {"my": speaker, "our": speaker, "your": addressee}.get(low)
+        kin = words[i + 1].group().lower() if i + 1 < len(words) else ""
+        if (low in {"his", "her", "their"} or (low.endswith("'s") and _name_at(words, i))) and \
+                kin in _FEMALE | _MALE and (name := _name_at(words, i + 2)):
+            # "her girlfriend Talia", "Omar's brother Idris": the relation says who a later "she"/"he" is
+            found.append(Mention(name, "f" if kin in _FEMALE else "m", strong=True))
+            skip_to = i + 2
+            continue
         if owner:
             j = i + 1
             while j < len(words) and words[j].group().lower() in _RELATION_ADJ:
@@ -134,7 +141,6 @@ def find_mentions(text: str, speaker: str, addressee: str | None) -> tuple[Menti
             found.append(Mention(f"{m.group()}{text[m.end():words[i + 1].start()]}{name}", _TITLES[low], strong=True))
             skip_to = i + 1
             continue
-        kin = words[i + 1].group().lower() if i + 1 < len(words) else ""
         introduced = i > 0 and words[i - 1].group().lower() in _INTRODUCING
         if low in {"a", "an"} and kin in _NEUTRAL | _FEMALE | _MALE and introduced:
             gender = "f" if kin in _FEMALE else "m" if kin in _MALE else None

@@ -145,12 +145,13 @@ def _disagreements(cand: Claim, old: Claim, *, same_voice: bool = True, now: dat
 
 
 def _negated_values(claim: Claim) -> list[Value]:
-    """Values the claim rules out ("..., not on June 14", "not the 4th"): they are the old value, not a new one."""
+    """Values the claim rules out ("..., not on June 14", "not the 4th", "half the guests can't do Saturday"):
+    they are the old value, not a new one."""
     ruled_out = []
     for v in claim.values:
         written = re.escape(re.sub(r"\s+(?=[,.])", "", v.text))
-        if v.type != "name" and re.search(rf"\bnot\s+(?:(?:on|at|in|for|to|from|by|the)\s+)?{written}",
-                                          claim.text, re.I):
+        if v.type != "name" and re.search(rf"\b(?:not|can't|cannot|couldn't)\s+(?:do\s+|make\s+)?"
+                                          rf"(?:(?:on|at|in|for|to|from|by|the)\s+)?{written}", claim.text, re.I):
             ruled_out.append(v)
     return ruled_out
 
