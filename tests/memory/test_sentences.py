@@ -101,6 +101,8 @@ def test_an_emoji_between_words_ends_a_sentence_and_an_aside_does_not() -> None:
 def test_asides_that_qualify_the_telling_are_padding() -> None:
     assert strip_padding("I'm with Northgate Savings if that matters") == "I'm with Northgate Savings"
     assert strip_padding("Change of plan, the launch is on Friday") == "the launch is on Friday"
+    assert strip_padding("Right, house party this Saturday") == "house party this Saturday"
+    assert strip_padding("Right after lunch I go to the gym") == "Right after lunch I go to the gym"
 
 
 @pytest.mark.parametrize(("sentence", "clauses"), [

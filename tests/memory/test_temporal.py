@@ -139,3 +139,9 @@ def test_a_weekday_of_each_month_is_not_a_date(text: str) -> None:
 def test_starting_is_ahead_and_since_says_when_a_routine_began(text: str, said: str, start: str) -> None:
     resolved = resolve_dates(text, datetime.fromisoformat(said))
     assert resolved.start == datetime.fromisoformat(start)
+
+
+def test_a_date_named_as_not_working_is_not_when_it_happens() -> None:
+    resolved = resolve_dates("party's on Sunday instead, half the guests can't do Saturday", datetime(2024, 3, 20, 9))
+    assert resolved.text == "party's on March 24, 2024 instead, half the guests can't do March 23, 2024"
+    assert resolved.start == datetime(2024, 3, 24)

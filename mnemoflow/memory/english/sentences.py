@@ -24,7 +24,7 @@ _DISCOURSE = re.compile(
     r"cool|nice|awesome|sure|totally|true|indeed|seriously|fyi|just so you know|for the records?|you know what|"
     r"to be honest|tbh|oh man|man|dude|ugh|phew|yay|hooray|wait|whoa|woah|yikes|gosh|geez|jeez|aha|heads up|"
     r"(?:big|good|great|bad|exciting|some) news|(?:quick |small |little )?(?:life |work |personal )?update|correction|"
-    r"sorry|change of plans?|"
+    r"sorry|change of plans?|right(?=\s*,)|"
     r"(?:quick |friendly |small )?reminder(?:\s+that)?|"
     r"it's official|plan of record|as usual|as always|(?:some )?background|quick one|ps|p\.s\.)"
     r"(?![\w'])[,!.:;\s-]*)+",

@@ -68,6 +68,7 @@ _DAY_NAME = r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?"
 _DAY_LIST_BEFORE = re.compile(rf"\b(?:every|each)\s+(?:{_DAY_NAME}\s*(?:,|and|or|&)\s*)*$|"
                               rf"\b{_DAY_NAME}\s*(?:through|thru|to|until|till|-|\u2013)\s*$", re.I)
 _DAY_RANGE_AFTER = re.compile(rf"^\s*(?:through|thru|to|until|till|-|\u2013)\s*{_DAY_NAME}\b", re.I)
+_RULED_OUT_BEFORE = re.compile(r"\b(?:not|can't|cannot|couldn't)\s+(?:do\s+|make\s+)?$", re.I)
 _ORDINAL_BEFORE = re.compile(r"\b(?:first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th)\s+$", re.I)
 _OF_MONTH_AFTER = re.compile(r"\s+of\s+(?:the|every|each)\s+month\b", re.I)
 _DATE_AFTER_DAY = re.compile(rf",?\s+(?:the\s+\d|(?:{_ANY_MONTH})\.?\s+\d|"
@@ -76,7 +77,7 @@ _OWNED_BEFORE = re.compile(r"\b(?:the|my|our|your|his|her|their)\s+(?:[a-z]+\s+)
 _PLURAL_AFTER = re.compile(r"\s+[a-z]{3,}s\b(?<!ss\b)")
 _CHANGE = re.compile(r"\b(mov|chang|push|reschedul|shift|postpon|bump|switch|delay)\w*\b", re.I)
 _TARGET_WORDS = {"to", "until", "till", "for", "by", "into", "before"}
-_BARE_AFTER = _TARGET_WORDS | {"of", "from", "since", "after", "through", "during", "over"} | set(WEEKDAYS) | {
+_BARE_AFTER = _TARGET_WORDS | {"of", "from", "since", "after", "through", "during", "over", "do", "make"} | set(WEEKDAYS) | {
     "my", "our", "your", "his", "her", "their"}  # "our Sunday lunch" -> "our April 21, 2024 lunch"
 
 
@@ -86,6 +87,7 @@ class EventTime:
     start: datetime
     end: datetime  # exclusive
     rendered: str  # what replaced the words in the text ("in April 2025")
+    ruled_out: bool = False  # "can't do Saturday", "not on the 14th": named as the date it is not
 
 
 @dataclass(frozen=True)
@@ -97,11 +99,15 @@ class Resolution:
 
     @property
     def start(self) -> datetime | None:
-        return min((t.start for t in self.times), default=None)
+        return min((t.start for t in self._meant), default=None)
 
     @property
     def end(self) -> datetime | None:
-        return max((t.end for t in self.times), default=None)
+        return max((t.end for t in self._meant), default=None)
+
+    @property
+    def _meant(self) -> tuple[EventTime, ...]:
+        return tuple(t for t in self.times if not t.ruled_out) or self.times
 
     @property
     def temporal_text(self) -> str | None:
@@ -484,6 +490,7 @@ def resolve_dates(text: str, now: datetime) -> Resolution:
         pieces += [text[cursor:m.start()], rendered]
         cursor = m.end()
         times.append(EventTime(_phrase(m), datetime.combine(span.start, datetime.min.time()),
-                               datetime.combine(span.end, datetime.min.time()), rendered))
+                               datetime.combine(span.end, datetime.min.time()), rendered,
+                               bool(_RULED_OUT_BEFORE.search(text[:m.start()]))))
     pieces.append(text[cursor:])
     return Resolution("".join(pieces), tuple(times))
