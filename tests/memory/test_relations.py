@@ -161,6 +161,8 @@ def test_same_slot_with_a_different_value_updates(old: str, new: str, why: str) 
     ("Lucinda's Fitbit Charge 4 keeps losing sync", "Lucinda: the Fitbit finally died"),
     ("Rosa's bike is a red Brompton", "Rosa's Brompton was stolen outside the library"),
     ("Yusuf moved to Porto in 2021", "Yusuf moved into a terraced house in Braga"),  # "moved into"
+    # the thing of the last owner named ("Tobias's daughter Lumi's bedtime" is Lumi's bedtime)
+    ("Tobias's daughter Lumi's bedtime is 7:30", "Tobias moved Lumi's bedtime to 8:15"),
     # the old date named as the one that does not work
     ("The house party is on March 23, 2024", "The party is on March 24, 2024 instead, half the guests can't do "
                                              "March 23, 2024"),

@@ -158,6 +158,21 @@ def test_greetings_thanks_questions_and_requests_are_not_stored(said: str) -> No
     assert say("Alex", said, ("Sam", "I just got back from Lisbon.")) == []
 
 
+@pytest.mark.parametrize(("said", "expected"), [
+    ("Budget for the bathroom reno is \u20ac9,000 including tiles", "Catalina's budget for the bathroom reno is \u20ac9,000 "
+                                                                  "including tiles"),
+    ("Rent on the two-bed is \u00a31,300 a month", "Catalina's rent on the two-bed is \u00a31,300 a month"),
+    ("can you keep hold of this for me: ferry booking ref is KX7-44QPL",
+     "Catalina's ferry booking ref is KX7-44QPL"),
+    # a name, a verb after the first word, a day: left as said
+    ("Marek booked the flights to Split", "Marek booked the flights to Split"),
+    ("Anna and Tom are moving to Leeds", "Anna and Tom are moving to Leeds"),
+])
+def test_a_subject_said_without_my_is_the_speakers(said: str, expected: str) -> None:
+    lines = [("assistant", "Noted!", "assistant"), ("Catalina", said, "user")]
+    assert contents(stored(lines, NOW)) == [expected]
+
+
 @pytest.mark.parametrize("said", ["you're a star", "You're a lifesaver, honestly"])
 def test_praise_for_the_assistant_is_not_stored(said: str) -> None:
     lines = [("assistant", "Noted!", "assistant"), ("Delia", said, "user")]

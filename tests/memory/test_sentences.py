@@ -114,3 +114,9 @@ def test_asides_that_qualify_the_telling_are_padding() -> None:
 ])
 def test_a_question_after_a_statement_is_its_own_clause(sentence: str, clauses: list[str]) -> None:
     assert split_clauses(sentence, is_clause) == clauses
+
+
+def test_weekdays_written_short_are_written_out() -> None:
+    assert split_sentences("tues and fri, straight after school") == ["Tuesday and Friday, straight after school"]
+    assert split_sentences("Brownies on weds at 6") == ["Brownies on Wednesday at 6"]
+    assert split_sentences("I sat in the sun") == ["I sat in the sun"]  # no other word is touched

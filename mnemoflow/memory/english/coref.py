@@ -24,13 +24,13 @@ _WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)*")
 _MAY_MENTION = re.compile(r"(?i:\b(?:my|our|your)\b|\b(?:adopted|got|have|has|had|rescued|bought)\s+an?\b)|"
                           r"(?<=.)[A-Z]|^The\b|^[A-Z][a-z]+\s+(?:\w+s|\w+ed|is|was|had|said|told|just|will|can|and)\b",
                           re.S)
-_FEMALE = frozenset({"sister", "mom", "mum", "mother", "wife", "daughter", "girlfriend", "aunt", "grandma",
-                     "grandmother", "niece", "stepmom", "stepdaughter", "fiancee", "gf"})
-_MALE = frozenset({"brother", "dad", "father", "husband", "son", "boyfriend", "uncle", "grandpa", "grandfather",
-                   "nephew", "stepdad", "stepson", "fiance", "bf"})
+_FEMALE = frozenset({"sister", "mom", "mum", "mother", "wife", "daughter", "girlfriend", "aunt", "auntie", "grandma",
+                     "grandmother", "gran", "granny", "nan", "nana", "niece", "stepmom", "stepdaughter", "fiancee", "gf"})
+_MALE = frozenset({"brother", "dad", "father", "husband", "son", "boyfriend", "uncle", "grandpa", "grandad",
+                   "granddad", "grandfather", "nephew", "stepdad", "stepson", "fiance", "bf"})
 _NEUTRAL = frozenset({"friend", "partner", "boss", "manager", "colleague", "coworker", "roommate", "cousin", "kid",
                       "child", "baby", "neighbor", "neighbour", "teacher", "doctor", "therapist", "mentor",
-                      "dog", "cat", "puppy", "kitten", "spouse", "sibling", "parent", "buddy", "pal", "teammate"})
+                      "dog", "cat", "puppy", "kitten", "rabbit", "bunny", "hamster", "parrot", "horse", "spouse", "sibling", "parent", "buddy", "pal", "teammate"})
 _RELATION_ADJ = frozenset({"older", "younger", "little", "big", "best", "new", "old", "ex", "twin", "oldest",
                            "youngest", "baby", "step"})
 # Words after which a "you" starts a clause (and so is its subject).
@@ -305,7 +305,7 @@ def rewrite_persons(text: str, speaker: str, addressee: str | None,
                 and (_CONCRETE.search(text, m.end()) or _AUX_ONLY.fullmatch(text, m.end())):
             name = _resolve("n", earlier)  # "It's next Tuesday" after "my dentist appointment"
             if name:
-                out[i] = name if w == "it" else f"{name} {'has' if nxt in PAST_FORMS or nxt.endswith('ed') else 'is'}"
+                out[i] = name if w == "it" else f"{name} {_aux_of_s(nxt)}"
                 flags["third"] = True
         elif w in {"he", "she", "him", "his", "her", "hers", "himself", "herself", "he's", "she's"}:
             gender = "f" if w.startswith(("she", "her")) else "m"
@@ -316,7 +316,7 @@ def rewrite_persons(text: str, speaker: str, addressee: str | None,
                 continue
             flags["third"] = True
             if w in {"he's", "she's"}:
-                out[i] = f"{name} {'has' if nxt in PAST_FORMS or nxt.endswith('ed') else 'is'}"
+                out[i] = f"{name} {_aux_of_s(nxt)}"
             elif w in {"his", "hers"} or (w == "her" and nxt and nxt not in _AFTER_OBJECT
                                            and gap(i, i + 1).strip() == ""):
                 out[i] = possessive(name)
@@ -333,6 +333,15 @@ def rewrite_persons(text: str, speaker: str, addressee: str | None,
     recent = tuple(dict.fromkeys(mentions + tuple(earlier)))[:8]
     return Rewrite("".join(pieces), flags["first"], flags["plural"], flags["second"], flags["third"],
                    flags["unresolved"], recent)
+
+
+# "she's called Biscuit", "he's based in Leeds": a state, so the 's is "is"; "she's finished" is "has"
+_STATE_PARTICIPLES = frozenset({"called", "named", "based", "located", "married", "engaged", "booked", "scheduled",
+                                "supposed", "allowed", "obsessed", "retired", "allergic", "used", "interested"})
+
+
+def _aux_of_s(nxt: str) -> str:
+    return "has" if nxt not in _STATE_PARTICIPLES and (nxt in PAST_FORMS or nxt.endswith("ed")) else "is"
 
 
 def _contracted(word: str, low: Sequence[str], i: int) -> str:

@@ -59,9 +59,17 @@ _GREETED_NAME = re.compile(r"^(?i:hey|hi|hello|dear|hiya|thanks|thank you)\s+[A-
 _EMOJI_BETWEEN = re.compile(r"(?<=\w)\s*" + _EMOJI.pattern + r"\s+(?=\w)")
 
 
+# "tues and fri": a weekday written short is written out, so a memory and a query name the same day (only the
+# short forms that are no other word: not "sat", "sun", "mon", "wed")
+_DAY_SHORT = {"tue": "Tuesday", "tues": "Tuesday", "weds": "Wednesday", "thu": "Thursday", "thur": "Thursday",
+              "thurs": "Thursday", "fri": "Friday"}
+_DAY_SHORT_RE = re.compile(r"\b(?:tues?|weds|thu(?:rs?)?|fri)\b\.?", re.I)
+
+
 def _normalize(text: str) -> str:
-    """Straight quotes, no emoji (one between words ends a sentence), single spaces."""
+    """Straight quotes, no emoji (one between words ends a sentence), weekdays written out, single spaces."""
     text = _EMOJI_BETWEEN.sub("\n", text.translate(_QUOTES))
+    text = _DAY_SHORT_RE.sub(lambda m: _DAY_SHORT[m.group().rstrip(".").lower()], text)
     return re.sub(r"[ \t]+", " ", _EMOJI.sub(" ", text)).strip()
 
 

@@ -8,6 +8,7 @@ clearly a present-tense verb is left as written, because a wrong inflection is w
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 # base -> (past, past participle)
 IRREGULAR: dict[str, tuple[str, str]] = {
@@ -147,6 +148,13 @@ _IS_AFTER = re.compile(r"\b(?!" + _NOT_A_NOUN + r"'s\b)([A-Za-z][\w-]*)'s\s+(?=(
 _HAS_AFTER = re.compile(r"\b(?!" + _NOT_A_NOUN + r"'s\b)([A-Za-z][\w-]*)'s\s+(?=(?:been|got)\b)", re.I)
 
 
+# "going to my gran's in Kestlebury", "at Lavinia's on Friday": a place named by whose it is
+_PLACE_BEFORE = re.compile(r"\b(?:to|at|from|near|round|around|by|past|towards?)\s+(?:(?:my|our|your|his|her|their|the)\s+)?$",
+                           re.I)
+
+
 def expand_is(text: str) -> str:
     """A noun's contracted "is"/"has" written out, so the sentence has its verb."""
-    return _IS_AFTER.sub(r"\1 is ", _HAS_AFTER.sub(r"\1 has ", text))
+    def written(verb: str) -> Callable[[re.Match[str]], str]:
+        return lambda m: m.group() if _PLACE_BEFORE.search(m.string[:m.start()]) else f"{m[1]} {verb} "
+    return _IS_AFTER.sub(written("is"), _HAS_AFTER.sub(written("has"), text))

@@ -8,7 +8,7 @@ Separate from `rules` (which walks a turn's sentences and decides which of these
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from mnemoflow.memory.english.coref import (
@@ -18,7 +18,7 @@ from mnemoflow.memory.english.coref import (
     possessive,
     rewrite_persons,
 )
-from mnemoflow.memory.english.lexicon import MONTHS
+from mnemoflow.memory.english.lexicon import MONTHS, WEEKDAYS
 from mnemoflow.memory.english.sentences import (
     split_clauses,
     split_sentences,
@@ -261,6 +261,13 @@ def _rule_and_its_value(clause: str) -> list[str]:
     return [rule["rule"], f"{thing[:1].upper()}{thing[1:]} is {at}{rule['value']}"]
 
 
+_DAY_WORDS = frozenset(w.lower() for w in (*WEEKDAYS, *MONTHS, "today", "tonight", "tomorrow", "yesterday"))
+_NOT_NOUN_AFTER = frozenset({"and", "or", "also", "just", "still", "now", "never", "always", "finally", "really",
+                             "too", "then", "who", "which", "what", "that", "this", "these", "those", "it", "there",
+                             "here", "said", "says", "thinks", "everyone", "everything", "someone", "something",
+                             "nothing", "nobody", "all", "each", "every", "some", "any", "both"})
+
+
 def _it_named_before(body: str, before: Sequence[str]) -> str:
     """"Yes, a large coffee, black. I always take it black": the "it" is the coffee the verbless sentence
     just before named, and the memory has to say so to stand alone. Anything else is left as said."""
@@ -274,6 +281,23 @@ def _it_named_before(body: str, before: Sequence[str]) -> str:
     if noun in NOT_NAMES or noun in _DETERMINERS or is_adverb(noun):
         return body
     return body[:its[0].start()] + noun + body[its[0].end():]
+
+
+# "Budget for the bathroom reno is 9,000", "Ferry booking ref is KX7-44QPL": a noun phrase with no determiner
+# (a name is followed by its verb, not by more lowercase words)
+_BARE_SUBJECT = re.compile(r"^(?P<noun>[A-Za-z][a-z]+)(?P<rest>(?:\s+[a-z][\w-]*){1,4}?)\s+(?:is|are|was|were|has)\b")
+
+
+def _owned_by_speaker(body: str, speaker: str, known: Iterable[str]) -> str:
+    """A chat sentence drops the "my" before its subject ("Rent on the two-bed is £1,300"): the thing is the
+    speaker's, and the memory says so. Not for a known name, nor when the words after it read as a verb."""
+    bare = _BARE_SUBJECT.match(body)
+    if bare is None or bare["noun"] in known or bare["noun"].lower() in _DETERMINERS | _NOT_NOUN_AFTER | _DAY_WORDS:
+        return body  # "Sunday lunch is at Mum's": a day, not a thing of the speaker's
+    after = bare["rest"].split()
+    if after[0].endswith(("ly", "ed")) or any(w in _NOT_NOUN_AFTER for w in after):
+        return body  # "Marek really is", "Anna and Tom are"
+    return f"{possessive(speaker)} {bare['noun'].lower()}{body[bare.end('noun'):]}"
 
 
 def _bridges(info: _Turn, clause: str, draft: _Draft) -> bool:

@@ -46,6 +46,7 @@ from mnemoflow.memory.generate.drafts import (
     _Draft,
     _goes_on,
     _it_named_before,
+    _owned_by_speaker,
     _joined,
     _may_go_on,
     _merge_clause,
@@ -87,7 +88,11 @@ from mnemoflow.scoring import fast_score
 
 _REMEMBER = re.compile(
     r"^(?:please\s+)?(?:(?:remember|(?:a |one )?(?:quick |side )?note|keep in mind|don't forget|do not forget|"
-    r"make a note|for your information|note to self)(?:\s+that)?[,:]?\s+)", re.I)
+    r"make a note|for your information|note to self)(?:\s+that)?[,:]?\s+|"
+    # "can you keep hold of this for me: ferry booking ref is KX7-44QPL": what follows is to be kept
+    r"(?:(?:can|could|would) you\s+)?(?:please\s+)?(?:keep hold of|hold on to|hang on to|keep|save|store|note|"
+    r"remember|jot down|make a note of)\s+(?:this|these|that)(?:\s+for me)?(?:\s+please)?\s*[:\-\u2013\u2014]\s*)",
+    re.I)
 # "..., remember, ...", "as I said, ...": the speaker says the listener was told this before
 _SAID_BEFORE = re.compile(r"(?:^|,\s*)(?:remember|as i (?:said|mentioned|told you)|like i (?:said|mentioned|told you))"
                           r"(?: before| earlier| already)?(?=\s*,|\s*$)", re.I)
@@ -270,7 +275,7 @@ class RuleEngine:
                 reasons.append("subject supplied")
         if len(body.split()) + len(_CONTRACTED.findall(body)) < 3:
             return skip("too short")  # "Fun!", "Alex!"; "I'm vegan" counts as the three words it becomes
-        body = _it_named_before(expand_is(body), before)
+        body = _it_named_before(expand_is(_owned_by_speaker(body, info.speaker, info.known)), before)
         rewrite = rewrite_persons(body, info.speaker, info.addressee, antecedents)
         content = prefix + rewrite.text
         has_detail = _has_detail(info, rewrite.text)

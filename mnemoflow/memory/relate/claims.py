@@ -347,8 +347,11 @@ def _parse_claim_cached(text: str) -> Claim:
     subject = subject_head = None
     subject_names = [head.names[t.group][0] for t in subject_tokens if t.role == "name"]
     subject_stems = [stem(t.lower) for t in subject_tokens if _is_content_word(t)]
+    owners = [head.names[t.group][0] for t in subject_tokens if t.role == "name" and t.possessive]
     if subject_names:
-        subject = subject_names[-1] if _appositive(subject_tokens) else subject_names[0]
+        # "Ana's sister Carla", "Tobias's daughter Lumi's bedtime": the last person named is the subject
+        subject = subject_names[-1] if _appositive(subject_tokens) else owners[-1] if len(owners) > 1 else \
+            subject_names[0]
         subject_head = None if _appositive(subject_tokens) else _possessed_head(subject_tokens)
     elif subject_stems:
         subject = subject_stems[-1] if verb is not None else subject_stems[0]
@@ -395,10 +398,12 @@ def _parse_claim_cached(text: str) -> Claim:
 
 
 def _possessed_head(subject_tokens: list[Token]) -> str | None:
-    """"Victor's favourite color" -> "color", "Marta's recovery from knee surgery" -> "recovery"."""
-    start = next((k for k, t in enumerate(subject_tokens) if t.role == "name" and t.possessive), None)
-    if start is None:
+    """"Victor's favourite color" -> "color", "Marta's recovery from knee surgery" -> "recovery", the thing of
+    the last owner named."""
+    owners = [k for k, t in enumerate(subject_tokens) if t.role == "name" and t.possessive]
+    if not owners:
         return None
+    start = owners[-1]  # "Tobias's daughter Lumi's bedtime" -> "bedtime"
     head = None
     for t in subject_tokens[start + 1:]:
         if _is_content_word(t):
