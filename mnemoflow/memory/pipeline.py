@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import datetime
 from itertools import islice
 from typing import Any, Literal
 
@@ -49,7 +49,7 @@ from mnemoflow.reports import GenerationReport
 from mnemoflow.scoring import fast_score
 from mnemoflow.storage import Scope, Store
 from mnemoflow.storage.store import MemoryWrites, memory_content_hash
-from mnemoflow.timeutil import utcnow
+from mnemoflow.timeutil import aware_utc, utcnow
 
 WINDOW_TURNS = 6  # recent turns an engine may read for an elliptic question's topic
 NEIGHBOURS_PER_SIGNAL = 10
@@ -84,7 +84,9 @@ def _moved_by_amount(candidate: Candidate, neighbours: Sequence[Neighbour], now:
     among the neighbours: "the install" rarely shares words with "the fitters put the kitchen in". None
     when the candidate names a date or no amount."""
     shift = find_shift(candidate.content) if candidate.event_start_at is None else None
-    ahead = [n for n in neighbours if shift and n.event_start_at and _aware(n.event_start_at) >= _aware(now)]
+    if shift is None:
+        return None
+    ahead = [n for n in neighbours if n.event_start_at and aware_utc(n.event_start_at) >= aware_utc(now)]
     near = sorted((n for n in ahead if (n.vector_similarity or 0.0) >= RESTATE_FROM),
                   key=lambda n: -(n.vector_similarity or 0.0))
     for neighbour in near or (ahead if len(ahead) == 1 else []):
@@ -92,10 +94,6 @@ def _moved_by_amount(candidate: Candidate, neighbours: Sequence[Neighbour], now:
             return replace(candidate, content=moved[0], kind=neighbour.kind, event_start_at=moved[1], event_end_at=None,
                            reasons=(*candidate.reasons, "rescheduled"))
     return None
-
-
-def _aware(moment: datetime) -> datetime:
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 class MemoryGenerator:

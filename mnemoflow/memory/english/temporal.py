@@ -68,7 +68,10 @@ _DAY_NAME = r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?"
 _DAY_LIST_BEFORE = re.compile(rf"\b(?:every|each)\s+(?:{_DAY_NAME}\s*(?:,|and|or|&)\s*)*$|"
                               rf"\b{_DAY_NAME}\s*(?:through|thru|to|until|till|-|\u2013)\s*$", re.I)
 _DAY_RANGE_AFTER = re.compile(rf"^\s*(?:through|thru|to|until|till|-|\u2013)\s*{_DAY_NAME}\b", re.I)
-_RULED_OUT_BEFORE = re.compile(r"\b(?:not|can't|cannot|couldn't)\s+(?:do\s+|make\s+)?$", re.I)
+# "not (on) the 14th", "can't do Saturday": what comes next is named as the one it is not (also read by
+# relate.compare for the values a claim rules out)
+RULED_OUT = r"\b(?:not|can't|cannot|couldn't)\s+(?:do\s+|make\s+)?"
+_RULED_OUT_BEFORE = re.compile(RULED_OUT + "$", re.I)
 _ORDINAL_BEFORE = re.compile(r"\b(?:first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th)\s+$", re.I)
 _OF_MONTH_AFTER = re.compile(r"\s+of\s+(?:the|every|each)\s+month\b", re.I)
 _DATE_AFTER_DAY = re.compile(rf",?\s+(?:the\s+\d|(?:{_ANY_MONTH})\.?\s+\d|"

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 
 from mnemoflow.memory.english.lexicon import SEASONS
+from mnemoflow.memory.english.temporal import RULED_OUT
 from mnemoflow.memory.relate.claim_values import Value
 from mnemoflow.memory.relate.claim_words import (
     ANTONYMS,
@@ -150,8 +151,8 @@ def _negated_values(claim: Claim) -> list[Value]:
     ruled_out = []
     for v in claim.values:
         written = re.escape(re.sub(r"\s+(?=[,.])", "", v.text))
-        if v.type != "name" and re.search(rf"\b(?:not|can't|cannot|couldn't)\s+(?:do\s+|make\s+)?"
-                                          rf"(?:(?:on|at|in|for|to|from|by|the)\s+)?{written}", claim.text, re.I):
+        if v.type != "name" and re.search(rf"{RULED_OUT}(?:(?:on|at|in|for|to|from|by|the)\s+)?{written}",
+                                          claim.text, re.I):
             ruled_out.append(v)
     return ruled_out
 

@@ -277,8 +277,8 @@ def _judge(cand: Claim, kind: str, cand_entities: frozenset[str], neighbour: Nei
     # 3. a value of the same slot differs
     diffs = _disagreements(cand, old, same_voice=sources not in ("different", "speakers"), now=now,
                            ruled_out=ruled_out)
-    blocked = False
-    if diffs and not asserted(cand):  # "previously lived in Accra", "is considering ... next year"
+    blocked, said_now = False, asserted(cand)
+    if diffs and not said_now:  # "previously lived in Accra", "is considering ... next year"
         notes.append(f"not asserted as the case now, beside {nid}")
         diffs, blocked = [], True
     if diffs:
@@ -315,7 +315,7 @@ def _judge(cand: Claim, kind: str, cand_entities: frozenset[str], neighbour: Nei
             return Decision("UPDATES", nid, conf, f"value: same slot, new value: {what}")
 
     # 4. explicit change markers
-    if cand.change and not blocked and not older and _adds_content(cand, old) and asserted(cand) and \
+    if cand.change and not blocked and not older and _adds_content(cand, old) and said_now and \
             not (cand.change == "weak" and adds_alongside(cand)):  # "now plays guitar too": one more
         slot = _slot_link(cand, old, strong=cand.change == "strong")
         if slot:
@@ -337,7 +337,7 @@ def _judge(cand: Claim, kind: str, cand_entities: frozenset[str], neighbour: Nei
     if restated:
         return restated
     if cand.change == "strong" and not older and sim is not None and sim >= 0.55 and _adds_content(cand, old) and \
-            asserted(cand):
+            said_now:
         return Decision("UPDATES", nid, 0.7,
                         f"change-marker: '{cand.change_text}', same subject, vector {sim:.2f}, slot not named")
 
