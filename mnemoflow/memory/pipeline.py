@@ -43,6 +43,7 @@ from mnemoflow.memory.relate.claims import parse_claim
 from mnemoflow.memory.relate.entities import typed_entities
 from mnemoflow.memory.relate.relations import Decision, Neighbour, action, classify
 from mnemoflow.memory.relate.restate import RESTATE_FROM, restatements, worth_restating
+from mnemoflow.memory.relate.revalue import new_value, revalued
 from mnemoflow.memory.relate.triples import categories_of, relation_triples
 from mnemoflow.models import LinkDraft, MemoryDraft, MemoryItem, RelationDraft
 from mnemoflow.reports import GenerationReport
@@ -93,6 +94,20 @@ def _moved_by_amount(candidate: Candidate, neighbours: Sequence[Neighbour], now:
         if moved := rescheduled(neighbour.content, neighbour.event_start_at, shift):  # type: ignore[arg-type]
             return replace(candidate, content=moved[0], kind=neighbour.kind, event_start_at=moved[1], event_end_at=None,
                            reasons=(*candidate.reasons, "rescheduled"))
+    return None
+
+
+def _revalued(candidate: Candidate, known: Sequence[str], speaker: str) -> tuple[Candidate, str, str] | None:
+    """"Mine's 5518 now", "we're at 120 now": a new value that names no subject becomes the memory, among
+    those the turn was drafted with (most relevant first), that holds the one value of its kind, restated
+    with the new one (`revalue`); with that memory's text, so the caller can find it, and the reason."""
+    value = new_value(claim := parse_claim(candidate.content), speaker)
+    if value is None:
+        return None
+    for text in known:
+        if found := revalued(text, value):
+            reason = f"revalued: {found[1]} -> {value.text}, said with '{claim.change_text}' and no subject of its own"
+            return replace(candidate, content=found[0], reasons=(*candidate.reasons, "revalued")), text, reason
     return None
 
 
@@ -177,7 +192,7 @@ class MemoryGenerator:
                 self.report.candidates += 1
                 cited = tuple(dict.fromkeys(s for t in candidate.source_turn_ids for s in sources.get(t, ())))
                 asked_about = self._asked_about(turns, position) | self._bridged_to(candidate, context.turn.turn_id)
-                self._decide_and_write(writes, candidate, cited, context.now, context.turn.turn_id, asked_about)
+                self._decide_and_write(writes, candidate, cited, context, asked_about)
             self._derive(writes)
         return self.report
 
@@ -337,13 +352,23 @@ class MemoryGenerator:
             return frozenset(said[-1:])
         return frozenset()
 
-    def _decide_and_write(self, writes: MemoryWrites, candidate: Candidate, cited: tuple[str, ...], now: datetime,
-                          turn_id: str, asked_about: frozenset[str]) -> None:
-        neighbours = self._neighbours(writes, candidate, asked_about)
+    def _decide_and_write(self, writes: MemoryWrites, candidate: Candidate, cited: tuple[str, ...],
+                          context: GenerationContext, asked_about: frozenset[str]) -> None:
+        now, turn_id = context.now, context.turn.turn_id
+        speaker = context.turn.speaker
+        neighbours, decision = self._neighbours(writes, candidate, asked_about), None
         if (moved := _moved_by_amount(candidate, neighbours, now)) is not None:
             candidate, neighbours = moved, self._neighbours(writes, moved, asked_about)
-        decision = classify(candidate.content, candidate.kind, candidate.entities, neighbours, now=now,
-                            speaker=self._turns[turn_id].speaker, reminder="reminder" in candidate.reasons)
+        elif (found := _revalued(candidate, context.memories, speaker)) is not None:
+            neighbours = self._neighbours(writes, found[0], asked_about)
+            held = next((n for n in neighbours if n.content == found[1]), None)
+            if held and (held.speaker or speaker).casefold() == speaker.casefold():  # "mine" is the speaker's
+                candidate = replace(found[0], kind=held.kind, event_start_at=held.event_start_at)
+                decision = Decision("UPDATES", held.memory_id, 0.9, found[2])
+            else:
+                neighbours = self._neighbours(writes, candidate, asked_about)
+        decision = decision or classify(candidate.content, candidate.kind, candidate.entities, neighbours, now=now,
+                                        speaker=speaker, reminder="reminder" in candidate.reasons)
         verdict = action(decision)
         if decision.relation == "duplicate" and verdict == "apply" and decision.target_id:
             writes.reinforce(decision.target_id, cited)
