@@ -43,6 +43,12 @@ CHANGES = {  # a fact, then what is true now: each leaves one current memory and
                                   "bad news, the worktops are delayed so they've pushed the install back a week"),
     "a move into a dwelling": ("I'm in a tiny flat on Canal Row in Dunmore",
                                "We finally moved into a terraced house on Weaver Street in Kilbride"),
+    # a new value with no subject of its own: the memory holding the one value of its kind, restated
+    "a code said as mine": ("The gate code for my storage unit is 0392", "mine's 5518 now"),
+    "a count said as where we are": ("Our wedding guest list is capped at 90", "we're at 120 now"),
+    # leaving or ending what was named ends what was said of it
+    "a place left": ("My flat is in Narva", "guess who finally escaped Narva"),
+    "a service cancelled": ("We get Ladlebox boxes for dinners", "we cancelled Ladlebox, the portions kept shrinking"),
 }
 
 

@@ -217,14 +217,27 @@ def test_a_value_the_candidate_rules_out_is_the_one_it_corrects(old: str, new: s
 @pytest.mark.parametrize(("old", "new"), [
     ("Ravi is a data engineer at Zalando", "Ravi left Zalando and joined Spotify as a data engineer"),
     ("Mina's editor is Sublime Text", "Mina moved fully to Zed and dropped Sublime Text"),
+    ("Oksana's flat in Narva faces north", "Oksana finally escaped Narva"),
+    ("Beatrix gets Ladlebox boxes Monday to Thursday", "Beatrix cancelled Ladlebox, the portions kept shrinking"),
+    ("Gunnar drives a Skoda Octavia", "Gunnar sold the Octavia last month"),
 ])
 def test_leaving_a_thing_for_another_updates(old: str, new: str) -> None:
     decision = judge(new, n("m1", old))
     assert (decision.relation, decision.target_id) == ("UPDATES", "m1"), decision
 
 
+def test_a_new_name_after_the_old_ones_preposition_with_a_change_updates() -> None:
+    old = n("m1", "Greta's broadband is with Skylark and it keeps dropping out")
+    decision = judge("Greta went with Fibrely instead", old)
+    assert (decision.relation, decision.target_id) == ("UPDATES", "m1"), decision
+    decision = judge("Greta went to the gig with Ana instead", old)  # about a gig, not the broadband
+    assert decision.relation != "UPDATES", decision
+
+
 def test_left_before_a_body_part_or_a_place_is_not_leaving() -> None:
     decision = judge("Ravi hurt his left knee", n("m1", "Ravi runs 5 km on Sundays"))
+    assert decision.relation != "UPDATES", decision
+    decision = judge("Ravi's gig at the Roundhouse sold out", n("m1", "Ravi plays the Roundhouse on May 3"))
     assert decision.relation != "UPDATES", decision
 
 

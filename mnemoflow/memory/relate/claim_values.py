@@ -127,7 +127,7 @@ def _is_name_like(token: Token, first: bool) -> bool:
     if low in WEEKDAYS or low in MONTH_NUMBERS or (low.rstrip("s") in WEEKDAYS):
         return False
     if t[0].isupper():
-        if first and low in NOT_NAMES:
+        if first and (low in NOT_NAMES or low in AMOUNT_ROLES):  # "Rent is going up": a word, capitalised
             return False
         return low not in NOT_NAMES or len(t) > 1 and t.isupper()
     if any(c.isupper() for c in t[1:]):  # iPhone

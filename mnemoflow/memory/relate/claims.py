@@ -81,6 +81,9 @@ _NEGATORS = frozenset({"not", "never", "no", "nor", "cannot"})
 _SCOPE_ENDS = frozenset({"and", "but", "or", "while", "whereas", "because", "so"})  # conjunctions end a negation
 # verbs that end what their object names: "dropped VS Code", "quit smoking", "left Shopify"
 _LEAVING = frozenset({"dropped", "quit", "ditched", "abandoned"})
+# ... and those that end it when it is named: "left Shopify", "sold the Octavia", "cancelled Ladlebox"
+_LEAVING_NAMED = frozenset({"left", "sold", "closed", "escaped", "offloaded", "cancelled", "canceled", "scrapped", "binned"})
+_DETERMINERS = frozenset({"the", "my", "our", "his", "her", "their", "your"})
 
 
 @dataclass(frozen=True)
@@ -203,11 +206,12 @@ def _parse(text: str) -> _Parsed:
 
 
 def _ends_what_follows(tokens: list[Token], i: int) -> bool:
-    """"dropped VS Code", "left Shopify" (not "left knee", "left for Lisbon")."""
+    """"dropped VS Code", "left Shopify", "sold the Octavia" (not "left knee", "left for Lisbon", "sold out")."""
     low = tokens[i].lower
     if low in _LEAVING:
         return True
-    return low == "left" and i + 1 < len(tokens) and tokens[i + 1].role == "name"
+    j = i + 2 if i + 2 < len(tokens) and tokens[i + 1].lower in _DETERMINERS else i + 1
+    return low in _LEAVING_NAMED and j < len(tokens) and tokens[j].role == "name"
 
 
 def _negation_scope(tokens: list[Token]) -> list[bool | None]:
