@@ -49,6 +49,20 @@ def test_a_clause_after_yes_or_no_is_a_statement_of_its_own() -> None:
     assert follow.leftover == "I joined Anthropic in January"
 
 
+@pytest.mark.parametrize(("question", "answer", "statement", "tail"), [
+    ("Are you bringing your own rod or hiring one up there?", "my own, 9ft 7-weight",
+     "you are bringing your own rod", ", 9ft 7-weight"),
+    ("Are you driving or getting the train?", "train, the 8:04", "you are getting the train", ", the 8:04"),
+    ("Is it a day trip or are you staying over?", "staying over, two nights", "you are staying over", ", two nights"),
+])
+def test_an_answer_in_the_words_of_one_alternative_chooses_it(question: str, answer: str, statement: str,
+                                                               tail: str) -> None:
+    follow = merge(question, answer)
+    assert follow is not None and follow.mode == "choice"
+    assert [s.text for s in follow.segments] == [statement, tail]
+    assert merge("Are you driving or getting the train?", "the bus actually") is None
+
+
 @pytest.mark.parametrize(("question", "answer"), [
     ("When are you going?", "Not sure yet."), ("Where do you live?", "Yes."), ("How was the concert?", "Amazing!"),
 ])

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mnemoflow.memory.generate.candidates import GenerationEngine
+from mnemoflow.memory.generate.drafts import they_named_before
 from mnemoflow.memory.generate.rules import RuleEngine
 from tests.memory.dialogue import contexts, say, stored
 
@@ -362,6 +363,10 @@ def test_the_thing_of_someone_named_just_before_is_theirs() -> None:
     ("Any good climbing gyms near me?", ["Ruth is looking for good climbing gyms near Ruth"]),
     ("Any plans tonight?", []),
     ("Can you find a ryokan in Hakone?", []),
+    ("What tyre pressure should I run on my Ridgeline Volt 3?", ["Ruth has a Ridgeline Volt 3"]),
+    ("How do I reset my iPhone 15?", ["Ruth has an iPhone 15"]),
+    ("Can you check my CV?", []),
+    ("What should I wear to my Monday meeting?", []),
 ])
 def test_what_a_question_tells_about_the_speaker_is_kept(said: str, expected: list[str]) -> None:
     assert contents(say("Ruth", said, role="user")) == expected
@@ -478,3 +483,21 @@ def test_a_reminder_is_marked_and_its_interjection_dropped() -> None:
     assert "reminder" in rule.reasons and rule.kind == "rule"
     [plain] = say("Tariq", "Don't suggest anything with peanuts because of my allergy.", role="user")
     assert "reminder" not in plain.reasons
+
+
+@pytest.mark.parametrize(("said", "expected"), [
+    ("guess who finally escaped Narva", ["Ruth finally escaped Narva"]),
+    ("these days it's reformer pilates at Pulse Studio, three mornings a week",
+     ["Ruth is doing reformer pilates at Pulse Studio, three mornings a week these days"]),
+    ("these days its 20 mins on the rowing machine instead", ["Ruth is doing 20 mins on the rowing machine instead these days"]),
+    ("these days it's busy at work", []),  # how things are, not what is done
+])
+def test_a_subject_left_to_the_idiom_is_the_speaker(said: str, expected: list[str]) -> None:
+    assert contents(say("Ruth", said, role="user")) == expected
+
+
+def test_an_unresolved_they_is_the_plural_that_was_the_subject_before() -> None:
+    earlier = ["morning. the external auditors are in on Monday, can you help?", "Which areas are they focusing on?"]
+    assert they_named_before("They are focusing on payroll", earlier) == "The external auditors are focusing on payroll"
+    assert they_named_before("they loved it", ["the class was great"]) == "they loved it"  # no plural subject
+    assert they_named_before("Sam and Jo loved it", earlier) == "Sam and Jo loved it"

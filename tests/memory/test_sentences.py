@@ -103,6 +103,14 @@ def test_asides_that_qualify_the_telling_are_padding() -> None:
     assert strip_padding("Change of plan, the launch is on Friday") == "the launch is on Friday"
     assert strip_padding("Right, house party this Saturday") == "house party this Saturday"
     assert strip_padding("Right after lunch I go to the gym") == "Right after lunch I go to the gym"
+    assert strip_padding("ok random update, Claybird moved to Marlow Street") == "Claybird moved to Marlow Street"
+    assert strip_padding("The update broke my laptop") == "The update broke my laptop"
+
+
+def test_a_range_of_short_weekdays_is_written_out() -> None:
+    assert split_sentences("we get Ladlebox boxes mon-thu") == ["we get Ladlebox boxes Monday to Thursday"]
+    assert split_sentences("open Tue \u2013 Sat") == ["open Tuesday to Saturday"]
+    assert split_sentences("the sun came out") == ["the sun came out"]
 
 
 @pytest.mark.parametrize(("sentence", "clauses"), [

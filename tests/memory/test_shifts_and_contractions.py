@@ -52,6 +52,7 @@ def test_a_memory_is_restated_with_its_date_moved() -> None:
     ("Jo's cooking is amazing", "Jo's cooking is amazing"),
     ("Sam's dog is called Rex", "Sam's dog is called Rex"),
     ("it's 8 units now", "it's 8 units now"),
+    ("Biscuit's back leg is stiff again", "Biscuit's back leg is stiff again"),  # the verb comes later
 ])
 def test_a_nouns_contracted_is_is_written_out(text: str, expanded: str) -> None:
     assert expand_is(text) == expanded

@@ -145,3 +145,13 @@ def test_a_date_named_as_not_working_is_not_when_it_happens() -> None:
     resolved = resolve_dates("party's on Sunday instead, half the guests can't do Saturday", datetime(2024, 3, 20, 9))
     assert resolved.text == "party's on March 24, 2024 instead, half the guests can't do March 23, 2024"
     assert resolved.start == datetime(2024, 3, 24)
+
+
+@pytest.mark.parametrize(("now", "text", "rewritten"), [
+    (datetime(2025, 1, 16, 9), "the auditors are in the monday after next", "the auditors are on January 27, 2025"),
+    (WED, "the Saturday after next", "on May 18, 2024"),  # the coming Saturday is May 11
+    (WED, "Ysolde flies in three weeks today", "Ysolde flies in on May 29, 2024"),
+    (WED, "we fly a week tomorrow", "we fly on May 16, 2024"),
+])
+def test_a_day_after_next_and_weeks_from_today_are_one_date(now: datetime, text: str, rewritten: str) -> None:
+    assert resolve_dates(text, now).text == rewritten

@@ -23,8 +23,8 @@ _DISCOURSE = re.compile(
     r"omg|btw|by the way|actually|honestly|anyway|anyways|also|plus|and|but|oh well|fun fact|guess what|great|"
     r"cool|nice|awesome|sure|totally|true|indeed|seriously|fyi|just so you know|for the records?|you know what|"
     r"to be honest|tbh|oh man|man|dude|ugh|phew|yay|hooray|wait|whoa|woah|yikes|gosh|geez|jeez|aha|heads up|"
-    r"(?:big|good|great|bad|exciting|some) news|(?:quick |small |little )?(?:life |work |personal )?update|correction|"
-    r"sorry|change of plans?|right(?=\s*,)|"
+    r"(?:big|good|great|bad|exciting|some) news|(?:quick |small |little )?(?:life |work |personal )?update|[a-z]+ update(?=\s*[,:;!.-])|correction|"
+    r"sorry|change of plans?|right(?=\s*,)|done(?=\s*[,!])|"
     r"(?:quick |friendly |small )?reminder(?:\s+that)?|"
     r"it's official|plan of record|as usual|as always|(?:some )?background|quick one|ps|p\.s\.)"
     r"(?![\w'])[,!.:;\s-]*)+",
@@ -64,11 +64,16 @@ _EMOJI_BETWEEN = re.compile(r"(?<=\w)\s*" + _EMOJI.pattern + r"\s+(?=\w)")
 _DAY_SHORT = {"tue": "Tuesday", "tues": "Tuesday", "weds": "Wednesday", "thu": "Thursday", "thur": "Thursday",
               "thurs": "Thursday", "fri": "Friday"}
 _DAY_SHORT_RE = re.compile(r"\b(?:tues?|weds|thu(?:rs?)?|fri)\b\.?", re.I)
+# "mon-thu", "Mon–Fri": in a range every short form is a day ("Monday to Thursday")
+_ANY_SHORT = r"(?:mon|tues?|wed|weds|thu(?:rs?)?|fri|sat|sun)"
+_DAY_RANGE_RE = re.compile(rf"\b({_ANY_SHORT})\s*[-\u2013]\s*({_ANY_SHORT})\b", re.I)
+_DAY_FULL = {**_DAY_SHORT, "mon": "Monday", "wed": "Wednesday", "sat": "Saturday", "sun": "Sunday"}
 
 
 def _normalize(text: str) -> str:
     """Straight quotes, no emoji (one between words ends a sentence), weekdays written out, single spaces."""
     text = _EMOJI_BETWEEN.sub("\n", text.translate(_QUOTES))
+    text = _DAY_RANGE_RE.sub(lambda m: f"{_DAY_FULL[m[1].lower()]} to {_DAY_FULL[m[2].lower()]}", text)
     text = _DAY_SHORT_RE.sub(lambda m: _DAY_SHORT[m.group().rstrip(".").lower()], text)
     return re.sub(r"[ \t]+", " ", _EMOJI.sub(" ", text)).strip()
 

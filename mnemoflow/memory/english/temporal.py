@@ -285,6 +285,17 @@ def _weekday_of_week(m: re.Match[str], today: date, _past: bool) -> _Span:
     return _day_span(monday + timedelta(weeks=week, days=WEEKDAYS.index(m["day"].lower())))
 
 
+def _weekday_after_next(m: re.Match[str], today: date, _past: bool) -> _Span:
+    """"the Monday after next": a week after the coming Monday."""
+    coming = (WEEKDAYS.index(m["day"].lower()) - today.weekday()) % 7 or 7
+    return _day_span(today + timedelta(days=coming + 7))
+
+
+def _weeks_from(m: re.Match[str], today: date, _past: bool) -> _Span:
+    """"three weeks today", "a week tomorrow": that many weeks from the day named."""
+    return _day_span(today + timedelta(weeks=_number(m["n"]), days=1 if m["anchor"].lower() == "tomorrow" else 0))
+
+
 def _offset(m: re.Match[str], today: date, _past: bool) -> _Span:
     n = _number(m["n"]) * (-1 if m["ago"] else 1)
     unit = m["unit"].lower()
@@ -408,6 +419,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], _Handler], ...] = (
      _weekday_of_week),
     (_rx(_PREP + r"\b(?P<dir>next|this|the following)\s+week\s+(?:on\s+)?(?P<day>" + _WEEKDAY + r")\b"),
      _weekday_of_week),
+    (_rx(_PREP + r"\b(?:the\s+)?(?P<day>" + _WEEKDAY + r")\s+after\s+next\b"), _weekday_after_next),
+    (_rx(r"\b(?P<prep>)(?P<n>" + _NUM + r")\s+weeks?\s+(?P<anchor>today|tomorrow)\b"), _weeks_from),
     (_rx(_PREP + r"(?<!\bevery )(?<!\beach )\b(?:(?P<dir>next|last|this|the coming|coming)\s+)?"
          r"(?P<day>" + _WEEKDAY + r")\b"
          r"(?!\s+(?:morning|afternoon|evening|night)s\b)" + _PART), _weekday),

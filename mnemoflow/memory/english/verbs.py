@@ -142,9 +142,10 @@ def agree(word: str) -> str | None:
 _NOT_A_NOUN = r"(?:let|it|that|what|who|where|how|there|here|he|she|one|everyone|everything|nothing)"
 _PROGRESSIVE_NEXT = (r"(?=\s+(?:a|an|the|to|up|down|out|in|on|at|for|from|with|back|over|off|home|his|her|their|my|"
                      r"our|this|that|[$€£\d])\b|\s*[,.!?;]|\s*$)")
+# ... unless the clause's verb comes a word or two later: "Biscuit's back leg is stiff" is a possessive
 _IS_AFTER = re.compile(r"\b(?!" + _NOT_A_NOUN + r"'s\b)([A-Za-z][\w-]*)'s\s+(?=(?:a|an|the|on|in|at|now|still|just|"
                        r"not|due|from|every|always|never|back|up|down|off|over|about|around|\w+ing" + _PROGRESSIVE_NEXT
-                       + r")\b)", re.I)
+                       + r")\b)(?![\w-]+(?:\s+[\w-]+)?\s+(?:is|are|was|were|has|had)\b)", re.I)
 _HAS_AFTER = re.compile(r"\b(?!" + _NOT_A_NOUN + r"'s\b)([A-Za-z][\w-]*)'s\s+(?=(?:been|got)\b)", re.I)
 
 

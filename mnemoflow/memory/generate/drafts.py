@@ -283,6 +283,22 @@ def _it_named_before(body: str, before: Sequence[str]) -> str:
     return body[:its[0].start()] + noun + body[its[0].end():]
 
 
+# "the external auditors are in on Monday" ... "They are focusing on payroll": the plural said as a subject
+_PLURAL_SUBJECT = re.compile(r"(?:^|[.!?;]\s+)(?:[A-Za-z]+[,.!]\s+)*(?P<np>[Tt]he\s+(?:[a-z]+\s+){0,2}[a-z]+[^s\W]s)\s+"
+                             r"(?:are|were|have|had|will|can|'re|[a-z]+ed)\b")
+
+
+def they_named_before(content: str, earlier: Sequence[str]) -> str:
+    """A memory that opens with an unresolved "They" names the plural thing that was last the subject of a
+    sentence in the turns before it ("The external auditors are focusing on ..."); left as said without one."""
+    if not re.match(r"^[Tt]hey\b", content):
+        return content
+    for text in reversed(earlier):
+        if found := [m["np"] for m in _PLURAL_SUBJECT.finditer(text)]:
+            return "The" + found[-1][3:] + content[4:]
+    return content
+
+
 # "Budget for the bathroom reno is 9,000", "Ferry booking ref is KX7-44QPL": a noun phrase with no determiner
 # (a name is followed by its verb, not by more lowercase words)
 _BARE_SUBJECT = re.compile(r"^(?P<noun>[A-Za-z][a-z]+)(?P<rest>(?:\s+[a-z][\w-]*){1,4}?)\s+(?:is|are|was|were|has)\b")
@@ -306,15 +322,25 @@ def _bridges(info: _Turn, clause: str, draft: _Draft) -> bool:
     return bool(re.match(r"^the\s+[a-z]", strip_padding(clause, info.known))) \
         and draft.content.startswith(f"{possessive(info.speaker)} ")
 
+# "what pressure for my Ridgeline Volt 3?": a named thing of the speaker's, said in passing
+_NAMED_WORD = r"(?:[A-Za-z]*[A-Z][\w-]*|\d[\w.]*)"
+_OWNED_NAMED = re.compile(rf"\bmy\s+(?P<name>{_NAMED_WORD}(?:\s+{_NAMED_WORD})*)"
+                          r"(?=\s*(?:[?,.!]|$|\s+(?:for|to|in|on|at|with|from|and|or|if|when)\b))")
+
 
 def _told_in_asking(question: str) -> str | None:
     """What a question or request tells about the speaker, in their words: "Ideas for a rainy day with my
     two children, Ella and Sam?" -> "my two children are Ella and Sam"; "Any good climbing gyms near me?"
-    -> "I'm looking for good climbing gyms near me"."""
+    -> "I'm looking for good climbing gyms near me"; "... on my Ridgeline Volt 3?" -> "I have a Ridgeline Volt 3"."""
     if kin := _KIN_NAMED.search(question):
         return f"my {kin['kin']} {'are' if ' and ' in kin['names'] else 'is'} {kin['names']}"
     if looking := _LOOKING_FOR.match(question):
         return f"I'm looking for {looking['what']} {looking['where']}"
+    owned = _OWNED_NAMED.search(question)
+    if owned and owned["name"].split()[0].lower() not in (*WEEKDAYS, *(m.lower() for m in MONTHS)) and \
+            not owned["name"].isupper():  # "my CV", "my GP": an abbreviation, no named thing
+        name = owned["name"]
+        return f"I have {'an' if name[0].lower() in 'aeiou' else 'a'} {name}"
     return None
 
 
@@ -367,10 +393,23 @@ def _joined(first: _Draft, second: _Draft) -> _Draft:
                   first.reasons + second.reasons, tuple(dict.fromkeys(first.turn_ids + second.turn_ids)))
 
 
+_GUESS_WHO = re.compile(r"^guess who(?:'s)?\s+(?=(?:\w+ly\s+|just\s+)?(?:\w+ed|got|is|has|won|left|made|found)\b)", re.I)
+
+
+# "these days it's 20 mins on the rower", "now it's reformer pilates at Pulse Studio": an amount, or a thing of two
+# words or more done somewhere (not "busy at work", "hard to find time", not a name: "now it's Fibrely")
+_DOING_NOW = re.compile(r"^(?P<when>(?i:these days|nowadays|now))[,\s]+(?i:it's|its|it is)\s+"
+                        r"(?P<what>(?:\d|(?![a-z]+ly\b)[a-z]+(?:\s+[a-z]+)+?\s+(?:at|on|in|with)\s)[^,]*(?:,.*)?)$")
+
+
 def _with_subject(body: str) -> tuple[str, bool]:
     """Chat drops the subject ("Moved to Lisbon in March"); put the speaker's "I" back."""
     first = body.split()[0].lower() if body.split() else ""
     low = body[:1].lower() + body[1:]
+    if guessed := _GUESS_WHO.match(body):  # "guess who finally escaped Narva": the speaker did
+        return "I " + body[guessed.end():], True
+    if doing := _DOING_NOW.match(body):  # "these days it's reformer pilates at Pulse Studio": what they do
+        return f"I'm doing {doing['what']} {doing['when'].lower()}", True
     if first in {"gonna", "going"} and re.match(r"^(gonna|going to)\b", low):
         return "I'm going to " + low.split(" ", 1)[1] if first == "gonna" and " " in low else "I'm " + low, True
     if first == "been":

@@ -156,7 +156,7 @@ def _yes_no(q: Question, answer: str) -> FollowUp | None:
         return None  # "Do you have any experience, or know anyone who...?": two questions in one
     alternatives = re.search(r"\b((?:the |a |an )?[\w-]+) or ((?:the |a |an )?[\w-]+)\b", q.rest)
     if alternatives:
-        return _choice(q, alternatives, answer)
+        return _choice(q, alternatives, answer) or _phrase_choice(q, answer)
     yes, no = _YES.match(answer), _NO.match(answer)
     if not (yes or no):
         return _open_yes_no(q, answer)
@@ -215,6 +215,28 @@ def _choice(q: Question, alternatives: re.Match[str], answer: str) -> FollowUp |
             tail = said[len(said.split(",")[0]):].strip()
             segments = [Segment(base, False)] + ([Segment(tail, True)] if tail else [])
             return FollowUp(tuple(segments), "choice")
+    return None
+
+
+_ASKERS_WORDS = {"my": "your", "mine": "yours", "i": "you", "me": "you", "i'm": "you're", "our": "your", "we": "you"}
+
+
+def _phrase_choice(q: Question, answer: str) -> FollowUp | None:
+    """"Are you bringing your own rod or hiring one?" / "my own, 9ft 7-weight": the answer's first words, in
+    the asker's person, are words of one alternative, which becomes the statement."""
+    said = answer.strip().rstrip(".!?")
+    head = said.split(",")[0].strip()
+    words = [_ASKERS_WORDS.get(w, w) for w in head.lower().split()]
+    left, _, right = q.rest.partition(" or ")
+    for side in (left, right):
+        side_words = side.lower().split()
+        if not words or not any(side_words[i:i + len(words)] == words for i in range(len(side_words))):
+            continue
+        asked = parse_question(side.strip() + "?") if side is right else None  # "... or are you staying over?"
+        chosen = asked if asked and asked.aux and asked.wh is None else Question(None, None, q.aux, q.subject,
+                                                                                   side.strip())
+        tail = said[len(said.split(",")[0]):].strip()
+        return FollowUp((Segment(statement(chosen), False),) + ((Segment(tail, True),) if tail else ()), "choice")
     return None
 
 

@@ -46,6 +46,7 @@ from mnemoflow.memory.generate.drafts import (
     _Draft,
     _goes_on,
     _it_named_before,
+    they_named_before,
     _owned_by_speaker,
     _joined,
     _may_go_on,
@@ -385,7 +386,7 @@ class RuleEngine:
         if not draft.store:  # kept for the record of what was passed over; no event time to work out
             return Candidate(False, _finish(draft.content), classify_kind(draft.kind_text), draft.confidence,
                              fast_score(draft.source), draft.turn_ids, observed_at=context.now, reasons=draft.reasons)
-        resolved = resolve_dates(draft.content, context.now)
+        resolved = resolve_dates(they_named_before(draft.content, [t.text for t in context.window]), context.now)
         content = _finish(resolved.text)
         kind: MemoryKind = "procedure" if {"follow-up:how-to", "procedure"} & set(draft.reasons) else \
             "rule" if "rule" in draft.reasons else _kind(draft.kind_text, resolved, context.now)
