@@ -234,6 +234,21 @@ def test_a_new_name_after_the_old_ones_preposition_with_a_change_updates() -> No
     assert decision.relation != "UPDATES", decision
 
 
+def test_a_change_said_after_a_comma_is_what_the_statement_is_about() -> None:
+    old = n("m1", "Wren's foraging newsletter has 3,200 subscribers")
+    decision = judge("Wren's podcast shoutout worked, the newsletter is at 5,500 subscribers now", old)
+    assert (decision.relation, decision.target_id) == ("UPDATES", "m1"), decision
+    decision = judge("Wren's podcast shoutout worked, the newsletter is great", old)  # no change said
+    assert decision.relation != "UPDATES", decision
+
+
+def test_being_in_another_place_now_is_a_move_from_where_one_lived() -> None:
+    decision = judge("Harriet is in Leeds now", n("m1", "Harriet's flat in Sheffield is freezing again"))
+    assert (decision.relation, decision.target_id) == ("UPDATES", "m1"), decision
+    decision = judge("Harriet is in Leeds now", n("m1", "Harriet works in Sheffield"))  # a trip, not a move
+    assert decision.relation != "UPDATES", decision
+
+
 def test_left_before_a_body_part_or_a_place_is_not_leaving() -> None:
     decision = judge("Ravi hurt his left knee", n("m1", "Ravi runs 5 km on Sundays"))
     assert decision.relation != "UPDATES", decision

@@ -148,6 +148,14 @@ def _norm_source(src: str) -> str:
     return " ".join(words)
 
 
+# "..., the newsletter is at 5,500 now": a second statement joined by a comma, with a subject of its own
+_SPLICE_RE = re.compile(r",\s+(?=the\s+(?:[a-z]+\s+){1,2}?(?:is|are|was|were|has|have|had)\b)", re.I)
+
+
+def _changed_in(text: str) -> bool:
+    return bool(_STRONG_RE.search(text) or _WEAK_RE.search(text))
+
+
 def main_clause(body: str) -> str:
     match = _CLAUSE_CUT_RE.search(body)
     return body[: match.start()].strip() if match and match.start() > 0 else body.strip()
@@ -326,6 +334,8 @@ def _parse_claim_cached(text: str) -> Claim:
     text = _without_label(_RULE_PREFIX_RE.sub("", text))
     source, body, prefix = _split_attribution(text)
     main = main_clause(body)
+    if (splice := _SPLICE_RE.search(body)) and _changed_in(body[splice.end():]) and not _changed_in(body[:splice.start()]):
+        main = main_clause(body[splice.end():])  # "The shoutout worked, the newsletter is at 5,500 now": the change
     whole = _parse(body)
     head = _parse(main)
     source_parsed = _parse(prefix) if source else None

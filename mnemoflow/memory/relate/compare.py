@@ -259,6 +259,8 @@ def _slot_link(cand: Claim, old: Claim, *, strong: bool) -> str | None:
     shared_stems = _shared(cand.main_stems, old.main_stems) - subject
     if shared_stems:
         return ", ".join(sorted(shared_stems))
+    if cand.copula and overlap(set(old.stems), RESIDENCE) and _same_preposition(cand, old, subject, lead="in"):
+        return "where they live"  # "I'm in Leeds now" / "the flat in Sheffield is freezing"
     if strong:
         shared_names = {n for n in cand.main_names if n not in subject and _has(n, old.main_names)}
         if shared_names:
@@ -267,14 +269,15 @@ def _slot_link(cand: Claim, old: Claim, *, strong: bool) -> str | None:
     return None
 
 
-def _same_preposition(cand: Claim, old: Claim, subject: set[str | None]) -> str | None:
+def _same_preposition(cand: Claim, old: Claim, subject: set[str | None], lead: str | None = None) -> str | None:
     """"went with Fibrely instead" / "broadband is with Skylark": a new name after the preposition the old
     one had, the old one not said again, nothing else named ("went to the gig with Ana instead" is about
     the gig): the slot is what that preposition relates the subject to."""
     said = {stem(w) for w in re.findall(r"[a-z]+", (cand.change_text or "").lower())} | {cand.verb_stem}
     if any(not _has(x, old.stems) for x in cand.main_stems - said - subject):
         return None
-    for new in (v for v in cand.values if v.type == "name" and v.lead and v.key not in subject):
+    for new in (v for v in cand.values if v.type == "name" and v.lead and v.key not in subject
+                and lead in (None, v.lead)):
         for was in (v for v in old.values if v.type == "name" and v.lead == new.lead and v.key not in subject):
             if was.key != new.key and not _has(str(was.key), cand.names) and not _has(str(new.key), old.names):
                 return f"what is {new.lead}: {was.text} -> {new.text}"
