@@ -42,6 +42,7 @@ from mnemoflow.memory.generate.inference.families import derive
 from mnemoflow.memory.relate.claims import parse_claim
 from mnemoflow.memory.relate.entities import typed_entities
 from mnemoflow.memory.relate.relations import Decision, Neighbour, action, classify
+from mnemoflow.memory.relate.replaces import ends_a_thing, takes_its_place
 from mnemoflow.memory.relate.restate import RESTATE_FROM, restatements, worth_restating
 from mnemoflow.memory.relate.revalue import new_value, revalued
 from mnemoflow.memory.relate.triples import categories_of, relation_triples
@@ -135,6 +136,8 @@ class MemoryGenerator:
         self._from_turn: dict[str, list[str]] = {}  # turn id -> the memories it gave (new or reinforced)
         self._known_before: list[str] | None = None  # the scope's newest memories when this generator began
         self._unembedded: set[str] = set()  # memories `resume` found waiting for their vectors
+        self._ended: dict[str, str] = {}  # turn id -> the memory a clause of it ended (`replaces`)
+        self._endings: set[str] = set()  # the memories of those clauses, which nothing replaces
 
     def resume(self) -> int:
         """Take up what earlier generation in this scope wrote that a vector search cannot find yet
@@ -183,7 +186,9 @@ class MemoryGenerator:
         for position in reading:
             self.report.turns += 1
             context = self._context(turns, position, relevant.get(position, ()))
-            planned += [(position, context, c) for c in self.engine.generate(context) if c.should_store]
+            said = [c for c in self.engine.generate(context) if c.should_store]
+            # what a turn ended is decided before what it names instead ("got a Garmin now, the Fitbit died")
+            planned += [(position, context, c) for c in sorted(said, key=lambda c: not ends_a_thing(c.content))]
         # every candidate of the conversation embedded in one model call, then decided in order
         vectors = self._vectors({_key(c): c.content for _, _, c in planned})
         with self.store.memory_writes(self.scope, actor=self.actor, completes=completes) as writes:
@@ -329,6 +334,19 @@ class MemoryGenerator:
             self._cache.update(zip(missing, normalize(np.stack([known[hashes[mid]] for mid in missing]))))
         return {mid: self._cache[mid] for mid in texts}
 
+    def _in_place_of_ended(self, candidate: Candidate, decision: Decision, turn_id: str) -> Decision:
+        """A clause that ends a thing remembers what it replaced; a new statement of the same turn that can
+        take its place ("... I'm wearing a Garmin Venu 2 now") replaces that memory too (`replaces`)."""
+        if decision.relation == "UPDATES" and decision.target_id and ends_a_thing(candidate.content):
+            self._ended[turn_id] = decision.target_id
+            return decision
+        ended = self._ended.get(turn_id)
+        new = decision.relation == "new" or decision.relation == "UPDATES" and decision.target_id in self._endings
+        if not new or ended is None or ended not in self.written or not takes_its_place(
+                parse_claim(candidate.content), candidate.kind, self.written[ended].memory.kind):
+            return decision
+        return Decision("UPDATES", ended, 0.88, f"replaces: holds now in place of {ended}, which the same turn ended")
+
     def _asked_about(self, turns: Sequence[TurnView], position: int) -> frozenset[str]:
         """Memories a question right before this turn asked about: the speaker said something, the
         other asked ("Which day?"), the speaker answers. Their answer details what they said, or
@@ -369,6 +387,7 @@ class MemoryGenerator:
                 neighbours = self._neighbours(writes, candidate, asked_about)
         decision = decision or classify(candidate.content, candidate.kind, candidate.entities, neighbours, now=now,
                                         speaker=speaker, reminder="reminder" in candidate.reasons)
+        decision = self._in_place_of_ended(candidate, decision, turn_id)
         verdict = action(decision)
         if decision.relation == "duplicate" and verdict == "apply" and decision.target_id:
             writes.reinforce(decision.target_id, cited)
@@ -384,6 +403,8 @@ class MemoryGenerator:
             draft = replace(draft, metadata={**self.metadata, **draft.metadata})
         memory, created = writes.add(draft, links=links, review=review, vector=self._cache[_key(candidate)] if self.with_vectors else None)
         self._from_turn.setdefault(turn_id, []).append(memory.id)
+        if self._ended.get(turn_id) == decision.target_id and ends_a_thing(candidate.content):
+            self._endings.add(memory.id)
         if not created:  # the same content already held (an exact repeat the hash caught)
             writes.reinforce(memory.id, cited)
             self.events.append(WriteEvent("NONE", memory.id))

@@ -128,3 +128,23 @@ def test_a_turn_is_drafted_with_the_memories_relevant_to_it_not_only_the_newest(
     assert len(chosen["relevant"]) == KNOWN_MEMORIES
     assert "Priya's vegetable garden has six raised beds of tomatoes" not in chosen["newest"]  # six newer ones
     assert RuleEngine().memory_context == "newest"  # the rules read them for names only: no vector per turn
+
+
+@pytest.mark.parametrize("said", [
+    "The Fitbit finally died, I'm wearing a Garmin Venu 2 now.",
+    "I'm wearing a Garmin Venu 2 now, the Fitbit finally died.",  # the ending is decided first either way
+])
+def test_what_a_turn_names_in_place_of_what_it_ended_replaces_it(service: MemoryService, said: str) -> None:
+    scope = Scope("acme", "lucinda")
+    turns = [("t1", "2021-01-12T09:00:00Z", "My Fitbit Charge 4 keeps losing sync with my phone."),
+             ("t2", "2021-09-27T09:00:00Z", said)]
+    service.post_events(scope, [{"session_id": "s", "turn_id": t, "speaker": "Lucinda", "role": "user",
+                                 "ts": ts, "text": text} for t, ts, text in turns])
+    memories = service.store.list_memories(scope, include_inactive=True)
+    [fitbit] = [m for m in memories if "Charge 4" in m.content]
+    [garmin] = [m for m in memories if "Garmin" in m.content]
+    assert not fitbit.is_latest and garmin.is_latest
+    updates = service.store.linked_memories(scope, [garmin.id], ("UPDATES",))
+    assert [(src, dst) for src, dst, _ in updates] == [(garmin.id, fitbit.id)]
+    ids = [item.id for item in service.recall(scope, "Which watch does Lucinda wear?").items]
+    assert fitbit.id not in ids and garmin.id in ids
