@@ -232,6 +232,14 @@ def test_a_new_name_after_the_old_ones_preposition_with_a_change_updates() -> No
     assert (decision.relation, decision.target_id) == ("UPDATES", "m1"), decision
     decision = judge("Greta went to the gig with Ana instead", old)  # about a gig, not the broadband
     assert decision.relation != "UPDATES", decision
+    decision = judge("After the trial Greta went with Fibrely instead", old)  # words before the subject
+    assert (decision.relation, decision.target_id) == ("UPDATES", "m1"), decision
+
+
+def test_a_new_date_said_after_the_change_replaces_the_old_one() -> None:
+    old = n("m1", "Nkechi's Harbury Trust grant application is due on May 30, 2022")
+    decision = judge("Nkechi's Harbury Trust extended the deadline by two weeks, it's on June 13, 2022 now", old)
+    assert (decision.relation, decision.target_id) == ("UPDATES", "m1"), decision
 
 
 def test_a_change_said_after_a_comma_is_what_the_statement_is_about() -> None:

@@ -291,6 +291,14 @@ def _weekday_after_next(m: re.Match[str], today: date, _past: bool) -> _Span:
     return _day_span(today + timedelta(days=coming + 7))
 
 
+def _unit_after_next(m: re.Match[str], today: date, _past: bool) -> _Span:
+    """"the weekend after next", "the week after next": a week after the coming one."""
+    if m["unit"].lower() == "weekend":
+        return _weekend_span(today + timedelta(days=((5 - today.weekday()) % 7 or 7) + 7))
+    start = today - timedelta(days=today.weekday()) + timedelta(weeks=2)
+    return _Span(start, start + timedelta(weeks=1), f"the week of {day_text(start)}", "in")
+
+
 def _weeks_from(m: re.Match[str], today: date, _past: bool) -> _Span:
     """"three weeks today", "a week tomorrow": that many weeks from the day named."""
     return _day_span(today + timedelta(weeks=_number(m["n"]), days=1 if m["anchor"].lower() == "tomorrow" else 0))
@@ -420,6 +428,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], _Handler], ...] = (
     (_rx(_PREP + r"\b(?P<dir>next|this|the following)\s+week\s+(?:on\s+)?(?P<day>" + _WEEKDAY + r")\b"),
      _weekday_of_week),
     (_rx(_PREP + r"\b(?:the\s+)?(?P<day>" + _WEEKDAY + r")\s+after\s+next\b"), _weekday_after_next),
+    (_rx(_PREP + r"\bthe\s+(?P<unit>weekend|week)\s+after\s+next\b"), _unit_after_next),
     (_rx(r"\b(?P<prep>)(?P<n>" + _NUM + r")\s+weeks?\s+(?P<anchor>today|tomorrow)\b"), _weeks_from),
     (_rx(_PREP + r"(?<!\bevery )(?<!\beach )\b(?:(?P<dir>next|last|this|the coming|coming)\s+)?"
          r"(?P<day>" + _WEEKDAY + r")\b"

@@ -118,7 +118,8 @@ def _disagreements(cand: Claim, old: Claim, *, same_voice: bool = True, now: dat
                     and not _has(str(v.key), old.names)]
         else:
             pool = [v for v in cand.values if v.type == value.type]
-            if not pool and value.type in _STATUSES:  # "..., so Hana is pescatarian now"
+            if not pool and (value.type in _STATUSES or cand.change == "strong" and value.type in ("date", "time")):
+                # "..., so Hana is pescatarian now", "extended the deadline by two weeks, it's June 13 now"
                 pool = [v for v in cand.all_values if v.type == value.type]
         pool = [v for v in pool if v not in ruled_out]
         if not pool or any(v.compatible(value) for v in pool):
@@ -274,6 +275,8 @@ def _same_preposition(cand: Claim, old: Claim, subject: set[str | None], lead: s
     one had, the old one not said again, nothing else named ("went to the gig with Ana instead" is about
     the gig): the slot is what that preposition relates the subject to."""
     said = {stem(w) for w in re.findall(r"[a-z]+", (cand.change_text or "").lower())} | {cand.verb_stem}
+    if cand.subject in cand.names:  # "after the spike Anneliese went with ...": words said before the subject
+        said |= cand.subject_stems
     if any(not _has(x, old.stems) for x in cand.main_stems - said - subject):
         return None
     for new in (v for v in cand.values if v.type == "name" and v.lead and v.key not in subject
