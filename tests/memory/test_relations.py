@@ -257,6 +257,21 @@ def test_being_in_another_place_now_is_a_move_from_where_one_lived() -> None:
     assert decision.relation != "UPDATES", decision
 
 
+@pytest.mark.parametrize(("old", "new"), [
+    ("Piers's laptop is a Carrow Slate 13 with 8GB", "Work gave Piers a Nimbus Pro 16 so the Slate's retired"),
+    ("Lucinda wears a Fitbit Charge 4", "The old Fitbit is dead"),
+])
+def test_a_thing_that_ended_ends_what_was_said_of_it(old: str, new: str) -> None:
+    decision = judge(new, n("m1", old))
+    assert (decision.relation, decision.target_id) == ("UPDATES", "m1"), decision
+    assert decision.confidence >= 0.85
+
+
+def test_retired_before_a_noun_is_no_change() -> None:
+    decision = judge("Piers is a retired teacher", n("m1", "Piers lives in Leeds"))
+    assert decision.relation != "UPDATES", decision
+
+
 def test_left_before_a_body_part_or_a_place_is_not_leaving() -> None:
     decision = judge("Ravi hurt his left knee", n("m1", "Ravi runs 5 km on Sundays"))
     assert decision.relation != "UPDATES", decision

@@ -501,3 +501,12 @@ def test_an_unresolved_they_is_the_plural_that_was_the_subject_before() -> None:
     assert they_named_before("They are focusing on payroll", earlier) == "The external auditors are focusing on payroll"
     assert they_named_before("they loved it", ["the class was great"]) == "they loved it"  # no plural subject
     assert they_named_before("Sam and Jo loved it", earlier) == "Sam and Jo loved it"
+
+
+@pytest.mark.parametrize(("said", "expected"), [
+    ("Add that the key safe code is 4471", ["Ruth's key safe code is 4471"]),
+    ("Add that Fenwick Library opens at 9 on Saturdays", ["Fenwick Library opens at 9 on Saturdays"]),
+    ("Add milk to the list", []),  # a request, not a statement
+])
+def test_what_is_to_be_added_to_a_note_is_a_statement(said: str, expected: list[str]) -> None:
+    assert contents(say("Ruth", said, role="user")) == expected

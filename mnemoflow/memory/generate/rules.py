@@ -90,6 +90,8 @@ from mnemoflow.scoring import fast_score
 _REMEMBER = re.compile(
     r"^(?:please\s+)?(?:(?:remember|(?:a |one )?(?:quick |side )?note|keep in mind|don't forget|do not forget|"
     r"make a note|for your information|note to self)(?:\s+that)?[,:]?\s+|"
+    # "Add that checkout is 10am": what is to go into a note is a statement too
+    r"(?:add|mention|include|put in|say)\s+that\s+(?=\w+\s+\w+)|"
     # "can you keep hold of this for me: ferry booking ref is KX7-44QPL": what follows is to be kept
     r"(?:(?:can|could|would) you\s+)?(?:please\s+)?(?:keep hold of|hold on to|hang on to|keep|save|store|note|"
     r"remember|jot down|make a note of)\s+(?:this|these|that)(?:\s+for me)?(?:\s+please)?\s*[:\-\u2013\u2014]\s*)",

@@ -148,8 +148,9 @@ def _norm_source(src: str) -> str:
     return " ".join(words)
 
 
-# "..., the newsletter is at 5,500 now": a second statement joined by a comma, with a subject of its own
-_SPLICE_RE = re.compile(r",\s+(?=the\s+(?:[a-z]+\s+){1,2}?(?:is|are|was|were|has|have|had)\b)", re.I)
+# "..., the newsletter is at 5,500 now", "... so the Slate's retired": a second statement with a subject of its own
+_SPLICE_RE = re.compile(r"(?:,|\s+so)\s+(?=[Tt]he\s+(?:(?:[a-z]+\s+){1,2}?(?:is|are|was|were|has|have|had)\b|"
+                        r"[A-Z][\w-]*(?:'s\b|\s+(?:is|was|has)\b)))")
 
 
 def _changed_in(text: str) -> bool:

@@ -266,8 +266,14 @@ def _slot_link(cand: Claim, old: Claim, *, strong: bool) -> str | None:
         shared_names = {n for n in cand.main_names if n not in subject and _has(n, old.main_names)}
         if shared_names:
             return ", ".join(sorted(shared_names))
+        if cand.subject in cand.names and cand.subject != old.subject and _has(cand.subject, old.main_names) and \
+                _ENDED_SUBJECT.search(cand.change_text or ""):
+            return cand.subject  # "the Slate's retired", "the Fitbit is dead": the thing itself ended
         return _same_preposition(cand, old, subject)
     return None
+
+
+_ENDED_SUBJECT = re.compile(r"\b(?:died|retired|dead|broken|gone|stolen)\b")
 
 
 def _same_preposition(cand: Claim, old: Claim, subject: set[str | None], lead: str | None = None) -> str | None:
