@@ -80,3 +80,18 @@ def test_a_named_relation_of_someone_else_says_who_she_is() -> None:
     assert rewrite_persons(said, "Bram", None).text == (
         "Cressida is bringing Cressida's girlfriend Talia, and Talia is allergic to sesame")
     assert Mention("Idris", "m", strong=True) in find_mentions("Omar's brother Idris starts at Kew", "Bram", None)
+
+
+@pytest.mark.parametrize(("text", "rewritten"), [
+    ("My band has a gig on Friday, we play at the Roundhouse", "Alex's band has a gig on Friday, Alex's band plays at the Roundhouse"),
+    ("I went to Rome with my sister, we loved it", "Alex went to Rome with Alex's sister, Alex loved it"),  # no group
+    ("We moved to Leeds in May", "Alex moved to Leeds in May"),
+])
+def test_we_after_a_group_of_the_speakers_is_the_group(text: str, rewritten: str) -> None:
+    assert rewrite_persons(text, "Alex", None).text == rewritten
+
+
+def test_we_opening_the_next_sentence_is_the_group_just_named() -> None:
+    first = rewrite_persons("I run a little book club", "Marisol", None)
+    second = rewrite_persons("we meet at the Lantern Room on Hollis Avenue", "Marisol", None, first.mentions)
+    assert second.text == "Marisol's little book club meets at the Lantern Room on Hollis Avenue"

@@ -21,7 +21,8 @@ from mnemoflow.memory.english.verbs import AUXILIARIES, PAST_FORMS, agree, is_ad
 _WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)*")
 # A quick test that `text` can name someone or something at all: a possessive, "adopted a", a capital
 # after the first letter, "The ..." opening it, or a first word that reads as a subject ("Maya said ...").
-_MAY_MENTION = re.compile(r"(?i:\b(?:my|our|your)\b|\b(?:adopted|got|have|has|had|rescued|bought)\s+an?\b)|"
+_MAY_MENTION = re.compile(r"(?i:\b(?:my|our|your)\b|\b(?:adopted|got|have|has|had|rescued|bought|run|join|joined|lead|"
+                          r"started|founded|in|of)\s+an?\b)|"
                           r"(?<=.)[A-Z]|^The\b|^[A-Z][a-z]+\s+(?:\w+s|\w+ed|is|was|had|said|told|just|will|can|and)\b",
                           re.S)
 _FEMALE = frozenset({"sister", "mom", "mum", "mother", "wife", "daughter", "girlfriend", "aunt", "auntie", "grandma",
@@ -31,6 +32,11 @@ _MALE = frozenset({"brother", "dad", "father", "husband", "son", "boyfriend", "u
 _NEUTRAL = frozenset({"friend", "partner", "boss", "manager", "colleague", "coworker", "roommate", "cousin", "kid",
                       "child", "baby", "neighbor", "neighbour", "teacher", "doctor", "therapist", "mentor",
                       "dog", "cat", "puppy", "kitten", "rabbit", "bunny", "hamster", "parrot", "horse", "spouse", "sibling", "parent", "buddy", "pal", "teammate"})
+# a group one belongs to: a later "we" of its member is the group ("I run a book club - we meet on Tuesdays")
+_GROUPS = frozenset({"club", "team", "band", "group", "choir", "crew", "family", "household", "company", "startup",
+                     "squad", "committee", "society", "orchestra", "class"})
+_JOINING = frozenset({"run", "runs", "in", "join", "joined", "lead", "leads", "started", "founded", "organise",
+                      "organize", "coach", "of"})
 _RELATION_ADJ = frozenset({"older", "younger", "little", "big", "best", "new", "old", "ex", "twin", "oldest",
                            "youngest", "baby", "step"})
 # Words after which a "you" starts a clause (and so is its subject).
@@ -135,7 +141,8 @@ def find_mentions(text: str, speaker: str, addressee: str | None) -> tuple[Menti
                 found.append(Mention(name or named or f"{possessive(owner)} {relation}", gender, strong=True))
                 skip_to = j + (1 if name else 2 if named else 0)
             elif (thing := _noun_phrase(words, i + 1, text)):
-                found.append(Mention(f"{possessive(owner)} {thing}", "n", strong=True))
+                group = thing.split()[-1].lower() in _GROUPS and low == "our" or thing.split()[-1].lower() in _GROUPS
+                found.append(Mention(f"{possessive(owner)} {thing}", "g" if group else "n", strong=True))
             continue
         if low in _TITLES and (name := _name_at(words, i + 1)):  # "Grandma Edith", "Dr. Chen"
             found.append(Mention(f"{m.group()}{text[m.end():words[i + 1].start()]}{name}", _TITLES[low], strong=True))
@@ -145,6 +152,10 @@ def find_mentions(text: str, speaker: str, addressee: str | None) -> tuple[Menti
         if low in {"a", "an"} and kin in _NEUTRAL | _FEMALE | _MALE and introduced:
             gender = "f" if kin in _FEMALE else "m" if kin in _MALE else None
             found.append(Mention(f"{possessive(speaker)} {kin}", gender, strong=True))  # "We adopted a dog!"
+            continue
+        if low in {"a", "an"} and i > 0 and words[i - 1].group().lower() in _JOINING and \
+                (thing := _noun_phrase(words, i + 1, text)) and thing.split()[-1].lower() in _GROUPS:
+            found.append(Mention(f"{possessive(speaker)} {thing}", "g", strong=True))  # "I run a little book club"
             continue
         if low == "the" and i == 0 and (thing := _noun_phrase(words, 1, text)):
             found.append(Mention(f"{m.group()} {thing}", "n", strong=True))  # "The design review ..."
@@ -273,6 +284,11 @@ def rewrite_persons(text: str, speaker: str, addressee: str | None,
         elif w in {"my", "mine"}:
             out[i] = possessive(speaker)
             flags["first"] = True
+        elif w == "we" and clause_start(i) and not compound(i) and (group := _resolve("g", [
+                x for x in (*mentions, *(earlier if i else earlier[:1])) if x.gender == "g"])):
+            out[i] = group  # "I run a book club - we meet on Tuesdays": the club meets
+            flags["third"] = True
+            subject_verb(i)
         elif w == "we" or w in {"we're", "we've", "we'll", "we'd"}:
             out[i] = speaker if w == "we" else f"{speaker} {_contracted(w, low, i)}"
             flags["plural"] = True
