@@ -510,3 +510,9 @@ def test_an_unresolved_they_is_the_plural_that_was_the_subject_before() -> None:
 ])
 def test_what_is_to_be_added_to_a_note_is_a_statement(said: str, expected: list[str]) -> None:
     assert contents(say("Ruth", said, role="user")) == expected
+
+
+def test_which_one_answered_goes_before_the_noun_the_statement_named() -> None:
+    lines = [("Bogdan", "I twisted my ankle playing five-a-side on Saturday.", "user"),
+             ("assistant", "Sorry to hear that. Which ankle, left or right?", "assistant"), ("Bogdan", "Left.", "user")]
+    assert contents(stored(lines, NOW))[-1] == "Bogdan twisted Bogdan's left ankle playing five-a-side on May 4, 2024"

@@ -75,6 +75,8 @@ def parse_question(sentence: str) -> Question | None:
         return None
     q = _PERFECT.sub(r"\1 has \2 \3", q)  # "what's it done": 's is "has" before a participle
     q = _CONTRACTION.sub(lambda m: _CONTRACTIONS[m.group().lower()], q)
+    if _WH.match(q):  # "Which ankle, left or right?": the choices offered are what the answer picks from
+        q = re.sub(r",\s*(?:the\s+)?[\w-]+\s+or\s+(?:the\s+)?[\w-]+$", "", q)
     q = _TAG.sub("", q).strip()
     q = re.sub(r"(\s+(again|exactly|then|though|now|originally|currently|nowadays|these days|right now|"
                r"at the moment))+$", "", q, flags=re.I)

@@ -329,7 +329,8 @@ class RuleEngine:
             topic = self._topic(info, previous)
             if topic is None:
                 return None
-            content, turn_ids = topic.content.rstrip(".!") + content, topic.turn_ids + turn_ids
+            content, turn_ids = _refined(topic.content, content) or topic.content.rstrip(".!") + content, \
+                topic.turn_ids + turn_ids
         place = None
         if is_going_without_place(question):  # "When are you going?": where to was said before
             place = destination([info.context.turn.text, *(t.text for t in reversed(info.context.window))],
@@ -402,6 +403,15 @@ class RuleEngine:
             event_start_at=resolved.start, event_end_at=resolved.end, temporal_text=resolved.temporal_text,
             reasons=reasons,
         )
+
+
+def _refined(topic: str, slot: str) -> str | None:
+    """"Which ankle?" / "Left": the word or two that answer which one go before the noun the statement asked
+    about named ("twisted my ankle" -> "twisted my left ankle"); None when the noun is not in it."""
+    m = re.fullmatch(r"\s*\((?P<noun>[a-z][\w ]*): (?P<which>[\w-]+(?: [\w-]+)?)\)", slot)
+    if m is None or not (said := re.search(rf"\b{re.escape(m['noun'])}\b", topic)):
+        return None
+    return f"{topic[:said.start()]}{m['which'].lower()} {topic[said.start():]}".rstrip(".!")
 
 
 def _addressee(context: GenerationContext) -> str | None:
