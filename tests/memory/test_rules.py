@@ -516,3 +516,11 @@ def test_which_one_answered_goes_before_the_noun_the_statement_named() -> None:
     lines = [("Bogdan", "I twisted my ankle playing five-a-side on Saturday.", "user"),
              ("assistant", "Sorry to hear that. Which ankle, left or right?", "assistant"), ("Bogdan", "Left.", "user")]
     assert contents(stored(lines, NOW))[-1] == "Bogdan twisted Bogdan's left ankle playing five-a-side on May 4, 2024"
+
+
+@pytest.mark.parametrize(("said", "expected"), [
+    ("what's the latest firmware for the Tessel AX router? mine's on 3.2.7", ["Ruth's Tessel AX router is on 3.2.7"]),
+    ("is the new Kestrel any good? mine is the old one", []),  # no thing of its name and noun in the question
+])
+def test_mine_after_a_question_about_a_named_thing_is_the_speakers(said: str, expected: list[str]) -> None:
+    assert contents(say("Ruth", said, role="user")) == expected

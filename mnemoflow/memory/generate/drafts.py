@@ -268,6 +268,20 @@ _NOT_NOUN_AFTER = frozenset({"and", "or", "also", "just", "still", "now", "never
                              "nothing", "nobody", "all", "each", "every", "some", "any", "both"})
 
 
+# "what's the latest firmware for the Tessel AX router? mine's on 3.2.7": the named thing the question was about
+_MINE = re.compile(r"^mine(?='s\b| is\b)", re.I)
+_THE_NAMED = re.compile(r"\bthe\s+(?P<thing>(?:[A-Z][\w-]*\s+)+[a-z]+)\b(?=[^?]*\?$)")
+
+
+def _mine_named_before(body: str, before: Sequence[str]) -> str:
+    """"mine's on 3.2.7" right after a question about "the Tessel AX router": the speaker's Tessel AX router.
+    Only a named thing (capitalised words and its noun) of a question just before; anything else is left."""
+    if not before or not _MINE.match(body) or not before[-1].endswith("?"):
+        return body
+    named = list(_THE_NAMED.finditer(before[-1]))
+    return f"my {named[-1]['thing']}{body[4:]}" if named else body
+
+
 def _it_named_before(body: str, before: Sequence[str]) -> str:
     """"Yes, a large coffee, black. I always take it black": the "it" is the coffee the verbless sentence
     just before named, and the memory has to say so to stand alone. Anything else is left as said."""

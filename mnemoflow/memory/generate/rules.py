@@ -46,6 +46,7 @@ from mnemoflow.memory.generate.drafts import (
     _Draft,
     _goes_on,
     _it_named_before,
+    _mine_named_before,
     they_named_before,
     _owned_by_speaker,
     _joined,
@@ -278,7 +279,8 @@ class RuleEngine:
                 reasons.append("subject supplied")
         if len(body.split()) + len(_CONTRACTED.findall(body)) < 3:
             return skip("too short")  # "Fun!", "Alex!"; "I'm vegan" counts as the three words it becomes
-        body = _it_named_before(expand_is(_owned_by_speaker(body, info.speaker, info.known)), before)
+        body = _it_named_before(expand_is(_mine_named_before(_owned_by_speaker(body, info.speaker, info.known), before)),
+                                before)
         rewrite = rewrite_persons(body, info.speaker, info.addressee, antecedents)
         content = prefix + rewrite.text
         has_detail = _has_detail(info, rewrite.text)
