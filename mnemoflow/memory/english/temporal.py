@@ -29,7 +29,13 @@ from mnemoflow.memory.english.lexicon import (
     SEASONS,
     WEEKDAYS,
 )
-from mnemoflow.memory.english.verbs import PAST_FORMS
+from mnemoflow.memory.english.tense import (
+    FUTURE,
+    PAST,
+    PAST_TIME,
+    PLANNED,
+    has_past_verb,
+)
 
 _MONTH_NUMBER = MONTH_NUMBERS | MONTH_ABBREVIATIONS
 _FULL_MONTH = "|".join(m.lower() for m in MONTHS)
@@ -44,25 +50,6 @@ _RECURRING = re.compile(r"\b(birthdays?|born|anniversary|every|each|annual(ly)?|
 _SEASON = "|".join(SEASONS)
 _WEEKDAY = "|".join(WEEKDAYS)
 
-_FUTURE = re.compile(r"\b(will|'ll|would|going to|gonna|plan(s|ning)?|next|tomorrow|upcoming|soon|hope to|want to|"
-                     r"starting|beginning|"
-                     r"(is|are|am|'s|'re|'m)\s+\w+ing|is|are)\b", re.I)  # "heard the offsite is ..." is ahead
-_PAST = re.compile(r"\b(was|were|did|didn't|had|ago|yesterday|last|used to)\b", re.I)
-# A plan made in the past is still ahead: "we decided to move in September", "I signed up for a course in May".
-_PLANNED = re.compile(r"\b(?:decided|planned|agreed|promised|arranged|hoped|wanted|chose|intended|expected|offered)"
-                      r"\s+to\s+\w+|\b(?:signed up|registered|enrolled|booked|reserved|(?:got|bought) tickets)\s+for\b",
-                      re.I)
-_PAST_TIME = re.compile(r"\b(?:ago|yesterday|last|used to)\b", re.I)
-_WORD = re.compile(r"[a-z']+")
-# "-ed" words that describe a state, not a past event ("I'm excited", "the flight is booked").
-_STATE_ED = frozenset({"excited", "interested", "tired", "bored", "scared", "worried", "stressed", "pleased",
-                       "surprised", "supposed", "married", "engaged", "retired", "obsessed", "booked", "scheduled",
-                       "planned", "based", "related", "located", "allowed", "required", "involved", "thrilled",
-                       "delighted", "overwhelmed", "exhausted", "motivated", "inspired", "amazed", "disappointed",
-                       "annoyed", "concerned", "prepared", "dedicated", "committed", "need", "used",
-                       "called", "named"})  # "a charity called Brightwater" names it
-_BE_LIKE = frozenset({"be", "is", "am", "are", "was", "were", "been", "being", "get", "got", "feel", "so", "very",
-                      "really", "'m", "'re", "i'm", "we're", "you're", "it's", "he's", "she's", "they're"})
 _CLAUSE_EDGE = re.compile(r"[,;:]|\b(?:and|but|because|so|while|when)\b", re.I)
 _DAY_NAME = r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?"
 _DAY_LIST_BEFORE = re.compile(rf"\b(?:every|each)\s+(?:{_DAY_NAME}\s*(?:,|and|or|&)\s*)*$|"
@@ -189,21 +176,10 @@ def _is_past(text: str, start: int, end: int, prep: str | None, clause_only: boo
     after = text.find(";", end)
     statement = text[text.rfind(";", 0, start) + 1:after if after >= 0 else len(text)]
     for scope in (text[lo:start] + " " + text[end:hi],) + (() if clause_only else (statement,)):
-        if _FUTURE.search(scope):
+        if FUTURE.search(scope):
             return False
-        if _PAST.search(scope) or _has_past_verb(scope):
-            return not (_PLANNED.search(text[lo:start]) and not _PAST_TIME.search(statement))
-    return False
-
-
-def _has_past_verb(text: str) -> bool:
-    words = _WORD.findall(text.lower())
-    for i, word in enumerate(words):
-        if word in PAST_FORMS and word not in _STATE_ED:
-            return True
-        after_be = i > 0 and words[i - 1] in _BE_LIKE  # "is booked" is a state, "booked" an act
-        if len(word) > 4 and word.endswith("ed") and word not in _STATE_ED and not after_be:
-            return True
+        if PAST.search(scope) or has_past_verb(scope):
+            return not (PLANNED.search(text[lo:start]) and not PAST_TIME.search(statement))
     return False
 
 
