@@ -338,7 +338,8 @@ class MemoryGenerator:
         """A clause that ends a thing remembers what it replaced; a new statement of the same turn that can
         take its place ("... I'm wearing a Garmin Venu 2 now") replaces that memory too (`replaces`)."""
         if decision.relation == "UPDATES" and decision.target_id and ends_a_thing(candidate.content):
-            self._ended[turn_id] = decision.target_id
+            if action(decision) == "apply":  # an ending only proposed for review replaces nothing on its own
+                self._ended[turn_id] = decision.target_id
             return decision
         ended = self._ended.get(turn_id)
         new = decision.relation == "new" or decision.relation == "UPDATES" and decision.target_id in self._endings

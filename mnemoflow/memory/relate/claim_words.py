@@ -116,6 +116,8 @@ STRONG_CHANGE = (
      + "|".join(NUMBER_WORDS) + r")\b)"),
 )
 WEAK_CHANGE = (r"now", r"actually", r"these days", r"nowadays")
+# what a thing that ended is said to be ("the Fitbit died", "the Slate's retired", "the bike was stolen")
+ENDED = r"died|retired|dead|broken|gone|stolen"
 
 
 @lru_cache(maxsize=8192)

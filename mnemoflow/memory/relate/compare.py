@@ -17,6 +17,7 @@ from mnemoflow.memory.english.temporal import RULED_OUT
 from mnemoflow.memory.relate.claim_values import Value
 from mnemoflow.memory.relate.claim_words import (
     ANTONYMS,
+    ENDED,
     FUNCTIONAL,
     PERSON_NOUNS,
     QUALIFIERS,
@@ -273,7 +274,7 @@ def _slot_link(cand: Claim, old: Claim, *, strong: bool) -> str | None:
     return None
 
 
-_ENDED_SUBJECT = re.compile(r"\b(?:died|retired|dead|broken|gone|stolen)\b")
+_ENDED_SUBJECT = re.compile(rf"\b(?:{ENDED})\b")
 
 
 def _same_preposition(cand: Claim, old: Claim, subject: set[str | None], lead: str | None = None) -> str | None:

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import re
 
+from mnemoflow.memory.relate.claim_words import ENDED
 from mnemoflow.memory.relate.claims import Claim
 from mnemoflow.memory.relate.restate import adds_alongside, asserted
 
 # the verbs that end the thing they name, or that end the subject itself ("the Fitbit died")
-_ENDING = re.compile(r"\b(?:died|retired|(?:is|'s|was) (?:dead|broken)|(?:was|got|been) stolen|traded\b.*?\bin\b|sold|offloaded|got rid of|gave away|"
+_ENDING = re.compile(rf"\b(?:died|retired|(?:is|'s|was|were|got|been) (?:{ENDED})|traded\b.*?\bin\b|sold|offloaded|got rid of|gave away|"
                      r"escaped|left|closed|cancell?ed|quit|dropped|ditched|scrapped|binned|broke down|gave up on)\b",
                      re.IGNORECASE)
 # a thing come into one's life: what may take the place of the thing that ended
