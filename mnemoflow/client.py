@@ -26,12 +26,13 @@ from typing import Any, ParamSpec, TypeVar
 
 from mnemoflow.config import load_settings
 from mnemoflow.errors import BadInputError
-from mnemoflow.models import HistoryEntry, MemoryItem, Profile, RecallResult
+from mnemoflow.models import HistoryEntry, MemoryItem, RecallResult
 from mnemoflow.recall.config import RecallFilters
 from mnemoflow.remote import connect
 from mnemoflow.reports import IngestOutcome
 from mnemoflow.results import AddResult, DeleteResult, MemoryList, Message, UpdateResult
 from mnemoflow.storage import Scope
+from mnemoflow.tree_models import Profile
 
 OWNER_KEYS = ("user_id", "agent_id", "run_id", "container")
 

@@ -22,8 +22,7 @@ from mnemoflow.errors import BadInputError, NotFoundError
 from mnemoflow.filters import parse_filters
 from mnemoflow.maintenance import JobReport
 from mnemoflow.models import (
-    PROVENANCE_KEYS, HistoryEntry, MemoryItem, MemoryKind, Profile, RecallResult, ReviewItem, Summary,
-    TenantDeletion, Topic,
+    PROVENANCE_KEYS, HistoryEntry, MemoryItem, MemoryKind, RecallResult, ReviewItem, TenantDeletion,
 )
 from mnemoflow.progress import Progress, Step
 from mnemoflow.recall.config import RecallConfig, RecallFilters, preset
@@ -32,6 +31,7 @@ from mnemoflow.results import AddResult, DeleteResult, MemoryList, Message, Upda
 from mnemoflow.storage.commits import VerifyReport
 from mnemoflow.storage.scope import Scope, check_id, require_user_level
 from mnemoflow.transfer import ImportReport, import_batch
+from mnemoflow.tree_models import Profile, Summary, Topic
 
 if TYPE_CHECKING:
     from mnemoflow.embedding import Embedder

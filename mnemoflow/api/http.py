@@ -36,18 +36,13 @@ from mnemoflow.errors import (
     ScopeError,
     StoreBusyError,
 )
-from mnemoflow.models import (
-    HistoryEntry,
-    MemoryItem,
-    Profile,
-    PublicRecall,
-    TenantDeletion,
-)
+from mnemoflow.models import HistoryEntry, MemoryItem, PublicRecall, TenantDeletion
 from mnemoflow.recall import RecallFilters
 from mnemoflow.results import AddResult, DeleteResult, UpdateResult
 from mnemoflow.service import MemoryService
 from mnemoflow.storage import Scope
 from mnemoflow.storage.scope import ID_PATTERN
+from mnemoflow.tree_models import Profile
 
 _STATUS = {NotFoundError: 404, ScopeError: 422, BadInputError: 422, StoreBusyError: 503}
 

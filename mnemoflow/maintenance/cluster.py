@@ -18,9 +18,9 @@ import numpy as np
 from mnemoflow.embedding.worker import vectors_by_hash
 from mnemoflow.maintenance import JobReport, job, user_scopes
 from mnemoflow.memory.topics import continued, find_topics, without_people
-from mnemoflow.models import TopicDraft
 from mnemoflow.storage import Scope
 from mnemoflow.storage.store import memory_content_hash
+from mnemoflow.tree_models import TopicDraft
 
 if TYPE_CHECKING:
     from mnemoflow.service import MemoryService

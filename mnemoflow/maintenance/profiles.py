@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 from mnemoflow.embedding.worker import vectors_by_hash
 from mnemoflow.maintenance import JobReport, job, user_scopes
 from mnemoflow.memory.profile import ProfileMemory, build_profile
-from mnemoflow.models import ProfileLine
 from mnemoflow.storage import Scope
+from mnemoflow.tree_models import ProfileLine
 
 if TYPE_CHECKING:
     from mnemoflow.service import MemoryService

@@ -23,10 +23,10 @@ from mnemoflow.embedding.worker import vectors_by_hash
 from mnemoflow.maintenance import JobReport, job, user_scopes
 from mnemoflow.memory.generate.chat import ChatClient, chat_client
 from mnemoflow.memory.summarize import Sentence, summarize
-from mnemoflow.models import SubjectKind, Summary, SummaryDraft
 from mnemoflow.storage import Scope
 from mnemoflow.storage.summaries import SealMemory, summary_id
 from mnemoflow.timeutil import utcnow
+from mnemoflow.tree_models import SubjectKind, Summary, SummaryDraft
 
 if TYPE_CHECKING:
     from mnemoflow.service import MemoryService

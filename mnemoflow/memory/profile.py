@@ -21,7 +21,8 @@ import numpy as np
 
 from mnemoflow.memory.relate.triples import categories_of
 from mnemoflow.memory.summarize import SAME_SENTENCE, _sentence
-from mnemoflow.models import MemoryItem, ProfileLine, ProfileSection
+from mnemoflow.models import MemoryItem
+from mnemoflow.tree_models import ProfileLine, ProfileSection
 
 # what the static section is about: the taxonomy's stable subjects
 STABLE_CATEGORIES = {"family", "health", "pets", "preference", "education"}

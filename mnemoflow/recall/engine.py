@@ -26,12 +26,11 @@ from functools import cache
 from itertools import chain
 from typing import Any
 
-
 from mnemoflow.chunking import day_label
 from mnemoflow.embedding.base import Embedder
 from mnemoflow.errors import EmbeddingUnavailableError
 from mnemoflow.memory.relate.entities import entity_id
-from mnemoflow.models import MemoryItem, RecallItem, RecallResult, Summary
+from mnemoflow.models import MemoryItem, RecallItem, RecallResult
 from mnemoflow.recall import tree
 from mnemoflow.recall.citations import citations_of
 from mnemoflow.recall.config import RecallConfig, RecallFilters
@@ -43,6 +42,7 @@ from mnemoflow.recall.packing import Candidate, TurnKey, pack, tokens_of
 from mnemoflow.storage import Scope, Store
 from mnemoflow.storage.store import ChunkHit, SearchHit
 from mnemoflow.timeutil import utcnow
+from mnemoflow.tree_models import Summary
 
 
 @cache

@@ -14,13 +14,14 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from mnemoflow.models import MemoryItem, Profile, Summary
+from mnemoflow.models import MemoryItem
 from mnemoflow.recall.citations import Covered
 from mnemoflow.recall.config import RecallConfig
 from mnemoflow.recall.fusion import Fused
 from mnemoflow.recall.intent import Breadth, named_months
 from mnemoflow.recall.packing import Candidate, tokens_of
 from mnemoflow.storage import Scope, Store
+from mnemoflow.tree_models import Profile, Summary
 
 TOPIC_VOTERS = 10  # the top memories whose topics decide the query's topic
 

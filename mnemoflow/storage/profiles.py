@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mnemoflow.models import MemoryItem, Profile, ProfileLine
+from mnemoflow.models import MemoryItem
 from mnemoflow.storage import batch
 from mnemoflow.storage.commits import PendingCommit, sha256_json, write_commit
 from mnemoflow.storage.room import Room
 from mnemoflow.storage.rows import MEMORY_COLUMNS, active_memory_sql, memory_item
 from mnemoflow.storage.scope import Scope, owned
 from mnemoflow.timeutil import utcnow
+from mnemoflow.tree_models import Profile, ProfileLine
 
 
 @dataclass(frozen=True)

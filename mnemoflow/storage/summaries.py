@@ -13,7 +13,7 @@ import hashlib
 from dataclasses import dataclass
 from datetime import datetime
 
-from mnemoflow.models import MemoryItem, Summary, SummaryDraft
+from mnemoflow.models import MemoryItem
 from mnemoflow.storage import batch, fts, outbox
 from mnemoflow.storage.commits import PendingCommit, sha256_json, write_commit
 from mnemoflow.storage.lance_index import SUMMARY_INDEX, sql_in
@@ -22,6 +22,7 @@ from mnemoflow.storage.rows import active_memory_sql, columns, summary_index_row
 from mnemoflow.storage.scope import Scope, owned, tenant
 from mnemoflow.storage.vectors import embed_job
 from mnemoflow.timeutil import utcnow
+from mnemoflow.tree_models import Summary, SummaryDraft
 
 SUMMARY_COLUMNS = (
     "summary_id, tenant_id, user_id, level, subject_kind, subject_key, title, content, child_ids, memory_ids, "

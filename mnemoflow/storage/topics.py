@@ -11,13 +11,13 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 
-from mnemoflow.models import Topic, TopicDraft
 from mnemoflow.storage import batch
 from mnemoflow.storage.commits import PendingCommit, sha256_json, write_commit
 from mnemoflow.storage.room import Room
 from mnemoflow.storage.rows import active_memory_sql
 from mnemoflow.storage.scope import Scope, owned, tenant
 from mnemoflow.timeutil import utcnow
+from mnemoflow.tree_models import Topic, TopicDraft
 
 
 class Topics(Room):

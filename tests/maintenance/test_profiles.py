@@ -12,8 +12,9 @@ from pydantic import TypeAdapter
 from mnemoflow.api.http import create_app
 from mnemoflow.cli import main
 from mnemoflow.errors import NotFoundError
-from mnemoflow.models import LinkDraft, MemoryDraft, Profile
+from mnemoflow.models import LinkDraft, MemoryDraft
 from mnemoflow.service import MemoryService
+from mnemoflow.tree_models import Profile
 from tests.conftest import plant
 from tests.maintenance.conftest import ANA, OTHER_TENANT, OTHER_USER
 
