@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from mnemoflow.memory.english.lexicon import MONTHS, WEEKDAYS
+from mnemoflow.memory.english.tense import STATE_ED
 from mnemoflow.memory.english.verbs import AUXILIARIES, PAST_FORMS, agree, is_adverb
 
 _WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)*")
@@ -141,7 +142,7 @@ def find_mentions(text: str, speaker: str, addressee: str | None) -> tuple[Menti
                 found.append(Mention(name or named or f"{possessive(owner)} {relation}", gender, strong=True))
                 skip_to = j + (1 if name else 2 if named else 0)
             elif (thing := _noun_phrase(words, i + 1, text)):
-                group = thing.split()[-1].lower() in _GROUPS and low == "our" or thing.split()[-1].lower() in _GROUPS
+                group = thing.split()[-1].lower() in _GROUPS  # "my band": a later "we" may be the band
                 found.append(Mention(f"{possessive(owner)} {thing}", "g" if group else "n", strong=True))
             continue
         if low in _TITLES and (name := _name_at(words, i + 1)):  # "Grandma Edith", "Dr. Chen"
@@ -351,13 +352,9 @@ def rewrite_persons(text: str, speaker: str, addressee: str | None,
                    flags["unresolved"], recent)
 
 
-# "she's called Biscuit", "he's based in Leeds": a state, so the 's is "is"; "she's finished" is "has"
-_STATE_PARTICIPLES = frozenset({"called", "named", "based", "located", "married", "engaged", "booked", "scheduled",
-                                "supposed", "allowed", "obsessed", "retired", "allergic", "used", "interested"})
-
-
 def _aux_of_s(nxt: str) -> str:
-    return "has" if nxt not in _STATE_PARTICIPLES and (nxt in PAST_FORMS or nxt.endswith("ed")) else "is"
+    """"she's called Biscuit", "he's based in Leeds": a state, so the 's is "is"; "she's finished" is "has"."""
+    return "has" if nxt not in STATE_ED and (nxt in PAST_FORMS or nxt.endswith("ed")) else "is"
 
 
 def _contracted(word: str, low: Sequence[str], i: int) -> str:

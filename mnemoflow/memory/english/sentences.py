@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Iterable
 from functools import lru_cache
 
-from mnemoflow.memory.english.lexicon import ABBREVIATIONS
+from mnemoflow.memory.english.lexicon import ABBREVIATIONS, WEEKDAYS
 from mnemoflow.memory.english.names import find_entities
 
 _BOUNDARY = re.compile(r"(?:[.!?]+|\u2026)[\"')\]]*\s+|\s+[-\u2013\u2014]+\s+|\n+")
@@ -67,7 +67,7 @@ _DAY_SHORT_RE = re.compile(r"\b(?:tues?|weds|thu(?:rs?)?|fri)\b\.?", re.I)
 # "mon-thu", "Mon–Fri": in a range every short form is a day ("Monday to Thursday")
 _ANY_SHORT = r"(?:mon|tues?|wed|weds|thu(?:rs?)?|fri|sat|sun)"
 _DAY_RANGE_RE = re.compile(rf"\b({_ANY_SHORT})\s*[-\u2013]\s*({_ANY_SHORT})\b", re.I)
-_DAY_FULL = {**_DAY_SHORT, "mon": "Monday", "wed": "Wednesday", "sat": "Saturday", "sun": "Sunday"}
+_DAY_FULL = {**_DAY_SHORT, **{day[:3]: day.capitalize() for day in WEEKDAYS}}
 
 
 def _normalize(text: str) -> str:

@@ -18,7 +18,7 @@ PLANNED = re.compile(r"\b(?:decided|planned|agreed|promised|arranged|hoped|wante
 PAST_TIME = re.compile(r"\b(?:ago|yesterday|last|used to)\b", re.I)
 _WORD = re.compile(r"[a-z']+")
 # "-ed" words that describe a state, not a past event ("I'm excited", "the flight is booked").
-_STATE_ED = frozenset({"excited", "interested", "tired", "bored", "scared", "worried", "stressed", "pleased",
+STATE_ED = frozenset({"excited", "interested", "tired", "bored", "scared", "worried", "stressed", "pleased",
                        "surprised", "supposed", "married", "engaged", "retired", "obsessed", "booked", "scheduled",
                        "planned", "based", "related", "located", "allowed", "required", "involved", "thrilled",
                        "delighted", "overwhelmed", "exhausted", "motivated", "inspired", "amazed", "disappointed",
@@ -32,9 +32,9 @@ def has_past_verb(text: str) -> bool:
     """A verb in the past ("went", "booked"), not a state said with an -ed word ("is booked", "excited")."""
     words = _WORD.findall(text.lower())
     for i, word in enumerate(words):
-        if word in PAST_FORMS and word not in _STATE_ED:
+        if word in PAST_FORMS and word not in STATE_ED:
             return True
         after_be = i > 0 and words[i - 1] in _BE_LIKE  # "is booked" is a state, "booked" an act
-        if len(word) > 4 and word.endswith("ed") and word not in _STATE_ED and not after_be:
+        if len(word) > 4 and word.endswith("ed") and word not in STATE_ED and not after_be:
             return True
     return False

@@ -1,8 +1,7 @@
 """A new value said with next to nothing else: "mine's 5518 now", "we're at 120 now", "25mg, just once a
 day now". The words name no subject of their own, so the value belongs to the memory that holds the one
 value of its kind (a number, an amount of money, a percent, a quantity in the same unit): the caller
-restates that memory with the new value (`revalued`) and relates it like any other statement, so it
-replaces the old one through the ordinary value rule.
+restates that memory with the new value (`revalued`), and the restatement replaces the memory it came from.
 """
 
 from __future__ import annotations
