@@ -49,6 +49,13 @@ CHANGES = {  # a fact, then what is true now: each leaves one current memory and
     # leaving or ending what was named ends what was said of it
     "a place left": ("My flat is in Narva", "guess who finally escaped Narva"),
     "a service cancelled": ("We get Ladlebox boxes for dinners", "we cancelled Ladlebox, the portions kept shrinking"),
+    "a phone given up on": ("My Pixel 6 keeps dropping wifi", "I gave up on the pixel"),
+    # a value set to a new one by whoever sets it, whoever that is
+    "a price hiked by the provider": ("Our broadband is £32 a month with Zapline",
+                                      "Zapline are hiking it to £38 from December"),
+    "a launch pulled in": ("We're launching the new checkout flow on October 15, 2030",
+                           "Leadership wants the checkout launch pulled in to October 8, 2030"),
+    "a diet said alone": ("I'm vegan", "so pescatarian now"),
 }
 
 
@@ -73,6 +80,15 @@ def test_direct_adds_of_a_change_leave_one_current_memory(memory: Memory, before
         ("ADD", first.results[0].id), ("UPDATE", current.id)]
     assert history[-1]["old_memory"] == first.results[0].memory and history[-1]["new_memory"] == current.content
     assert not memory.get(first.results[0].id).is_latest  # the past version is still there, marked
+
+
+def test_a_shift_said_of_another_thing_leaves_the_lone_event_where_it_was(memory: Memory) -> None:
+    launch = memory.add("We're launching the new checkout flow on October 15, 2030", user_id="alex")
+    comms = memory.add("All the comms shift a week earlier", user_id="alex")
+    assert all(e.event != "UPDATE" for e in comms.results)
+    assert memory.get(launch.results[0].id).is_latest
+    moved = memory.add("they've pushed the launch back a week", user_id="alex")  # said of it: it moves
+    assert [e.event for e in moved.results] == ["UPDATE"] and "October 22, 2030" in moved.results[0].memory
 
 
 def test_add_events_repeats_and_verbatim(memory: Memory) -> None:

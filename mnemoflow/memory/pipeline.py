@@ -30,7 +30,7 @@ from mnemoflow.embedding import Embedder
 from mnemoflow.embedding.base import normalize
 from mnemoflow.embedding.worker import vectors_by_hash
 from mnemoflow.memory.english.sentences import strip_padding
-from mnemoflow.memory.english.shifts import find_shift, rescheduled
+from mnemoflow.memory.english.shifts import find_shift, rescheduled, shifted_clause
 from mnemoflow.memory.generate.candidates import (
     Candidate,
     GenerationContext,
@@ -39,6 +39,7 @@ from mnemoflow.memory.generate.candidates import (
     TurnView,
 )
 from mnemoflow.memory.generate.inference.families import derive
+from mnemoflow.memory.relate.claim_words import STOPWORDS
 from mnemoflow.memory.relate.claims import parse_claim
 from mnemoflow.memory.relate.entities import typed_entities
 from mnemoflow.memory.relate.relations import Decision, Neighbour, action, classify
@@ -79,9 +80,10 @@ class _Known:
     extends: str | None = None  # the memory this one applied EXTENDS to, if any
 
 
-def _moved_by_amount(candidate: Candidate, neighbours: Sequence[Neighbour], now: datetime) -> Candidate | None:
+def _moved_by_amount(candidate: Candidate, neighbours: Sequence[Neighbour],
+                     now: datetime) -> tuple[Candidate, Neighbour] | None:
     """"They pushed the install back a week": no date is named, so the candidate becomes the memory of the
-    thing moved, restated with its date moved by the amount, and replaces it like any other new date. The
+    thing moved, restated with its date moved by the amount, and replaces it: returned with that memory. The
     thing is the nearest memory of an event still ahead (at least `RESTATE_FROM` near), or the only one
     among the neighbours: "the install" rarely shares words with "the fitters put the kitchen in". None
     when the candidate names a date or no amount."""
@@ -91,10 +93,16 @@ def _moved_by_amount(candidate: Candidate, neighbours: Sequence[Neighbour], now:
     ahead = [n for n in neighbours if n.event_start_at and aware_utc(n.event_start_at) >= aware_utc(now)]
     near = sorted((n for n in ahead if (n.vector_similarity or 0.0) >= RESTATE_FROM),
                   key=lambda n: -(n.vector_similarity or 0.0))
-    for neighbour in near or (ahead if len(ahead) == 1 else []):
+    said = parse_claim(shifted_clause(candidate.content))
+    # the lone event ahead is the thing moved unless the candidate names another ("all the comms shift a
+    # week earlier" moves the comms, not the launch they are planned around)
+    pronoun = said.subject is None or said.subject.split("'")[0] in STOPWORDS  # "they've pushed the install back"
+    lone = [n for n in ahead if pronoun or said.subject in said.names
+            or said.subject in parse_claim(n.content).anchors] if len(ahead) == 1 else []
+    for neighbour in near or lone:
         if moved := rescheduled(neighbour.content, neighbour.event_start_at, shift):  # type: ignore[arg-type]
             return replace(candidate, content=moved[0], kind=neighbour.kind, event_start_at=moved[1], event_end_at=None,
-                           reasons=(*candidate.reasons, "rescheduled"))
+                           reasons=(*candidate.reasons, "rescheduled")), neighbour
     return None
 
 
@@ -377,7 +385,9 @@ class MemoryGenerator:
         speaker = context.turn.speaker
         neighbours, decision = self._neighbours(writes, candidate, asked_about), None
         if (moved := _moved_by_amount(candidate, neighbours, now)) is not None:
-            candidate, neighbours = moved, self._neighbours(writes, moved, asked_about)
+            candidate, held = moved  # the thing moved, restated with its new date: it replaces what it was
+            neighbours = self._neighbours(writes, candidate, asked_about)  # embeds the restatement
+            decision = Decision("UPDATES", held.memory_id, 0.9, f"rescheduled: {held.content} moved by the amount said")
         elif (found := _revalued(candidate, context.memories, speaker)) is not None:
             neighbours = self._neighbours(writes, found[0], asked_about)
             held = next((n for n in neighbours if n.content == found[1]), None)

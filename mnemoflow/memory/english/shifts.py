@@ -37,6 +37,19 @@ def find_shift(text: str) -> timedelta | None:
     return timedelta(days=-days if earlier else days)
 
 
+_CLAUSE_START = re.compile(r"(?:[,;]\s+|\s+(?:so|and|but|because)\s+)")
+
+
+def shifted_clause(text: str) -> str:
+    """The clause of `text` that says the move ("the worktops are delayed so they've pushed the install back a
+    week" -> "they've pushed the install back a week"), for the caller to read what was moved."""
+    m = _WITH_DIRECTION.search(text) or _BY_VERB.search(text)
+    if m is None:
+        return text
+    starts = [b.end() for b in _CLAUSE_START.finditer(text, 0, m.start())]
+    return text[starts[-1]:] if starts else text
+
+
 def rescheduled(content: str, old_start: datetime, shift: timedelta) -> tuple[str, datetime] | None:
     """`content` (a memory dated `old_start`) with its date moved by `shift`, and the new start; None when
     the content does not write the date the way memories do ("March 12, 2024"), so it cannot be moved."""

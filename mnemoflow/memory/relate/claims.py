@@ -80,7 +80,9 @@ _MODALS = frozenset({"will", "would", "can", "could", "should", "shall", "may", 
 _NEGATORS = frozenset({"not", "never", "no", "nor", "cannot"})
 _SCOPE_ENDS = frozenset({"and", "but", "or", "while", "whereas", "because", "so"})  # conjunctions end a negation
 # verbs that end what their object names: "dropped VS Code", "quit smoking", "left Shopify"
-_LEAVING = frozenset({"dropped", "quit", "ditched", "abandoned"})
+_LEAVING = frozenset({"dropped", "dumped", "quit", "ditched", "abandoned"})
+# ... said in two words and a preposition: "gave up on the pixel", "got rid of the sofa"
+_LEAVING_PHRASES = frozenset({("gave", "up", "on"), ("given", "up", "on"), ("got", "rid", "of")})
 # ... and those that end it when it is named: "left Shopify", "sold the Octavia", "cancelled Ladlebox"
 _LEAVING_NAMED = frozenset({"left", "sold", "closed", "escaped", "offloaded", "cancelled", "canceled", "scrapped", "binned"})
 _DETERMINERS = frozenset({"the", "my", "our", "his", "her", "their", "your"})
@@ -215,12 +217,16 @@ def _parse(text: str) -> _Parsed:
 
 
 def _ends_what_follows(tokens: list[Token], i: int) -> bool:
-    """"dropped VS Code", "left Shopify", "sold the Octavia" (not "left knee", "left for Lisbon", "sold out")."""
+    """"dropped VS Code", "left Shopify", "sold the Octavia", "cancelled the gym membership", "gave up on the
+    pixel" (not "left knee", "left for Lisbon", "left the office", "sold out")."""
     low = tokens[i].lower
-    if low in _LEAVING:
+    if low in _LEAVING or i >= 2 and (tokens[i - 2].lower, tokens[i - 1].lower, low) in _LEAVING_PHRASES:
         return True
-    j = i + 2 if i + 2 < len(tokens) and tokens[i + 1].lower in _DETERMINERS else i + 1
-    return low in _LEAVING_NAMED and j < len(tokens) and tokens[j].role == "name"
+    determiner = i + 2 < len(tokens) and tokens[i + 1].lower in _DETERMINERS
+    j = i + 2 if determiner else i + 1
+    if low not in _LEAVING_NAMED or j >= len(tokens):
+        return False
+    return tokens[j].role == "name" or determiner and low != "left" and _is_content_word(tokens[j])
 
 
 def _negation_scope(tokens: list[Token]) -> list[bool | None]:
@@ -453,7 +459,7 @@ def _appositive(subject_tokens: list[Token]) -> bool:
     """"Ana's sister Carla": the subject is the last name, after a possessive and a noun."""
     seq = "".join("N" if t.role == "name" and not t.possessive else "P" if t.role == "name" else
                   "w" if _is_content_word(t) else "s" for t in subject_tokens)
-    return bool(re.search(r"Pw+N+$", seq.replace("NN", "N")))
+    return bool(re.search(r"Pw+N+s*$", seq.replace("NN", "N")))  # "Callum's sister Moira just got ..."
 
 
 def _name_negated(tokens: list[Token], index: int) -> bool:

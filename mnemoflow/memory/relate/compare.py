@@ -67,13 +67,39 @@ def _subject_link(cand: Claim, old: Claim, cand_entities: frozenset[str], old_en
 def _changed_thing(cand: Claim, old: Claim) -> str | None:
     """A change said of a thing ("we switched the frontend to Solid") is about the thing, whoever made
     it: its attribute is the one another statement about the same thing gave ("Omar builds the
-    frontend in React"), when that statement names a value the change does not keep."""
-    if cand.change != "strong" or not any(v.type == "name" and v.lead in ("to", "for") for v in cand.values):
+    frontend in React"), when that statement names a value the change does not keep. The same holds
+    for an amount or a date changed to a new one by whoever sets it ("the landlord's bumping the rent
+    to £1,240", "Zapline are hiking it to £38", "leadership wants the launch pulled in to October 8")."""
+    if cand.change != "strong":
         return None
-    things = _shared(cand.predicate_anchors - cand.names, old.predicate_anchors - old.names)
-    replaced = [v for v in old.values if v.type == "name" and v.key != old.subject
-                and not _has(v.key, cand.names)]
-    return ", ".join(sorted(things)) if things and replaced else None
+    if any(v.type == "name" and v.lead in ("to", "for") for v in cand.values):
+        things = _shared(cand.predicate_anchors - cand.names, old.predicate_anchors - old.names)
+        replaced = [v for v in old.values if v.type == "name" and v.key != old.subject
+                    and not _has(v.key, cand.names)]
+        return ", ".join(sorted(things)) if things and replaced else None
+    return _reset_value(cand, old)
+
+
+_RESET_TYPES = ("money", "percent", "quantity", "date", "time")
+
+
+def _set_to(value: Value, cand: Claim) -> bool:
+    """A strong change sets this value: "hiking it to £38", "pulled in to October 8"."""
+    return cand.change == "strong" and value.type in _RESET_TYPES and \
+        bool(re.search(rf"\bto {re.escape(value.text.split()[0])}", cand.body))
+
+
+def _reset_value(cand: Claim, old: Claim) -> str | None:
+    """The thing whose amount, date or time the candidate changes "to" a new value: a topic the two share
+    that is not who speaks, and a value of the same type in the old statement that the new one drops."""
+    reset = [v for v in cand.values if _set_to(v, cand)]
+    replaced = [w for w in old.values if any(w.type == v.type and not w.compatible(v) for v in reset)
+                and not any(w.type == c.type and w.compatible(c) for c in cand.all_values)]
+    if not replaced:
+        return None
+    people = {cand.subject, old.subject}
+    things = {x for x in _shared(cand.anchors - people, old.anchors - people) if x not in _QUALIFIER_STEMS}
+    return ", ".join(sorted(things)) or None
 
 
 def _sources(cand: Claim, old: Claim) -> str:
@@ -136,8 +162,8 @@ def _disagreements(cand: Claim, old: Claim, *, same_voice: bool = True, now: dat
                 continue  # a trip that happened and a trip that is coming are two trips
             tight = _aligned(new, value, cand, old)
             loose = tight is None and value.type in ("date", "time", "money", "percent", "quantity") and \
-                len(pool) == 1 and len(same_type_old) == 1 and (len(shared) >= 2 or one_thing and value.type in ("date", "time")) and \
-                _roles_agree(new, value)
+                len(pool) == 1 and len(same_type_old) == 1 and _roles_agree(new, value) and (
+                    len(shared) >= 2 or one_thing and value.type in ("date", "time") or shared and _set_to(new, cand))
             if tight is None and value.type == "name" and not same_voice:
                 loose = len(pool) == 1 and topic >= 2  # two people naming different places for one dinner
             if tight or loose:
