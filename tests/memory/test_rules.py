@@ -520,7 +520,27 @@ def test_which_one_answered_goes_before_the_noun_the_statement_named() -> None:
 
 @pytest.mark.parametrize(("said", "expected"), [
     ("what's the latest firmware for the Tessel AX router? mine's on 3.2.7", ["Ruth's Tessel AX router is on 3.2.7"]),
+    ("how often should a 2016 Skoda Octavia estate get serviced? mine's on about 92k miles",
+     ["Ruth's 2016 Skoda Octavia estate is on about 92k miles"]),
     ("is the new Kestrel any good? mine is the old one", []),  # no thing of its name and noun in the question
 ])
 def test_mine_after_a_question_about_a_named_thing_is_the_speakers(said: str, expected: list[str]) -> None:
     assert contents(say("Ruth", said, role="user")) == expected
+
+
+@pytest.mark.parametrize(("said", "expected"), [
+    # a clause before the speaker's own needs no comma to be only the occasion
+    ("ok so after the whole breach mess I finally dumped LastPass", "After the whole breach mess Ruth finally dumped LastPass"),
+    # "everything" ends in -ing and is no verb: the sentence has its subject
+    ("everything lives in Bitwarden now", "Everything lives in Bitwarden now"),
+    # a diet or status said alone is what the speaker is
+    ("so pescatarian now", "Ruth is pescatarian now"),
+    # "pls remember this for me:" asks to keep what follows
+    ("pls remember this for me: router admin page is 192.168.8.1", "Ruth's router admin page is 192.168.8.1"),
+])
+def test_what_chat_leaves_out_is_supplied_and_what_it_adds_is_dropped(said: str, expected: str) -> None:
+    assert contents(say("Ruth", said, role="user")) == [expected]
+
+
+def test_a_subordinate_clause_alone_is_still_no_statement() -> None:
+    assert contents(say("Ruth", "after the whole thing ended", role="user")) == []

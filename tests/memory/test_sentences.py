@@ -42,6 +42,13 @@ def test_two_facts_joined_by_and_each_with_its_subject_are_two_clauses() -> None
         "I live in Hamburg", "I work at Zalando."]
     assert split_clauses("I'm vegan, and my wife works at Stripe.", is_clause) == [
         "I'm vegan", "my wife works at Stripe."]
+    # the second subject a thing of the speaker's, or a date named in it
+    assert split_clauses("router admin page is 192.168.8.1 and the guest wifi is called Brambleberry_Guest",
+                         is_clause) == ["router admin page is 192.168.8.1", "the guest wifi is called Brambleberry_Guest"]
+    assert split_clauses("I started running in March and my first race is the Saturday after next", is_clause) == [
+        "I started running in March", "my first race is the Saturday after next"]
+    assert split_clauses("I'm launching the site in June and I need a comms plan", is_clause) == [
+        "I'm launching the site in June and I need a comms plan"]  # the plan is for the launch
 
 
 @pytest.mark.parametrize("sentence", [

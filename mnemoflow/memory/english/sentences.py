@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Iterable
 from functools import lru_cache
 
-from mnemoflow.memory.english.lexicon import ABBREVIATIONS, WEEKDAYS
+from mnemoflow.memory.english.lexicon import ABBREVIATIONS, MONTHS, WEEKDAYS
 from mnemoflow.memory.english.names import find_entities
 
 _BOUNDARY = re.compile(r"(?:[.!?]+|\u2026)[\"')\]]*\s+|\s+[-\u2013\u2014]+\s+|\n+")
@@ -45,7 +45,10 @@ _QUESTION = r"(?i:how|what|where|when|who|which|why|any|anything|do|does|did|is|
 _CLAUSE_BREAK = re.compile(r";\s+|,\s+(?:and\s+|but\s+|so\s+)?(?=(?:(?:as usual|also|now|then|actually),?\s+)?"
                            r"(?:I|I'm|I've|I'll|I'd|we|we're|we've|my|our|can you|could you|please)\b|" + _ASK + "|"
                            + _QUESTION + r")|"
-                           r"(?<=\w)\s+and\s+(?=(?:I|I'm|I've|I'll|I'd|we|we're|we've|we'll|my|our)\s)")
+                           r"(?<=\w)\s+and\s+(?=(?:I|I'm|I've|I'll|I'd|we|we're|we've|we'll|my|our)\s|"
+                           r"(?:the|his|her|their)\s+(?:[\w-]+\s+){0,3}?(?:is|are|was|were)\s)")
+_THING_ON_A_DAY = re.compile(rf"(?:the|my|our|his|her|their)\s.*\b(?:{'|'.join(WEEKDAYS + tuple(m.lower() for m in MONTHS))}|"
+                             r"tomorrow)\b", re.I)
 # A tail clause that points back into the sentence before it ("..., I deployed it there last week").
 _REFERS_BACK = re.compile(r"\b(?:it|there|them)\b", re.I)
 _POLAR_START = re.compile(r"^(?:yes|yeah|yep|no|nope|nah|not anymore|not really|sorry)\b[\s,.!]*", re.I)
@@ -128,7 +131,8 @@ def split_clauses(sentence: str, is_clause: Callable[[str], bool]) -> list[str]:
         elif _REFERS_BACK.search(tail) and len(_POLAR_START.sub("", head).split()) >= 4:
             continue  # the tail needs the head to be understood
         elif "and" in m.group() and is_clause(head) and is_clause(tail):
-            if find_entities(tail) or re.search(r"\d", tail):  # "and I'm deciding by Friday" leans on the head
+            if find_entities(tail) or re.search(r"\d", tail) or _THING_ON_A_DAY.match(tail):
+                # "and I'm deciding by Friday" leans on the head; "and my first parkrun is the Saturday after next" does not
                 units[0:1] = [head, tail]
         elif m.group().strip() != "and" and not is_clause(head):
             units[0:1] = [head, tail]

@@ -42,7 +42,7 @@ from mnemoflow.memory.generate.judge import (
     _Turn,
     display_name,
 )
-from mnemoflow.memory.relate.claim_words import STOPWORDS
+from mnemoflow.memory.relate.claim_words import EXCLUSIVE_CLASSES, STOPWORDS
 
 # what an invitation's statement organises: "I'm organizing the team dinner on November 8"
 _ORGANISED = re.compile(r"\b(?:organi[sz]ing|hosting|planning|throwing|having) (?P<event>(?:the|a|an|our|my) [^,?;]+)$",
@@ -63,7 +63,9 @@ _PLAN_GERUNDS = frozenset({"moving", "going", "starting", "planning", "heading",
                            "researching", "writing", "building", "applying", "preparing", "saving", "launching",
                            "joining", "quitting", "switching", "traveling", "travelling", "hoping", "coming"})
 
-_GERUND_START = re.compile(r"^(?:(?P<adverb>just|finally|also|still|currently|now|really) )?[a-z]+ing\b")
+# "-ing" words that are no verb: "everything lives in Bitwarden now" has its subject
+_GERUND_START = re.compile(r"^(?:(?P<adverb>just|finally|also|still|currently|now|really) )?"
+                           r"(?!(?:every|some|any|no)thing\b|morning\b|evening\b|thing\b)[a-z]+ing\b")
 
 _PREFERENCE_START = re.compile(r"^(?:really |totally |absolutely )?(?:love|like|hate|enjoy|prefer|adore|need|want)\b",
                                re.I)
@@ -268,9 +270,10 @@ _NOT_NOUN_AFTER = frozenset({"and", "or", "also", "just", "still", "now", "never
                              "nothing", "nobody", "all", "each", "every", "some", "any", "both"})
 
 
-# "what's the latest firmware for the Tessel AX router? mine's on 3.2.7": the named thing the question was about
+# "what's the latest firmware for the Tessel AX router? mine's on 3.2.7", "how often should a 2016 Skoda Octavia
+# estate get serviced? mine's on about 92k miles": the named thing the question was about
 _MINE = re.compile(r"^mine(?='s\b| is\b)", re.I)
-_THE_NAMED = re.compile(r"\bthe\s+(?P<thing>(?:[A-Z][\w-]*\s+)+[a-z]+)\b(?=[^?]*\?$)")
+_THE_NAMED = re.compile(r"\b(?:the|an?)\s+(?P<thing>(?:(?:19|20)\d\d\s+)?(?:[A-Z][\w-]*\s+)+[a-z]+)\b(?=[^?]*\?$)")
 
 
 def _mine_named_before(body: str, before: Sequence[str]) -> str:
@@ -416,6 +419,9 @@ _DOING_NOW = re.compile(r"^(?P<when>(?i:these days|nowadays|now))[,\s]+(?i:it's|
                         r"(?P<what>(?:\d|(?![a-z]+ly\b)[a-z]+(?:\s+[a-z]+)+?\s+(?:at|on|in|with)\s)[^,]*(?:,.*)?)$")
 
 
+_CLASS_VALUES = frozenset().union(*EXCLUSIVE_CLASSES.values())
+
+
 def _with_subject(body: str) -> tuple[str, bool]:
     """Chat drops the subject ("Moved to Lisbon in March"); put the speaker's "I" back."""
     first = body.split()[0].lower() if body.split() else ""
@@ -432,6 +438,8 @@ def _with_subject(body: str) -> tuple[str, bool]:
         first = body.split()[1].lower() if len(body.split()) > 1 else ""
     if first in _STATE_WORDS:
         return body, False
+    if first in _CLASS_VALUES and len(body.split()) <= 3:  # "pescatarian now", "single again": what the speaker is
+        return "I'm " + low, True
     if (first in PAST_FORMS and first not in {"been", "done"}) or (first.endswith("ed") and len(first) > 4):
         return "I " + low, True
     gerund = _GERUND_START.match(low)

@@ -89,13 +89,14 @@ from mnemoflow.models import MemoryKind
 from mnemoflow.scoring import fast_score
 
 _REMEMBER = re.compile(
-    r"^(?:please\s+)?(?:(?:remember|(?:a |one )?(?:quick |side )?note|keep in mind|don't forget|do not forget|"
+    r"^(?:(?:please|pls|plz)\s+)?(?:"
+    # "can you keep hold of this for me: ferry booking ref is KX7-44QPL": what follows is to be kept
+    r"(?:(?:can|could|would) you\s+)?(?:(?:please|pls|plz)\s+)?(?:keep hold of|hold on to|hang on to|keep|save|store|note|"
+    r"remember|jot down|make a note of)\s+(?:this|these|that)(?:\s+for me)?(?:\s+please)?\s*[:\-\u2013\u2014]\s*|"
+    r"(?:remember|(?:a |one )?(?:quick |side )?note|keep in mind|don't forget|do not forget|"
     r"make a note|for your information|note to self)(?:\s+that)?[,:]?\s+|"
     # "Add that checkout is 10am": what is to go into a note is a statement too
-    r"(?:add|mention|include|put in|say)\s+that\s+(?=\w+\s+\w+)|"
-    # "can you keep hold of this for me: ferry booking ref is KX7-44QPL": what follows is to be kept
-    r"(?:(?:can|could|would) you\s+)?(?:please\s+)?(?:keep hold of|hold on to|hang on to|keep|save|store|note|"
-    r"remember|jot down|make a note of)\s+(?:this|these|that)(?:\s+for me)?(?:\s+please)?\s*[:\-\u2013\u2014]\s*)",
+    r"(?:add|mention|include|put in|say)\s+that\s+(?=\w+\s+\w+))",
     re.I)
 # "..., remember, ...", "as I said, ...": the speaker says the listener was told this before
 _SAID_BEFORE = re.compile(r"(?:^|,\s*)(?:remember|as i (?:said|mentioned|told you)|like i (?:said|mentioned|told you))"
@@ -118,9 +119,11 @@ _TAG_STATEMENT = re.compile(r",\s*(?:no|right|isn't it|didn't (?:you|i|we)|don't
                             re.I)
 
 _SAID_AS_QUESTION = re.compile(r"^(?:I|we)\s+(?:just\s+|already\s+)?[a-z]+ed\b")  # "I booked Bar Centrale for Friday?"
+# a subordinate clause with no main clause after it: "since we last chatted" (not "after the whole breach mess I
+# finally dumped LastPass", whose main clause needs no comma)
 _SUBORDINATE_ONLY = re.compile(r"^(?:even if|if|when|whenever|since|because|although|though|while|after|before|"
-                               r"unless|until|as soon as)\s+(?:I|we|you|he|she|they|it|my|our|the|this|that)\b[^,]*$",
-                               re.I)
+                               r"unless|until|as soon as)\s+(?:I|we|you|he|she|they|it|my|our|the|this|that)\b"
+                               r"(?!(?:\s+\w+){1,4}\s+I\s+(?:\w+ly\s+)?(?!\w+ly\b)\w+ed\b)[^,]*$", re.I)
 _CONTRACTED = re.compile(r"\w'(?:m|re|ve|ll|d)\b", re.I)
 _AS_A = re.compile(r"^as (an? [\w-]+(?: [\w-]+)?),", re.I)
 _NOT_ANYMORE = re.compile(r"^\W*(?:(?:no|nope|nah)\W+)?(?:not any ?more|no longer|not these days|not now)\W*$", re.I)
