@@ -157,3 +157,16 @@ def test_a_date_named_as_not_working_is_not_when_it_happens() -> None:
 ])
 def test_a_day_after_next_and_weeks_from_today_are_one_date(now: datetime, text: str, rewritten: str) -> None:
     assert resolve_dates(text, now).text == rewritten
+
+
+@pytest.mark.parametrize(("now", "text", "rewritten"), [
+    # a weekday with a day of the month is that day, in the first month where it falls on that weekday
+    (datetime(2024, 10, 1, 9), "we're out of the studio on Friday 25th", "we're out of the studio on Friday October 25, 2024"),
+    (datetime(2024, 10, 1, 9), "see you Tuesday 3rd", "see you Tuesday December 3, 2024"),
+    # a month cut short after a preposition; alone, "Jan" may be a name
+    (datetime(2024, 10, 15, 9), "he turns 8 in Jan", "he turns 8 in January 2025"),
+    (datetime(2024, 10, 15, 9), "I met Jan at the gym", "I met Jan at the gym"),
+])
+def test_a_day_of_the_month_after_its_weekday_and_a_short_month_are_dates(now: datetime, text: str,
+                                                                           rewritten: str) -> None:
+    assert resolve_dates(text, now).text == rewritten
