@@ -544,3 +544,18 @@ def test_what_chat_leaves_out_is_supplied_and_what_it_adds_is_dropped(said: str,
 
 def test_a_subordinate_clause_alone_is_still_no_statement() -> None:
     assert contents(say("Ruth", "after the whole thing ended", role="user")) == []
+
+
+@pytest.mark.parametrize(("question", "answer", "expected"), [
+    # why the question is asked is no part of what the answer says
+    ("And what's his name, so I can personalise the worksheets?", "Arman", "His name is Arman"),
+    # the alternatives are the phrases around "or", not the words next to it
+    ("Does he get on better with screen games or paper ones?", "paper", "He gets on better with paper ones"),
+    ("Do you want the red one or the blue one?", "the red one", "Reza wants the red one"),
+    # each listed thing answered on its own
+    ("Do you want a starter and a dessert as well?", "dessert yes, starter no",
+     "Reza wants a dessert; Reza does not want a starter"),
+])
+def test_an_answer_is_read_in_the_shape_of_its_question(question: str, answer: str, expected: str) -> None:
+    [memory] = stored([("Assistant", question), ("Reza", answer)], NOW)
+    assert memory.content == expected

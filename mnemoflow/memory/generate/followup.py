@@ -157,6 +157,8 @@ def _yes_no(q: Question, answer: str) -> FollowUp | None:
     alternatives = re.search(r"\b((?:the |a |an )?[\w-]+) or ((?:the |a |an )?[\w-]+)\b", q.rest)
     if alternatives:
         return _choice(q, alternatives, answer) or _phrase_choice(q, answer)
+    if (each := _each_item(q, answer)) is not None:
+        return each
     yes, no = _YES.match(answer), _NO.match(answer)
     if not (yes or no):
         return _open_yes_no(q, answer)
@@ -188,6 +190,27 @@ def _yes_no(q: Question, answer: str) -> FollowUp | None:
     return FollowUp(tuple(segments), "no" if no else "yes", leftover)
 
 
+_EACH_ANSWERED = re.compile(r"^(?P<a>[\w' -]+?)\s+(?P<pa>yes|no)\s*[,;]\s*(?P<b>[\w' -]+?)\s+(?P<pb>yes|no)$", re.I)
+_LISTED = re.compile(r"\b((?:a |an |the |some )?[\w-]+) and ((?:a |an |the |some )?[\w-]+)\b")
+
+
+def _each_item(q: Question, answer: str) -> FollowUp | None:
+    """"Do you want a starter and a dessert as well?" / "dessert yes, starter no": each thing the question
+    listed, answered on its own, is a statement of its own polarity."""
+    said = _EACH_ANSWERED.match(answer.strip().rstrip(".!"))
+    listed = _LISTED.search(q.rest)
+    if said is None or listed is None:
+        return None
+    statements = []
+    for item, polarity in ((said["a"], said["pa"]), (said["b"], said["pb"])):
+        option = next((o for o in listed.groups() if re.sub(r"^(?:a|an|the|some) ", "", o.lower()) == item.lower()), None)
+        if option is None:
+            return None
+        rest = re.sub(r"\s+(?:as well|too)$", "", q.rest[:listed.start()] + option + q.rest[listed.end():])
+        statements.append(statement(replace(q, rest=rest), negate=polarity.lower() == "no"))
+    return FollowUp((Segment("; ".join(statements), False),), "yes")
+
+
 def _open_yes_no(q: Question, answer: str) -> FollowUp | None:
     """"Are you allergic to anything?" / "Just bee stings": the answer names what "anything" stood for."""
     open_word = re.search(r"\b(anything|something|anyone|someone|any\s+\w+)\b", q.rest, re.I)
@@ -204,15 +227,39 @@ def _open_yes_no(q: Question, answer: str) -> FollowUp | None:
     return FollowUp(tuple(segments), "yes")
 
 
+# "with screen games or paper ones": the first alternative starts after the preposition or article before it
+_CLAUSE_AFTER_OR = re.compile(r"(?:are|is|am|was|were|do|does|did|will|would|can|could|should|have|has)\b", re.I)
+_PHRASE_START = re.compile(r".*\b(?:with|for|to|in|on|at|by|of|from|the|a|an|some)\s+", re.I)
+
+
+def _chosen_phrase(rest: str, first: str) -> str | None:
+    """"with screen games or paper ones" / "paper", "the red one or the blue one" / "the red one": the two
+    alternatives are the phrases around "or", the first one from the preposition or article before it; the
+    answer's words pick the one that alone has them. None when no such phrase is there to pick."""
+    before, _, right = rest.partition(" or ")
+    lead = _PHRASE_START.match(before)
+    if lead is None or not right or _CLAUSE_AFTER_OR.match(right):
+        return None  # "a day trip or are you staying over": a question of its own after "or"
+    left = before[lead.end():]
+    if len(left.split()) < 2 and len(right.split()) < 2:
+        return None  # one word each: the single-word choice below says the same
+    words = {w for w in re.findall(r"[\w-]+", first) if w not in {"the", "a", "an"}}
+    sides = [side for side in (left, right) if words and words <= {w.lower() for w in re.findall(r"[\w-]+", side)}]
+    return before[:lead.end()] + sides[0] if len(sides) == 1 else None
+
+
 def _choice(q: Question, alternatives: re.Match[str], answer: str) -> FollowUp | None:
     said = answer.strip().rstrip(".!?")
     first = said.split(",")[0].strip().lower()
+    tail = said[len(said.split(",")[0]):].strip()
+    if (phrase := _chosen_phrase(q.rest, first)) is not None:
+        base = statement(Question(None, None, q.aux, q.subject, phrase))
+        return FollowUp((Segment(base, False),) + ((Segment(tail, True),) if tail else ()), "choice")
     for option in alternatives.groups():
         core = re.sub(r"^(the|a|an) ", "", option.lower())
         if first in {core, option.lower()} or first.endswith(" " + core):
             chosen_rest = q.rest[:alternatives.start()] + option + q.rest[alternatives.end():]
             base = statement(Question(None, None, q.aux, q.subject, chosen_rest))
-            tail = said[len(said.split(",")[0]):].strip()
             segments = [Segment(base, False)] + ([Segment(tail, True)] if tail else [])
             return FollowUp(tuple(segments), "choice")
     return None

@@ -68,6 +68,9 @@ class Question:
     rest: str  # what follows the subject: "going to Japan"
 
 
+_PURPOSE = re.compile(r",\s*(?:just\s+)?so (?:that )?(?:I|we) (?:can|could|know|have)\b.*$", re.I)
+
+
 def parse_question(sentence: str) -> Question | None:
     """Take a question apart, or None for small talk, offers and shapes it does not know."""
     q = sentence.strip().rstrip("?!. ").strip()
@@ -78,6 +81,7 @@ def parse_question(sentence: str) -> Question | None:
     if _WH.match(q):  # "Which ankle, left or right?": the choices offered are what the answer picks from
         q = re.sub(r",\s*(?:the\s+)?[\w-]+\s+or\s+(?:the\s+)?[\w-]+$", "", q)
     q = _TAG.sub("", q).strip()
+    q = _PURPOSE.sub("", q)  # "what's his name, so I can personalise the worksheets": why it is asked
     q = re.sub(r"(\s+(again|exactly|then|though|now|originally|currently|nowadays|these days|right now|"
                r"at the moment))+$", "", q, flags=re.I)
     wh_match = _WH.match(q)
