@@ -95,3 +95,9 @@ def test_we_opening_the_next_sentence_is_the_group_just_named() -> None:
     first = rewrite_persons("I run a little book club", "Marisol", None)
     second = rewrite_persons("we meet at the Lantern Room on Hollis Avenue", "Marisol", None, first.mentions)
     assert second.text == "Marisol's little book club meets at the Lantern Room on Hollis Avenue"
+
+
+def test_a_role_before_a_name_introduces_the_person_and_a_letter_names_no_one() -> None:
+    said = find_mentions("new starter Gemma is in on Monday, can someone tell her we're at buzzer 3B?", "Farah", "Anouk")
+    assert said == (Mention("Gemma", None, strong=True),)
+    assert rewrite_persons("I'll send her the details", "Anouk", None, said).text == "Anouk will send Gemma the details"

@@ -33,6 +33,9 @@ _MALE = frozenset({"brother", "dad", "father", "husband", "son", "boyfriend", "u
 _NEUTRAL = frozenset({"friend", "partner", "boss", "manager", "colleague", "coworker", "roommate", "cousin", "kid",
                       "child", "baby", "neighbor", "neighbour", "teacher", "doctor", "therapist", "mentor",
                       "dog", "cat", "puppy", "kitten", "rabbit", "bunny", "hamster", "parrot", "horse", "spouse", "sibling", "parent", "buddy", "pal", "teammate"})
+# a role said right before a name introduces the person: "new starter Gemma is in on Monday"
+_ROLES_BEFORE_NAMES = frozenset({"starter", "hire", "intern", "recruit", "joiner", "guest", "client", "customer",
+                                 "tenant", "student", "landlord", "landlady", "nurse", "tutor", "coach", "nanny"})
 # a group one belongs to: a later "we" of its member is the group ("I run a book club - we meet on Tuesdays")
 _GROUPS = frozenset({"club", "team", "band", "group", "choir", "crew", "family", "household", "company", "startup",
                      "squad", "committee", "society", "orchestra", "class"})
@@ -165,14 +168,14 @@ def find_mentions(text: str, speaker: str, addressee: str | None) -> tuple[Menti
         prev = words[i - 1].group().lower() if i else ""
         if name and m.group().endswith("'s") and (thing := _noun_phrase(words, i + 1, text)):
             found.append(Mention(f"{m.group()} {thing}", "n", strong=True))  # "Pickle's dose": a later "it"
-        if not name or name in (speaker, addressee):
-            continue
+        if not name or name in (speaker, addressee) or len(name) < 2:
+            continue  # "buzzer 3B": a letter names no one
         j = i + 1
         while j < len(words) and _name_at(words, j) and text[words[j - 1].end():words[j].start()] == " ":
             j += 1  # "Scottish Fold", "Apple Store": one name
         skip_to = j - 1
-        if prev in {"named", "called"}:
-            found.append(Mention(name, strong=True))
+        if prev in {"named", "called"} or prev in _NEUTRAL | _ROLES_BEFORE_NAMES:
+            found.append(Mention(name, strong=True))  # "new starter Gemma", "my colleague Sam": introduced
         elif j == i + 1 and prev not in _BEFORE_PLACE and (i or _followed_by_verb(words, i)):
             found.append(Mention(name))
     return tuple(found)
