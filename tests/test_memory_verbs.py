@@ -56,6 +56,9 @@ CHANGES = {  # a fact, then what is true now: each leaves one current memory and
     "a launch pulled in": ("We're launching the new checkout flow on October 15, 2030",
                            "Leadership wants the checkout launch pulled in to October 8, 2030"),
     "a diet said alone": ("I'm vegan", "so pescatarian now"),
+    "a new number said with no owner": ("My phone number is 07700 900123", "new number's 07700 900456"),
+    "an appointment someone moved": ("My physio appointment is on Tuesday June 4, 2030 at 3pm",
+                                     "they bumped me to Thursday June 6, 2030"),
 }
 
 
@@ -80,6 +83,14 @@ def test_direct_adds_of_a_change_leave_one_current_memory(memory: Memory, before
         ("ADD", first.results[0].id), ("UPDATE", current.id)]
     assert history[-1]["old_memory"] == first.results[0].memory and history[-1]["new_memory"] == current.content
     assert not memory.get(first.results[0].id).is_latest  # the past version is still there, marked
+
+
+def test_what_takes_the_place_of_a_thing_ended_in_the_same_add_replaces_it_too(memory: Memory) -> None:
+    notes = memory.add("I use Evernote for all my notes", user_id="alex")
+    switched = memory.add("binned Evernote, we've gone over to Notion", user_id="alex")
+    assert [(e.event, e.previous_id) for e in switched.results] == [("UPDATE", notes.results[0].id)] * 2
+    [notion] = [e for e in switched.results if "Notion" in e.memory]
+    assert notion.id in {m.id for m in memory.get_all(user_id="alex")}
 
 
 def test_a_shift_said_of_another_thing_leaves_the_lone_event_where_it_was(memory: Memory) -> None:

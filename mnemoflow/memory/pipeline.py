@@ -144,7 +144,7 @@ class MemoryGenerator:
         self._from_turn: dict[str, list[str]] = {}  # turn id -> the memories it gave (new or reinforced)
         self._known_before: list[str] | None = None  # the scope's newest memories when this generator began
         self._unembedded: set[str] = set()  # memories `resume` found waiting for their vectors
-        self._ended: dict[str, str] = {}  # turn id -> the memory a clause of it ended (`replaces`)
+        self._ended: dict[str, tuple[str, str]] = {}  # turn id -> the memory a clause of it ended, and its kind
         self._endings: set[str] = set()  # the memories of those clauses, which nothing replaces
 
     def resume(self) -> int:
@@ -342,19 +342,21 @@ class MemoryGenerator:
             self._cache.update(zip(missing, normalize(np.stack([known[hashes[mid]] for mid in missing]))))
         return {mid: self._cache[mid] for mid in texts}
 
-    def _in_place_of_ended(self, candidate: Candidate, decision: Decision, turn_id: str) -> Decision:
+    def _in_place_of_ended(self, candidate: Candidate, decision: Decision, turn_id: str,
+                           neighbours: Sequence[Neighbour]) -> Decision:
         """A clause that ends a thing remembers what it replaced; a new statement of the same turn that can
-        take its place ("... I'm wearing a Garmin Venu 2 now") replaces that memory too (`replaces`)."""
+        take its place ("... I'm wearing a Garmin Venu 2 now") replaces that memory too (`replaces`). The
+        ended memory may be from an earlier run (a direct `add`): its kind is the neighbour's."""
         if decision.relation == "UPDATES" and decision.target_id and ends_a_thing(candidate.content):
-            if action(decision) == "apply":  # an ending only proposed for review replaces nothing on its own
-                self._ended[turn_id] = decision.target_id
+            target = next((n for n in neighbours if n.memory_id == decision.target_id), None)
+            if action(decision) == "apply" and target:  # an ending only proposed for review replaces nothing
+                self._ended[turn_id] = (target.memory_id, target.kind)
             return decision
         ended = self._ended.get(turn_id)
         new = decision.relation == "new" or decision.relation == "UPDATES" and decision.target_id in self._endings
-        if not new or ended is None or ended not in self.written or not takes_its_place(
-                parse_claim(candidate.content), candidate.kind, self.written[ended].memory.kind):
+        if not new or ended is None or not takes_its_place(parse_claim(candidate.content), candidate.kind, ended[1]):
             return decision
-        return Decision("UPDATES", ended, 0.88, f"replaces: holds now in place of {ended}, which the same turn ended")
+        return Decision("UPDATES", ended[0], 0.88, f"replaces: holds now in place of {ended[0]}, which the same turn ended")
 
     def _asked_about(self, turns: Sequence[TurnView], position: int) -> frozenset[str]:
         """Memories a question right before this turn asked about: the speaker said something, the
@@ -398,7 +400,7 @@ class MemoryGenerator:
                 neighbours = self._neighbours(writes, candidate, asked_about)
         decision = decision or classify(candidate.content, candidate.kind, candidate.entities, neighbours, now=now,
                                         speaker=speaker, reminder="reminder" in candidate.reasons)
-        decision = self._in_place_of_ended(candidate, decision, turn_id)
+        decision = self._in_place_of_ended(candidate, decision, turn_id, neighbours)
         verdict = action(decision)
         if decision.relation == "duplicate" and verdict == "apply" and decision.target_id:
             writes.reinforce(decision.target_id, cited)
@@ -414,7 +416,7 @@ class MemoryGenerator:
             draft = replace(draft, metadata={**self.metadata, **draft.metadata})
         memory, created = writes.add(draft, links=links, review=review, vector=self._cache[_key(candidate)] if self.with_vectors else None)
         self._from_turn.setdefault(turn_id, []).append(memory.id)
-        if self._ended.get(turn_id) == decision.target_id and ends_a_thing(candidate.content):
+        if (self._ended.get(turn_id) or ("",))[0] == decision.target_id and ends_a_thing(candidate.content):
             self._endings.add(memory.id)
         if not created:  # the same content already held (an exact repeat the hash caught)
             writes.reinforce(memory.id, cited)

@@ -170,3 +170,8 @@ def test_a_day_after_next_and_weeks_from_today_are_one_date(now: datetime, text:
 def test_a_day_of_the_month_after_its_weekday_and_a_short_month_are_dates(now: datetime, text: str,
                                                                            rewritten: str) -> None:
     assert resolve_dates(text, now).text == rewritten
+
+
+def test_a_day_something_is_moved_to_is_ahead_even_with_its_weekday() -> None:
+    assert resolve_dates("they bumped me to Thursday June 6", datetime(2026, 11, 27, 9)).text == \
+        "they bumped me to Thursday June 6, 2027"

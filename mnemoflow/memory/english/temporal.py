@@ -67,6 +67,7 @@ _OWNED_BEFORE = re.compile(r"\b(?:the|my|our|your|his|her|their)\s+(?:[a-z]+\s+)
 _PLURAL_AFTER = re.compile(r"\s+[a-z]{3,}s\b(?<!ss\b)")
 _CHANGE = re.compile(r"\b(mov|chang|push|reschedul|shift|postpon|bump|switch|delay)\w*\b", re.I)
 _TARGET_WORDS = {"to", "until", "till", "for", "by", "into", "before"}
+_TARGET_WEEKDAY = re.compile(rf"\b(?:{'|'.join(_TARGET_WORDS)})\s+(?:{_WEEKDAY}),?\s+$", re.I)
 _BARE_AFTER = _TARGET_WORDS | {"of", "from", "since", "after", "through", "during", "over", "do", "make"} | set(WEEKDAYS) | {
     "my", "our", "your", "his", "her", "their"}  # "our Sunday lunch" -> "our April 21, 2024 lunch"
 
@@ -165,8 +166,8 @@ def _is_past(text: str, start: int, end: int, prep: str | None, clause_only: boo
     """Past or future, judged on the clause around the phrase first, then (unless `clause_only`) on the
     whole text. A date something is moved to or due by is ahead ("the deadline got moved to June 14"), as
     is the date of a plan made in the past ("we decided to move in September")."""
-    if (prep or _word_before(text, start)).lower() in _TARGET_WORDS:
-        return False
+    if (prep or _word_before(text, start)).lower() in _TARGET_WORDS or _TARGET_WEEKDAY.search(text[:start]):
+        return False  # "moved to June 14", "bumped me to Thursday June 6"
     if (prep or "").lower() == "from" and _CHANGE.search(text):
         return False  # "moved from Thursday to Friday": the plan being changed is still ahead
     edges = list(_CLAUSE_EDGE.finditer(text))

@@ -107,7 +107,8 @@ RESIDENCE = frozenset({"live", "liv", "mov", "reloc", "relocat", "based", "resid
 STRONG_CHANGE = (
     r"no longer", r"any ?more", r"mov(?:ed|es|ing) (?:[\w']+ ){0,3}?(?:to|into|onto|in|from|up|back)", r"dropped", r"dumped", r"left(?= (?-i:[A-Z]))", r"relocated", r"switched", r"changed",
     r"instead", r"rescheduled", r"postponed", r"push(?:ed|es|ing)? (?:[\w']+ ){0,3}?(?:back|to)", r"delayed", r"slipped",
-    r"(?:brought|pulled) (?:in to|(?:[\w']+ ){0,3}?forward)\b", r"stopped", r"gave up", r"quit", r"not .{1,40} after all", r"corrected",
+    r"(?:brought|pulled) (?:in to|(?:[\w']+ ){0,3}?forward)\b", r"stopped", r"gave up", r"bump(?:ed|s|ing)? (?:[\w']+ ){0,3}?(?:to|back|up)\b", r"(?:gone|went|going) over to",
+    r"ended up (?:going )?with", r"quit", r"not .{1,40} after all", r"corrected",
     r"has been moved", r"was moved", r"was changed", r"updated to", r"sold(?! out\b)", r"got rid of", r"gave away",
     r"extended(?= (?:the|my|our|its|their|his|her|it)\b)", r"retired(?=\s*(?:[.,;!]|$|\s+(?:now|from|last|in|this|after|so|and|early)\b))", r"(?:is|'s|was) (?:dead|broken|gone)", r"escaped", r"offloaded", r"closed(?= (?:the |my |our )?(?-i:[A-Z]))", r"cancell?ed", r"scrapped", r"binned", r"ditched", r"abandoned", r"replaced", r"traded (?:[\w']+ ){0,3}?in", r"died", r"(?:was|got|been) stolen", r"swapped", r"transferred", r"migrated", r"ported", r"broke up", r"promoted", r"demoted", r"became", r"renamed", r"upgraded", r"downgraded",
     # a number raised or cut to a new one ("raised the rent to 1,350", "is up to 10 km", "went down to 6")

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 
-from mnemoflow.memory.english.lexicon import SEASONS
+from mnemoflow.memory.english.lexicon import SEASONS, WEEKDAYS
 from mnemoflow.memory.english.temporal import RULED_OUT
 from mnemoflow.memory.relate.claim_values import Value
 from mnemoflow.memory.relate.claim_words import (
@@ -86,7 +86,7 @@ _RESET_TYPES = ("money", "percent", "quantity", "date", "time")
 def _set_to(value: Value, cand: Claim) -> bool:
     """A strong change sets this value: "hiking it to £38", "pulled in to October 8"."""
     return cand.change == "strong" and value.type in _RESET_TYPES and \
-        bool(re.search(rf"\bto {re.escape(value.text.split()[0])}", cand.body))
+        bool(re.search(rf"\bto (?:(?:{'|'.join(WEEKDAYS)}),? )?{re.escape(value.text.split()[0])}", cand.body, re.I))
 
 
 def _reset_value(cand: Claim, old: Claim) -> str | None:
@@ -99,6 +99,10 @@ def _reset_value(cand: Claim, old: Claim) -> str | None:
         return None
     people = {cand.subject, old.subject}
     things = {x for x in _shared(cand.anchors - people, old.anchors - people) if x not in _QUALIFIER_STEMS}
+    if not things and old.subject and old.subject != cand.subject and old.subject in cand.anchors and \
+            all(v.type in ("date", "time") for v in reset):
+        # "they bumped me to Thursday June 6": the person moved is the one whose appointment it is
+        return f"when {old.subject}'s {old.subject_head or 'appointment'} is"
     return ", ".join(sorted(things)) or None
 
 

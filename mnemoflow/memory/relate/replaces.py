@@ -19,7 +19,7 @@ _ENDING = re.compile(rf"\b(?:died|retired|(?:is|'s|was|were|got|been) (?:{ENDED}
                      re.IGNORECASE)
 # a thing come into one's life: what may take the place of the thing that ended
 _ACQUIRED = re.compile(r"\b(?:got|bought|picked up|ordered|signed up|joined|adopted|moved (?:in)?to|"
-                       r"switched|went with)\b", re.IGNORECASE)
+                       r"switched|went with|(?:gone|went|moved) over to|ended up (?:going )?with)\b", re.IGNORECASE)
 
 
 def ends_a_thing(text: str) -> bool:
