@@ -559,3 +559,12 @@ def test_a_subordinate_clause_alone_is_still_no_statement() -> None:
 def test_an_answer_is_read_in_the_shape_of_its_question(question: str, answer: str, expected: str) -> None:
     [memory] = stored([("Assistant", question), ("Reza", answer)], NOW)
     assert memory.content == expected
+
+
+def test_an_adverb_between_did_and_the_verb_stays_an_adverb() -> None:
+    [memory] = stored([("Assistant", "When did it last have one?"), ("Reza", "in March")], NOW)
+    assert memory.content.startswith("It last had one in March")
+
+
+def test_a_new_thing_said_with_no_owner_is_the_speakers() -> None:
+    assert contents(say("Ruth", "new number's 07700 900456", role="user")) == ["Ruth's new number is 07700 900456"]

@@ -321,9 +321,16 @@ def they_named_before(content: str, earlier: Sequence[str]) -> str:
 _BARE_SUBJECT = re.compile(r"^(?P<noun>[A-Za-z][a-z]+)(?P<rest>(?:\s+[a-z][\w-]*){1,4}?)\s+(?:is|are|was|were|has)\b")
 
 
+# "new number's 07700 900456", "New place is in Braga": a new thing said with no owner is the speaker's
+_NEW_THING = re.compile(r"^new\s+(?P<noun>[a-z]+(?:\s+[a-z]+)?)(?P<verb>'s|\s+is|\s+are)\s", re.I)
+
+
 def _owned_by_speaker(body: str, speaker: str, known: Iterable[str]) -> str:
     """A chat sentence drops the "my" before its subject ("Rent on the two-bed is £1,300"): the thing is the
     speaker's, and the memory says so. Not for a known name, nor when the words after it read as a verb."""
+    if new := _NEW_THING.match(body):
+        verb = " is" if new["verb"] == "'s" else new["verb"]
+        return f"{possessive(speaker)} new {new['noun'].lower()}{verb}{body[new.end('verb'):]}"
     bare = _BARE_SUBJECT.match(body)
     if bare is None or bare["noun"] in known or bare["noun"].lower() in _DETERMINERS | _NOT_NOUN_AFTER | _DAY_WORDS:
         return body  # "Sunday lunch is at Mum's": a day, not a thing of the speaker's

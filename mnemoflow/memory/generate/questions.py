@@ -195,6 +195,11 @@ def _subject(tokens: list[str]) -> tuple[str | None, list[str]]:
     return None, []
 
 
+# adverbs that stand between "did"/"does" and the verb
+_BEFORE_VERB = frozenset({"last", "first", "just", "really", "already", "actually", "ever", "usually", "still",
+                          "also", "originally", "finally"})
+
+
 def statement(q: Question, negate: bool = False, no_longer: bool = False) -> str:
     """The question as a statement in the asker's words: "are you going" -> "you are going"."""
     rest = re.sub(r"\bever\s+|\s+yet$", "", q.rest)  # "have you ever been", "have you booked yet"
@@ -205,10 +210,11 @@ def statement(q: Question, negate: bool = False, no_longer: bool = False) -> str
         if negate or no_longer:
             middle = "no longer" if no_longer else f"{q.aux or 'do'} not"
             return _join(q.subject, middle, rest)
+        verb = 1 if len(words) > 1 and words[0].lower() in _BEFORE_VERB else 0  # "did it last have one"
         if q.aux == "did" and words:
-            words[0] = past(words[0].lower())
+            words[verb] = past(words[verb].lower())
         elif q.aux == "does" and words:
-            words[0] = third_person(words[0].lower())
+            words[verb] = third_person(words[verb].lower())
         return _join(q.subject, " ".join(words))
     if no_longer:
         return _join(q.subject, q.aux or "", "no longer", rest)
