@@ -20,7 +20,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime
 from itertools import islice
 from typing import Any, Literal
 
@@ -29,8 +28,8 @@ import numpy as np
 from mnemoflow.embedding import Embedder
 from mnemoflow.embedding.base import normalize
 from mnemoflow.embedding.worker import vectors_by_hash
+from mnemoflow.memory.english.names import find_entities
 from mnemoflow.memory.english.sentences import strip_padding
-from mnemoflow.memory.english.shifts import find_shift, rescheduled, shifted_clause
 from mnemoflow.memory.generate.candidates import (
     Candidate,
     GenerationContext,
@@ -39,20 +38,23 @@ from mnemoflow.memory.generate.candidates import (
     TurnView,
 )
 from mnemoflow.memory.generate.inference.families import derive
-from mnemoflow.memory.relate.claim_words import STOPWORDS
 from mnemoflow.memory.relate.claims import parse_claim
 from mnemoflow.memory.relate.entities import typed_entities
+from mnemoflow.memory.relate.moved import (
+    changed_by_difference,
+    moved_by_amount,
+    revalued_memory,
+)
 from mnemoflow.memory.relate.relations import Decision, Neighbour, action, classify
 from mnemoflow.memory.relate.replaces import ends_a_thing, takes_its_place
-from mnemoflow.memory.relate.restate import RESTATE_FROM, restatements, worth_restating
-from mnemoflow.memory.relate.revalue import new_value, revalued
+from mnemoflow.memory.relate.restate import restatements, worth_restating
 from mnemoflow.memory.relate.triples import categories_of, relation_triples
 from mnemoflow.models import LinkDraft, MemoryDraft, MemoryItem, RelationDraft
 from mnemoflow.reports import GenerationReport
 from mnemoflow.scoring import fast_score
 from mnemoflow.storage import Scope, Store
 from mnemoflow.storage.store import MemoryWrites, memory_content_hash
-from mnemoflow.timeutil import aware_utc, utcnow
+from mnemoflow.timeutil import utcnow
 
 WINDOW_TURNS = 6  # recent turns an engine may read for an elliptic question's topic
 NEIGHBOURS_PER_SIGNAL = 10
@@ -78,46 +80,6 @@ class _Known:
     memory: MemoryItem
     entities: tuple[str, ...] = ()
     extends: str | None = None  # the memory this one applied EXTENDS to, if any
-
-
-def _moved_by_amount(candidate: Candidate, neighbours: Sequence[Neighbour],
-                     now: datetime) -> tuple[Candidate, Neighbour] | None:
-    """"They pushed the install back a week": no date is named, so the candidate becomes the memory of the
-    thing moved, restated with its date moved by the amount, and replaces it: returned with that memory. The
-    thing is the nearest memory of an event still ahead (at least `RESTATE_FROM` near), or the only one
-    among the neighbours: "the install" rarely shares words with "the fitters put the kitchen in". None
-    when the candidate names a date or no amount."""
-    shift = find_shift(candidate.content) if candidate.event_start_at is None else None
-    if shift is None:
-        return None
-    ahead = [n for n in neighbours if n.event_start_at and aware_utc(n.event_start_at) >= aware_utc(now)]
-    near = sorted((n for n in ahead if (n.vector_similarity or 0.0) >= RESTATE_FROM),
-                  key=lambda n: -(n.vector_similarity or 0.0))
-    said = parse_claim(shifted_clause(candidate.content))
-    # the lone event ahead is the thing moved unless the candidate names another ("all the comms shift a
-    # week earlier" moves the comms, not the launch they are planned around)
-    pronoun = said.subject is None or said.subject.split("'")[0] in STOPWORDS  # "they've pushed the install back"
-    lone = [n for n in ahead if pronoun or said.subject in said.names
-            or said.subject in parse_claim(n.content).anchors] if len(ahead) == 1 else []
-    for neighbour in near or lone:
-        if moved := rescheduled(neighbour.content, neighbour.event_start_at, shift):  # type: ignore[arg-type]
-            return replace(candidate, content=moved[0], kind=neighbour.kind, event_start_at=moved[1], event_end_at=None,
-                           reasons=(*candidate.reasons, "rescheduled")), neighbour
-    return None
-
-
-def _revalued(candidate: Candidate, known: Sequence[str], speaker: str) -> tuple[Candidate, str, str] | None:
-    """"Mine's 5518 now", "we're at 120 now": a new value that names no subject becomes the memory, among
-    those the turn was drafted with (most relevant first), that holds the one value of its kind, restated
-    with the new one (`revalue`); with that memory's text, so the caller can find it, and the reason."""
-    value = new_value(claim := parse_claim(candidate.content), speaker)
-    if value is None:
-        return None
-    for text in known:
-        if found := revalued(text, value):
-            reason = f"revalued: {found[1]} -> {value.text}, said with '{claim.change_text}' and no subject of its own"
-            return replace(candidate, content=found[0], reasons=(*candidate.reasons, "revalued")), text, reason
-    return None
 
 
 class MemoryGenerator:
@@ -386,11 +348,15 @@ class MemoryGenerator:
         now, turn_id = context.now, context.turn.turn_id
         speaker = context.turn.speaker
         neighbours, decision = self._neighbours(writes, candidate, asked_about), None
-        if (moved := _moved_by_amount(candidate, neighbours, now)) is not None:
+        if (moved := moved_by_amount(candidate, neighbours, now)) is not None:
             candidate, held = moved  # the thing moved, restated with its new date: it replaces what it was
             neighbours = self._neighbours(writes, candidate, asked_about)  # embeds the restatement
             decision = Decision("UPDATES", held.memory_id, 0.9, f"rescheduled: {held.content} moved by the amount said")
-        elif (found := _revalued(candidate, context.memories, speaker)) is not None:
+        elif (changed := changed_by_difference(candidate, neighbours)) is not None:
+            candidate, held = changed  # the amount moved by the difference said: it replaces what it was
+            neighbours = self._neighbours(writes, candidate, asked_about)
+            decision = Decision("UPDATES", held.memory_id, 0.9, f"changed by: {held.content} moved by the difference said")
+        elif (found := revalued_memory(candidate, context.memories, speaker)) is not None:
             neighbours = self._neighbours(writes, found[0], asked_about)
             held = next((n for n in neighbours if n.content == found[1]), None)
             if held and (held.speaker or speaker).casefold() == speaker.casefold():  # "mine" is the speaker's
@@ -440,12 +406,13 @@ class MemoryGenerator:
 
 def turn_context(turns: Sequence[TurnView], position: int, known: tuple[str, ...] = ()) -> GenerationContext:
     """What an engine sees of one turn: the latest earlier turn by another speaker, a bounded window,
-    what the scope knows, and the turn's own time as "now"."""
+    what the scope knows (its memories and the names they hold), and the turn's own time as "now"."""
     turn = turns[position]
     earlier = turns[max(0, position - WINDOW_TURNS):position]
     previous = next((t for t in reversed(turns[:position]) if t.speaker != turn.speaker), None)
+    named = tuple(dict.fromkeys(name for text in known for name in find_entities(text)))  # "Lisbon's off": a name
     return GenerationContext(turn=turn, now=turn.ts or utcnow(), previous=previous, window=tuple(earlier),
-                             memories=known)
+                             memories=known, entities=named)
 
 
 _DETAIL_QUESTION_RE = re.compile(r"^(?:when|which|where|how(?! are| is it going| have you been)|do you have|did you|"

@@ -1,0 +1,53 @@
+"""Amounts changed by a difference, not to a new value: "they've put the gym up by a fiver", "rent's going up
+£50 in April", "it's a tenner more from March", "knocked £20 off the quote". No new amount is named, so the
+new one is the old one plus the difference: the caller finds the memory that held the old amount and
+restates it with the new one (`with_difference`), as `shifts` does for dates moved by an amount.
+"""
+
+from __future__ import annotations
+
+import re
+
+# money said in words: "a fiver", "a tenner", "a quid", "a grand", "20 quid"
+_SLANG = {"fiver": 5, "tenner": 10, "quid": 1, "grand": 1000, "buck": 1, "hundred": 100}
+_MONEY = (r"(?P<cur>[$£€])\s?(?P<num>\d[\d,]*(?:\.\d+)?)|(?P<qnum>\d[\d,]*)\s+(?P<qword>quid|bucks|grand)\b|"
+          r"an?\s+(?P<word>fiver|tenner|quid|grand|buck|hundred)\b")
+_UP = re.compile(rf"\b(?P<dir>up|down)\s+(?:by\s+)?(?:{_MONEY})", re.I)
+_MORE = re.compile(rf"(?:{_MONEY})\s+(?P<dir>more|less|extra|cheaper|dearer)\b", re.I)
+_OFF = re.compile(rf"\b(?:knocked|took|taken|knock)\s+(?:{_MONEY})\s+off\b", re.I)
+_AMOUNT = re.compile(r"(?P<cur>[$£€])\s?(?P<num>\d[\d,]*(?:\.\d+)?)")
+_DOWN = frozenset({"down", "less", "cheaper"})
+
+
+def find_difference(text: str) -> tuple[float, str | None] | None:
+    """How much `text` says an amount went up (positive) or down (negative), and its currency sign if it
+    names one; None when it names no difference, or names the new amount itself ("up to £38")."""
+    if re.search(r"\b(?:up|down)\s+to\s+[$£€]?\d", text, re.I):
+        return None
+    m = _UP.search(text) or _MORE.search(text) or _OFF.search(text)
+    if m is None:
+        return None
+    if m["num"]:
+        amount, currency = float(m["num"].replace(",", "")), m["cur"]
+    elif m["qnum"]:
+        amount = float(m["qnum"].replace(",", "")) * (1000 if m["qword"].lower() == "grand" else 1)
+        currency = None
+    else:
+        amount, currency = float(_SLANG[m["word"].lower()]), None
+    down = (m.groupdict().get("dir") or "").lower() in _DOWN or m.re is _OFF
+    return (-amount if down else amount), currency
+
+
+def with_difference(content: str, difference: float, currency: str | None) -> str | None:
+    """`content` with its one amount of money moved by `difference`, written the way it was ("£1,150" ->
+    "£1,200"); None when it holds no amount, several, one in another currency, or one that would go below zero."""
+    amounts = list(_AMOUNT.finditer(content))
+    if len(amounts) != 1 or (currency and amounts[0]["cur"] != currency):
+        return None
+    old = amounts[0]
+    value = float(old["num"].replace(",", "")) + difference
+    if value < 0:
+        return None
+    decimals = len(old["num"].split(".")[1]) if "." in old["num"] else (2 if value != int(value) else 0)
+    number = f"{value:,.{decimals}f}" if "," in old["num"] or value >= 1000 else f"{value:.{decimals}f}"
+    return content[:old.start("num")] + number + content[old.end("num"):]

@@ -1,0 +1,91 @@
+"""Values a turn moves without naming the new one in full: a date moved by an amount ("pushed the install
+back a week", `shifts`), an amount changed by a difference ("put the gym up by a fiver", `deltas`), a new value
+said with no subject of its own ("mine's 5518 now", `revalue`). Each becomes the memory that held the old
+value, restated with the new one, and the pipeline lets it replace that memory.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+from datetime import datetime
+
+from mnemoflow.memory.english.deltas import find_difference, with_difference
+from mnemoflow.memory.english.lexicon import MONTHS
+from mnemoflow.memory.english.shifts import find_shift, rescheduled, shifted_clause
+from mnemoflow.memory.generate.candidates import Candidate
+from mnemoflow.memory.relate.claim_words import STOPWORDS
+from mnemoflow.memory.relate.claims import parse_claim
+from mnemoflow.memory.relate.relations import Neighbour
+from mnemoflow.memory.relate.restate import RESTATE_FROM
+from mnemoflow.memory.relate.revalue import new_value, revalued
+from mnemoflow.timeutil import aware_utc
+
+__all__ = ["changed_by_difference", "moved_by_amount", "revalued_memory"]
+
+
+def moved_by_amount(candidate: Candidate, neighbours: Sequence[Neighbour],
+                     now: datetime) -> tuple[Candidate, Neighbour] | None:
+    """"They pushed the install back a week": no date is named, so the candidate becomes the memory of the
+    thing moved, restated with its date moved by the amount, and replaces it: returned with that memory. The
+    thing is the nearest memory of an event still ahead (at least `RESTATE_FROM` near), or the only one
+    among the neighbours: "the install" rarely shares words with "the fitters put the kitchen in". None
+    when the candidate names a date or no amount."""
+    shift = find_shift(candidate.content) if candidate.event_start_at is None else None
+    if shift is None:
+        return None
+    ahead = [n for n in neighbours if n.event_start_at and aware_utc(n.event_start_at) >= aware_utc(now)]
+    near = sorted((n for n in ahead if (n.vector_similarity or 0.0) >= RESTATE_FROM),
+                  key=lambda n: -(n.vector_similarity or 0.0))
+    said = parse_claim(shifted_clause(candidate.content))
+    # the lone event ahead is the thing moved unless the candidate names another ("all the comms shift a
+    # week earlier" moves the comms, not the launch they are planned around)
+    pronoun = said.subject is None or said.subject.split("'")[0] in STOPWORDS  # "they've pushed the install back"
+    lone = [n for n in ahead if pronoun or said.subject in said.names
+            or said.subject in parse_claim(n.content).anchors] if len(ahead) == 1 else []
+    for neighbour in near or lone:
+        if moved := rescheduled(neighbour.content, neighbour.event_start_at, shift):  # type: ignore[arg-type]
+            return replace(candidate, content=moved[0], kind=neighbour.kind, event_start_at=moved[1], event_end_at=None,
+                           reasons=(*candidate.reasons, "rescheduled")), neighbour
+    return None
+
+
+def revalued_memory(candidate: Candidate, known: Sequence[str], speaker: str) -> tuple[Candidate, str, str] | None:
+    """"Mine's 5518 now", "we're at 120 now": a new value that names no subject becomes the memory, among
+    those the turn was drafted with (most relevant first), that holds the one value of its kind, restated
+    with the new one (`revalue`); with that memory's text, so the caller can find it, and the reason."""
+    value = new_value(claim := parse_claim(candidate.content), speaker)
+    if value is None:
+        return None
+    for text in known:
+        if found := revalued(text, value):
+            reason = f"revalued: {found[1]} -> {value.text}, said with '{claim.change_text}' and no subject of its own"
+            return replace(candidate, content=found[0], reasons=(*candidate.reasons, "revalued")), text, reason
+    return None
+
+
+# "from March 2027": when the new amount starts, carried onto the restated memory
+_FROM_MONTH = re.compile(rf"\b(?:from|in|starting|as of)\s+(?P<when>(?:{'|'.join(MONTHS)})\s+\d{{4}})", re.I)
+
+
+def changed_by_difference(candidate: Candidate, neighbours: Sequence[Neighbour]) -> tuple[Candidate, Neighbour] | None:
+    """"They've put the gym up by a fiver from March": no amount is named, so the candidate becomes the memory
+    that held the old amount, restated with it moved by the difference, and replaces it: returned with that
+    memory. The memory is one holding a single amount that shares a topic with the candidate ("gym"), else
+    the nearest such (at least `RESTATE_FROM`), else the only one among the neighbours."""
+    found = find_difference(candidate.content)
+    if found is None:
+        return None
+    said = parse_claim(candidate.content)
+    topic = said.stems - {said.subject} - STOPWORDS
+    holding = [(n, text) for n in neighbours if (text := with_difference(n.content, *found))]
+    named = [(n, t) for n, t in holding if topic & (parse_claim(n.content).stems - {parse_claim(n.content).subject})]
+    near = [(n, t) for n, t in holding if (n.vector_similarity or 0.0) >= RESTATE_FROM]
+    pool = named or near or (holding if len(holding) == 1 else [])
+    if not pool:
+        return None
+    neighbour, text = max(pool, key=lambda pair: pair[0].vector_similarity or 0.0)
+    if (since := _FROM_MONTH.search(candidate.content)) and since["when"].lower() not in text.lower():
+        text = f"{text} from {since['when']}"
+    return replace(candidate, content=text, kind=neighbour.kind, reasons=(*candidate.reasons, "changed by")), neighbour
