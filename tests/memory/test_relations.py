@@ -286,6 +286,16 @@ def test_a_thing_that_ended_ends_what_was_said_of_it(old: str, new: str) -> None
     assert decision.confidence >= 0.85
 
 
+@pytest.mark.parametrize(("new", "old"), [
+    ("Ana is used to the cold", "Ana lives in Tromsø"),  # a state, not a past habit
+    ("Ana's off to Spain on Friday", "Ana's holiday is in Spain"),  # leaving for it, not calling it off
+    ("Ana's son is 7", "Ana is 34"),  # another person's age
+])
+def test_look_alikes_of_an_ending_or_a_new_age_are_no_change(new: str, old: str) -> None:
+    decision = judge(new, n("m1", old, sim=0.6))
+    assert decision.relation != "UPDATES", decision
+
+
 def test_retired_before_a_noun_is_no_change() -> None:
     decision = judge("Piers is a retired teacher", n("m1", "Piers lives in Leeds"))
     assert decision.relation != "UPDATES", decision

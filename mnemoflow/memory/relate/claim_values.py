@@ -296,10 +296,26 @@ def _mark_values(tokens: list[Token], values: list[Value]) -> None:
             unit = None
             if rest:
                 unit = stem(rest[0])
+            elif _age_at(tokens, i):
+                unit = AGE
             elif i + 1 < n and _is_content_word(tokens[i + 1]) and not _is_name_like(tokens[i + 1], False):
                 unit = stem(tokens[i + 1].lower)
             tok.role, tok.group = "value", len(values)
             values.append(Value("quantity", number, tok.text, unit=unit))
+
+
+AGE = "age"
+_AGE_BEFORE = frozenset({"is", "am", "'s", "was", "turned", "turns", "turning"})
+
+
+def _age_at(tokens: list[Token], i: int) -> bool:
+    """"Ana is 34", "turned 35 yesterday", "is 35 years old": a person's age, whatever words say it."""
+    after = [t.lower for t in tokens[i + 1:i + 3]]
+    if after[:2] in (["years", "old"], ["year", "old"], ["yrs", "old"]):
+        return True
+    bare = not (i + 1 < len(tokens) and _is_content_word(tokens[i + 1]))
+    return bare and i > 0 and tokens[i - 1].lower in _AGE_BEFORE and float(tokens[i].text.replace(",", "") if
+                                                                           tokens[i].kind == "number" else 0) < 125
 
 
 def _mark_names(tokens: list[Token], values: list[Value]) -> list[tuple[str, int, int]]:

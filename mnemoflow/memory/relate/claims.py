@@ -82,9 +82,12 @@ _SCOPE_ENDS = frozenset({"and", "but", "or", "while", "whereas", "because", "so"
 # verbs that end what their object names: "dropped VS Code", "quit smoking", "left Shopify"
 _LEAVING = frozenset({"dropped", "dumped", "quit", "ditched", "abandoned"})
 # ... said in two words and a preposition: "gave up on the pixel", "got rid of the sofa"
-_LEAVING_PHRASES = frozenset({("gave", "up", "on"), ("given", "up", "on"), ("got", "rid", "of")})
+_LEAVING_PHRASES = frozenset({("gave", "up", "on"), ("given", "up", "on"), ("got", "rid", "of"), ("gone", "off", ""),
+                              ("went", "off", ""), ("used", "to", "")})
 # ... and those that end it when it is named: "left Shopify", "sold the Octavia", "cancelled Ladlebox"
 _LEAVING_NAMED = frozenset({"left", "sold", "closed", "escaped", "offloaded", "cancelled", "canceled", "scrapped", "binned"})
+# "I'm used to the cold": a state, not a past habit
+_USED_TO_STATE = frozenset({"be", "am", "is", "are", "was", "were", "get", "got", "getting", "been", "'m", "'re", "'s"})
 _DETERMINERS = frozenset({"the", "my", "our", "his", "her", "their", "your"})
 
 
@@ -222,6 +225,8 @@ def _ends_what_follows(tokens: list[Token], i: int) -> bool:
     low = tokens[i].lower
     if low in _LEAVING or i >= 2 and (tokens[i - 2].lower, tokens[i - 1].lower, low) in _LEAVING_PHRASES:
         return True
+    if i >= 1 and (tokens[i - 1].lower, low, "") in _LEAVING_PHRASES:  # "gone off coffee", "used to love running"
+        return tokens[i - 2].lower not in _USED_TO_STATE if low == "to" and i >= 2 else True
     determiner = i + 2 < len(tokens) and tokens[i + 1].lower in _DETERMINERS
     j = i + 2 if determiner else i + 1
     if low not in _LEAVING_NAMED or j >= len(tokens):

@@ -14,7 +14,7 @@ from datetime import date, datetime
 
 from mnemoflow.memory.english.lexicon import SEASONS, WEEKDAYS
 from mnemoflow.memory.english.temporal import RULED_OUT
-from mnemoflow.memory.relate.claim_values import Value
+from mnemoflow.memory.relate.claim_values import AGE, Value
 from mnemoflow.memory.relate.claim_words import (
     ANTONYMS,
     ENDED,
@@ -214,6 +214,8 @@ def _aligned(new: Value, old_value: Value, cand: Claim, old: Claim) -> bool | No
         return new.key[0] == old_value.key[0]  # type: ignore[index]
     if kind in ("diet", "relationship status"):
         return cand.subject == old.subject and cand.subject_head == old.subject_head
+    if kind == "quantity" and new.unit == old_value.unit == AGE:
+        return cand.subject == old.subject and cand.subject_head == old.subject_head  # "is 34" / "turned 35"
     if kind == "quantity" and new.unit and old_value.unit:
         if not same_stem(new.unit, old_value.unit):
             return None

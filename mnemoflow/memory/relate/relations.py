@@ -92,6 +92,7 @@ from mnemoflow.memory.relate.claim_words import (
 )
 from mnemoflow.memory.relate.claims import Claim, parse_claim
 from mnemoflow.memory.relate.compare import (
+    _ENDED_SUBJECT,
     _QUALIFIER_STEMS,
     _adds_content,
     _changes_its_head,
@@ -315,7 +316,8 @@ def _judge(cand: Claim, kind: str, cand_entities: frozenset[str], neighbour: Nei
             return Decision("UPDATES", nid, conf, f"value: same slot, new value: {what}")
 
     # 4. explicit change markers
-    if cand.change and not blocked and not older and _adds_content(cand, old) and said_now and \
+    ended = bool(_ENDED_SUBJECT.search(cand.change_text or ""))  # "Lisbon's off" adds nothing but the ending
+    if cand.change and not blocked and not older and (_adds_content(cand, old) or ended) and said_now and \
             not (cand.change == "weak" and adds_alongside(cand)):  # "now plays guitar too": one more
         slot = _slot_link(cand, old, strong=cand.change == "strong")
         if slot:
