@@ -57,6 +57,13 @@ CHANGES = {  # a fact, then what is true now: each leaves one current memory and
                            "Leadership wants the checkout launch pulled in to October 8, 2030"),
     "a diet said alone": ("I'm vegan", "so pescatarian now"),
     "a new number said with no owner": ("My phone number is 07700 900123", "new number's 07700 900456"),
+    "an amount changed by a difference": ("My gym membership is £30 a month", "they've put the gym up by a fiver"),
+    "a habit one used to have": ("I love running in the mornings", "I used to love running, I swim now"),
+    "a taste one has gone off": ("I drink coffee every morning", "I've gone off coffee, it's green tea these days"),
+    "a car written off": ("My car is a blue Golf", "the Golf got written off, I'm driving a Yaris now"),
+    "an age turned": ("I'm 34", "turned 35 yesterday"),
+    "a time told in words": ("The standup is at 9:15", "standup's moved to half nine"),
+    "a taste one is not into anymore": ("My favourite band is Radiohead", "not really into Radiohead anymore"),
     "an appointment someone moved": ("My physio appointment is on Tuesday June 4, 2030 at 3pm",
                                      "they bumped me to Thursday June 6, 2030"),
 }
@@ -91,6 +98,13 @@ def test_what_takes_the_place_of_a_thing_ended_in_the_same_add_replaces_it_too(m
     assert [(e.event, e.previous_id) for e in switched.results] == [("UPDATE", notes.results[0].id)] * 2
     [notion] = [e for e in switched.results if "Notion" in e.memory]
     assert notion.id in {m.id for m in memory.get_all(user_id="alex")}
+
+
+def test_a_plan_called_off_and_what_came_instead_replace_it(memory: Memory) -> None:
+    trip = memory.add("We're going to Lisbon in June", user_id="alex")
+    changed = memory.add("Lisbon's off, we're doing Porto instead", user_id="alex")
+    assert [(e.event, e.previous_id) for e in changed.results] == [("UPDATE", trip.results[0].id)] * 2
+    assert not memory.get(trip.results[0].id).is_latest
 
 
 def test_a_shift_said_of_another_thing_leaves_the_lone_event_where_it_was(memory: Memory) -> None:

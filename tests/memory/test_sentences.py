@@ -135,3 +135,10 @@ def test_weekdays_written_short_are_written_out() -> None:
     assert split_sentences("tues and fri, straight after school") == ["Tuesday and Friday, straight after school"]
     assert split_sentences("Brownies on weds at 6") == ["Brownies on Wednesday at 6"]
     assert split_sentences("I sat in the sun") == ["I sat in the sun"]  # no other word is touched
+
+
+def test_a_time_of_day_in_words_is_written_as_a_clock_shows_it() -> None:
+    assert split_sentences("standup's moved to half nine. see you at quarter past ten") == [
+        "standup's moved to 9:30.", "see you at 10:15"]
+    assert split_sentences("it took half an hour") == ["it took half an hour"]
+    assert split_sentences("it's all Fontaines D.C. now") == ["it's all Fontaines D.C. now"]

@@ -73,9 +73,26 @@ _DAY_RANGE_RE = re.compile(rf"\b({_ANY_SHORT})\s*[-\u2013]\s*({_ANY_SHORT})\b", 
 _DAY_FULL = {**_DAY_SHORT, **{day[:3]: day.capitalize() for day in WEEKDAYS}}
 
 
+_DOTTED = re.compile(r"(?:[a-z]\.)+[a-z]")  # "d.c", "u.k": letters with periods
+# "half nine", "quarter past ten", "quarter to eight": a time of day told in words is written as one
+_HOURS = {w: n for n, w in enumerate("one two three four five six seven eight nine ten eleven twelve".split(), 1)}
+_CLOCK_WORDS = re.compile(rf"\b(?<!\ba )(?P<part>half|quarter past|quarter to)\s+(?P<hour>{'|'.join(_HOURS)}|1[0-2]|[1-9])\b"
+                          r"(?!\s+(?:of|an?|the|hours?|days?|weeks?|months?|years?)\b)", re.I)
+
+
+def _clock(m: re.Match[str]) -> str:
+    hour = _HOURS.get(m["hour"].lower()) or int(m["hour"])
+    part = m["part"].lower()
+    if part == "quarter to":
+        return f"{hour - 1 or 12}:45"
+    return f"{hour}:{'30' if part == 'half' else '15'}"
+
+
 def _normalize(text: str) -> str:
-    """Straight quotes, no emoji (one between words ends a sentence), weekdays written out, single spaces."""
+    """Straight quotes, no emoji (one between words ends a sentence), weekdays written out, times of day in
+    words written as a clock shows them, single spaces."""
     text = _EMOJI_BETWEEN.sub("\n", text.translate(_QUOTES))
+    text = _CLOCK_WORDS.sub(_clock, text)
     text = _DAY_RANGE_RE.sub(lambda m: f"{_DAY_FULL[m[1].lower()]} to {_DAY_FULL[m[2].lower()]}", text)
     text = _DAY_SHORT_RE.sub(lambda m: _DAY_SHORT[m.group().rstrip(".").lower()], text)
     return re.sub(r"[ \t]+", " ", _EMOJI.sub(" ", text)).strip()
@@ -89,7 +106,7 @@ def split_sentences(text: str) -> list[str]:
         before = text[start:m.start()].split()
         last = before[-1].lower().rstrip(".") if before else ""
         numbered = len(before) == 1 and last.isdigit()  # "1." opening a list item
-        initial = len(last) == 1 and last.isalpha()  # "J. K. Rowling"
+        initial = len(last) == 1 and last.isalpha() or bool(_DOTTED.fullmatch(last))  # "J. K. Rowling", "D.C."
         if m.group().strip().startswith(".") and (last in ABBREVIATIONS or initial or numbered):
             continue
         inside = text[start:m.start()]

@@ -65,7 +65,7 @@ _PLAN_GERUNDS = frozenset({"moving", "going", "starting", "planning", "heading",
 
 # "-ing" words that are no verb: "everything lives in Bitwarden now" has its subject
 _GERUND_START = re.compile(r"^(?:(?P<adverb>just|finally|also|still|currently|now|really) )?"
-                           r"(?!(?:every|some|any|no)thing\b|morning\b|evening\b|thing\b)[a-z]+ing\b")
+                           r"(?!(?:every|some|any|no)thing\b|morning\b|evening\b|thing\b)[a-z]+ing\b(?!'s)")
 
 _PREFERENCE_START = re.compile(r"^(?:really |totally |absolutely )?(?:love|like|hate|enjoy|prefer|adore|need|want)\b",
                                re.I)
@@ -427,6 +427,8 @@ _DOING_NOW = re.compile(r"^(?P<when>(?i:these days|nowadays|now))[,\s]+(?i:it's|
 
 
 _CLASS_VALUES = frozenset().union(*EXCLUSIVE_CLASSES.values())
+_NOT_A_STATE = re.compile(r"^not\s+(?:really\s+|that\s+|so\s+|too\s+)?(?:into|keen on|a fan of|fussed|bothered|"
+                          r"interested in|sure about|over)\b")
 
 
 def _with_subject(body: str) -> tuple[str, bool]:
@@ -446,6 +448,8 @@ def _with_subject(body: str) -> tuple[str, bool]:
     if first in _STATE_WORDS:
         return body, False
     if first in _CLASS_VALUES and len(body.split()) <= 3:  # "pescatarian now", "single again": what the speaker is
+        return "I'm " + low, True
+    if _NOT_A_STATE.match(low):  # "not really into Radiohead anymore": the speaker is not
         return "I'm " + low, True
     if (first in PAST_FORMS and first not in {"been", "done"}) or (first.endswith("ed") and len(first) > 4):
         return "I " + low, True

@@ -280,8 +280,8 @@ class RuleEngine:
             if added:
                 confidence -= 0.1
                 reasons.append("subject supplied")
-        if len(body.split()) + len(_CONTRACTED.findall(body)) < 3:
-            return skip("too short")  # "Fun!", "Alex!"; "I'm vegan" counts as the three words it becomes
+        if len(expand_is(body).split()) + len(_CONTRACTED.findall(body)) < 3:
+            return skip("too short")  # "Fun!", "Alex!"; "I'm vegan", "Lisbon's off" count as the three words they become
         body = _it_named_before(expand_is(_mine_named_before(_owned_by_speaker(body, info.speaker, info.known), before)),
                                 before)
         rewrite = rewrite_persons(body, info.speaker, info.addressee, antecedents)
