@@ -69,6 +69,17 @@ CHANGES = {  # a fact, then what is true now: each leaves one current memory and
 }
 
 
+LOOK_ALIKES = {  # what reads like a change and is not one: the first memory stays current
+    "a comparison": ("The gym is £30 a month", "the pool is a tenner more than the gym"),
+    "an age from before": ("I'm 31", "I turned 30 last year, that was a big party"),
+    "another thing given up": ("I drink coffee every morning", "I've gone off tea, coffee all the way"),
+    "another person's past": ("I'm vegan", "my partner used to be vegan"),
+    "another appointment moved": ("My physio appointment is on Tuesday June 4, 2030 at 3pm",
+                                  "they moved my dentist to Thursday June 6, 2030"),
+    "a day off": ("Maya says Dan is great to work with", "Dan's off today"),
+}
+
+
 @pytest.fixture
 def memory(tmp_path: Path) -> typing.Iterator[Memory]:
     with Memory(home=tmp_path / "home", tenant_id="acme") as m:
@@ -98,6 +109,15 @@ def test_what_takes_the_place_of_a_thing_ended_in_the_same_add_replaces_it_too(m
     assert [(e.event, e.previous_id) for e in switched.results] == [("UPDATE", notes.results[0].id)] * 2
     [notion] = [e for e in switched.results if "Notion" in e.memory]
     assert notion.id in {m.id for m in memory.get_all(user_id="alex")}
+
+
+@pytest.mark.parametrize(("before", "after"), list(LOOK_ALIKES.values()), ids=list(LOOK_ALIKES))
+def test_what_only_looks_like_a_change_leaves_the_first_memory_current(memory: Memory, before: str,
+                                                                        after: str) -> None:
+    first = memory.add(before, user_id="alex")
+    second = memory.add(after, user_id="alex")
+    assert all(e.event != "UPDATE" for e in second.results), second.results
+    assert memory.get(first.results[0].id).is_latest
 
 
 def test_a_plan_called_off_and_what_came_instead_replace_it(memory: Memory) -> None:

@@ -13,7 +13,7 @@ _SLANG = {"fiver": 5, "tenner": 10, "quid": 1, "grand": 1000, "buck": 1, "hundre
 _MONEY = (r"(?P<cur>[$£€])\s?(?P<num>\d[\d,]*(?:\.\d+)?)|(?P<qnum>\d[\d,]*)\s+(?P<qword>quid|bucks|grand)\b|"
           r"an?\s+(?P<word>fiver|tenner|quid|grand|buck|hundred)\b")
 _UP = re.compile(rf"\b(?P<dir>up|down)\s+(?:by\s+)?(?:{_MONEY})", re.I)
-_MORE = re.compile(rf"(?:{_MONEY})\s+(?P<dir>more|less|extra|cheaper|dearer)\b", re.I)
+_MORE = re.compile(rf"(?:{_MONEY})\s+(?P<dir>more|less|extra|cheaper|dearer)\b(?!\s+than\b)", re.I)  # not a comparison
 _OFF = re.compile(rf"\b(?:knocked|took|taken|knock)\s+(?:{_MONEY})\s+off\b", re.I)
 _AMOUNT = re.compile(r"(?P<cur>[$£€])\s?(?P<num>\d[\d,]*(?:\.\d+)?)")
 _DOWN = frozenset({"down", "less", "cheaper"})

@@ -280,7 +280,8 @@ def _main_verb(tokens: list[Token]) -> int | None:
             return k
         if t.role == "name" or t.possessive:
             continue
-        if low.endswith("ed") and len(low) > 4 and k > 0:
+        if low.endswith("ed") and len(low) > 4 and k > 0 or low == "used" and k > 0 and \
+                k + 1 < len(tokens) and tokens[k + 1].lower == "to":  # "Ana's partner used to be vegan"
             return k
         if low.endswith("s") and not low.endswith(("ss", "is", "us", "ous", "ics")) and k > 0:
             back = k - 1

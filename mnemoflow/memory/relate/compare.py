@@ -99,11 +99,16 @@ def _reset_value(cand: Claim, old: Claim) -> str | None:
         return None
     people = {cand.subject, old.subject}
     things = {x for x in _shared(cand.anchors - people, old.anchors - people) if x not in _QUALIFIER_STEMS}
-    if not things and old.subject and old.subject != cand.subject and old.subject in cand.anchors and \
-            all(v.type in ("date", "time") for v in reset):
-        # "they bumped me to Thursday June 6": the person moved is the one whose appointment it is
+    if not things and all(v.type in ("date", "time") for v in reset) and _moves_the_person(cand, old):
         return f"when {old.subject}'s {old.subject_head or 'appointment'} is"
     return ", ".join(sorted(things)) or None
+
+
+def _moves_the_person(cand: Claim, old: Claim) -> bool:
+    """"They bumped me to Thursday June 6": the person moved is the one whose appointment it is (not "they
+    moved my dentist to June 6", which names another thing of the person's)."""
+    return bool(old.subject and old.subject != cand.subject and old.subject in cand.anchors
+                and not re.search(r"'s\s+[a-z]", cand.body))
 
 
 def _sources(cand: Claim, old: Claim) -> str:
@@ -167,7 +172,8 @@ def _disagreements(cand: Claim, old: Claim, *, same_voice: bool = True, now: dat
             tight = _aligned(new, value, cand, old)
             loose = tight is None and value.type in ("date", "time", "money", "percent", "quantity") and \
                 len(pool) == 1 and len(same_type_old) == 1 and _roles_agree(new, value) and (
-                    len(shared) >= 2 or one_thing and value.type in ("date", "time") or shared and _set_to(new, cand))
+                    len(shared) >= 2 or one_thing and value.type in ("date", "time") or
+                    _set_to(new, cand) and bool(shared - {old.subject} or _moves_the_person(cand, old)))
             if tight is None and value.type == "name" and not same_voice:
                 loose = len(pool) == 1 and topic >= 2  # two people naming different places for one dinner
             if tight or loose:
@@ -214,8 +220,8 @@ def _aligned(new: Value, old_value: Value, cand: Claim, old: Claim) -> bool | No
         return new.key[0] == old_value.key[0]  # type: ignore[index]
     if kind in ("diet", "relationship status"):
         return cand.subject == old.subject and cand.subject_head == old.subject_head
-    if kind == "quantity" and new.unit == old_value.unit == AGE:
-        return cand.subject == old.subject and cand.subject_head == old.subject_head  # "is 34" / "turned 35"
+    if kind == "quantity" and new.unit == old_value.unit == AGE:  # "is 34" / "turned 35"; never younger
+        return cand.subject == old.subject and cand.subject_head == old.subject_head and new.key > old_value.key
     if kind == "quantity" and new.unit and old_value.unit:
         if not same_stem(new.unit, old_value.unit):
             return None

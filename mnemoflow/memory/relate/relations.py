@@ -317,6 +317,8 @@ def _judge(cand: Claim, kind: str, cand_entities: frozenset[str], neighbour: Nei
 
     # 4. explicit change markers
     ended = bool(_ENDED_SUBJECT.search(cand.change_text or ""))  # "Lisbon's off" adds nothing but the ending
+    # "gone off tea, coffee all the way" ends tea: a change that ends nothing the neighbour says is not its change
+    blocked = blocked or bool(cand.negated) and not any(_has(x, old.positive) for x in cand.negated)
     if cand.change and not blocked and not older and (_adds_content(cand, old) or ended) and said_now and \
             not (cand.change == "weak" and adds_alongside(cand)):  # "now plays guitar too": one more
         slot = _slot_link(cand, old, strong=cand.change == "strong")
