@@ -568,3 +568,11 @@ def test_an_adverb_between_did_and_the_verb_stays_an_adverb() -> None:
 
 def test_a_new_thing_said_with_no_owner_is_the_speakers() -> None:
     assert contents(say("Ruth", "new number's 07700 900456", role="user")) == ["Ruth's new number is 07700 900456"]
+
+
+def test_a_group_chat_answer_is_read_with_the_question_put_to_its_speaker() -> None:
+    tent = [c.content for c in stored([("Ana", "who's bringing the tent?"), ("Ben", "me, it's the big green one")], NOW)]
+    assert tent[0] == "Ben is bringing the tent"  # the answer's own clause after the comma is drafted apart
+    jobs = stored([("Cara", "I'll do the food, Ben you do drinks too?"), ("Ben", "yep")], NOW)
+    assert [c.content for c in jobs] == ["Cara will do the food", "Ben does drinks too"]
+    assert contents(say("Jess", "count me in for the Snowdon trip", role="user")) == ["Jess is in for the Snowdon trip"]

@@ -42,9 +42,11 @@ _ASK = (r"(?:please\s+)?(?:keep|remind|book|schedule|send|tell|add|use|note|leav
 _REMINDER = re.compile(r"^(?:remember|don't forget|do not forget|keep in mind)(?:\s+that)?\s+(?!to\b)")
 # "We've got a Kia Niro now, so how do I find chargers?": a question after a statement
 _QUESTION = r"(?i:how|what|where|when|who|which|why|any|anything|do|does|did|is|are|can|should|would|will)\b[^.!]*\?$"
+# "..., Ben you do drinks too?": a question put to someone in the words of a statement
+_YOU_QUESTION = r"(?:[A-Z][a-z]+,?\s+)?you\b[^.!]*\?$"
 _CLAUSE_BREAK = re.compile(r";\s+|,\s+(?:and\s+|but\s+|so\s+)?(?=(?:(?:as usual|also|now|then|actually),?\s+)?"
                            r"(?:I|I'm|I've|I'll|I'd|we|we're|we've|my|our|can you|could you|please)\b|" + _ASK + "|"
-                           + _QUESTION + r")|"
+                           + _QUESTION + "|" + _YOU_QUESTION + r")|"
                            r"(?<=\w)\s+and\s+(?=(?:I|I'm|I've|I'll|I'd|we|we're|we've|we'll|my|our)\s|"
                            r"(?:the|his|her|their)\s+(?:[\w-]+\s+){0,3}?(?:is|are|was|were)\s)")
 _THING_ON_A_DAY = re.compile(rf"(?:the|my|our|his|her|their)\s.*\b(?:{'|'.join(WEEKDAYS + tuple(m.lower() for m in MONTHS))}|"
@@ -143,7 +145,7 @@ def split_clauses(sentence: str, is_clause: Callable[[str], bool]) -> list[str]:
         contrast = ";" in m.group() or "but" in m.group()
         if _REMINDER.match(tail) and not is_clause(head) and not re.search(r"\d", head):
             units[0:1] = [tail]  # "Catering again next week, remember I eat vegan": the fragment is the occasion
-        elif contrast or _REQUEST_START.match(tail) or re.match(_QUESTION, tail):
+        elif contrast or _REQUEST_START.match(tail) or re.match(_QUESTION, tail) or re.match(_YOU_QUESTION, tail):
             units[0:1] = [head, tail]
         elif _REFERS_BACK.search(tail) and len(_POLAR_START.sub("", head).split()) >= 4:
             continue  # the tail needs the head to be understood

@@ -427,6 +427,7 @@ _DOING_NOW = re.compile(r"^(?P<when>(?i:these days|nowadays|now))[,\s]+(?i:it's|
 
 
 _CLASS_VALUES = frozenset().union(*EXCLUSIVE_CLASSES.values())
+_COUNT_ME = re.compile(r"^count (me|us) (in|out)\b", re.I)
 _NOT_A_STATE = re.compile(r"^not\s+(?:really\s+|that\s+|so\s+|too\s+)?(?:into|keen on|a fan of|fussed|bothered|"
                           r"interested in|sure about|over)\b")
 
@@ -435,6 +436,8 @@ def _with_subject(body: str) -> tuple[str, bool]:
     """Chat drops the subject ("Moved to Lisbon in March"); put the speaker's "I" back."""
     first = body.split()[0].lower() if body.split() else ""
     low = body[:1].lower() + body[1:]
+    if counted := _COUNT_ME.match(body):  # "count me in for the Snowdon trip": the speaker is in
+        return f"{'I am' if counted[1].lower() == 'me' else 'we are'} {counted[2].lower()}{body[counted.end():]}", True
     if guessed := _GUESS_WHO.match(body):  # "guess who finally escaped Narva": the speaker did
         return "I " + body[guessed.end():], True
     if doing := _DOING_NOW.match(body):  # "these days it's reformer pilates at Pulse Studio": what they do

@@ -122,6 +122,9 @@ def is_clause(text: str) -> bool:
                for i, w in enumerate(words) if i >= 2)
 
 
+_ME = re.compile(r"(?:me|us|myself|both of us|me and \w+|\w+ and me)!*", re.I)
+
+
 def merge(question: str, answer: str) -> FollowUp | None:
     """What `answer` (the first sentence of a turn) says, read against the question it answers."""
     answer = answer.strip()
@@ -139,6 +142,10 @@ def merge(question: str, answer: str) -> FollowUp | None:
         return _yes_no(q, answer)
     if not q.aux and not q.subject and not q.rest:
         return _elliptic(q, answer)
+    head, comma, tail = answer.partition(",")
+    if comma and _ME.fullmatch(head.strip()) and is_clause(tail.strip()):
+        found = _wh(q, _fragment(head))  # "Who's bringing the tent?" / "me, it's the big green one"
+        return replace(found, leftover=tail.strip()) if found else None
     if is_clause(answer):
         return FollowUp((Segment(statement(q), False),), "clause", answer)
     if is_polar(answer):

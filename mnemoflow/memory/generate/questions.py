@@ -120,7 +120,10 @@ def parse_question(sentence: str) -> Question | None:
         return None  # "It's really cool when ..., isn't it?": an opinion asking for agreement
     if subject and rest and (rest[0].lower() in AUXILIARIES or (subject == "you" and (
             looks_like_base_verb(rest[0]) or is_past(rest[0])))):
-        aux = rest.pop(0).lower() if rest[0].lower() in AUXILIARIES else None  # "You're moving to Berlin?"
+        # "You're moving to Berlin?"; in "you do drinks too?" the "do" is the verb itself
+        done = rest[0].lower() in ("do", "does", "did") and len(rest) > 1 and (
+            rest[1].lower() in _DETERMINERS or re.fullmatch(r"[a-z]+[^s]s", rest[1].lower()) is not None)
+        aux = rest.pop(0).lower() if rest[0].lower() in AUXILIARIES and not done else None
         return Question(None, None, aux, subject, " ".join(rest))
     return None
 

@@ -85,6 +85,7 @@ from mnemoflow.memory.generate.judge import (
     _Turn,
     display_name,
 )
+from mnemoflow.memory.generate.questions import parse_question
 from mnemoflow.models import MemoryKind
 from mnemoflow.scoring import fast_score
 
@@ -311,7 +312,7 @@ class RuleEngine:
         if not is_polar(answer) and is_small_talk(strip_padding(answer, info.known).rstrip(".!?,; ")):
             return None  # "Thanks, Melanie!" answers nothing; the next sentences stand on their own
         asker = "the assistant" if _is_assistant(previous) else display_name(previous.speaker)
-        question = strip_padding(questions[-1], info.known)
+        question = _asked_of(info.speaker, strip_padding(questions[-1], info.known))
         reply = re.sub(r"^(?:(?:oh+|um+|uh+|hmm+|well|haha+|lol|ah+|sadly|unfortunately|luckily|thankfully|honestly|"
                        r"actually|surprisingly|happily|wait|hold on|sorry)\b[\s,.!]*)+", "", answer.strip(), flags=re.I)
         if not re.search(r"\w", reply):
@@ -425,6 +426,16 @@ def _addressee(context: GenerationContext) -> str | None:
     if other is None:
         return None
     return "the assistant" if _is_assistant(other) else display_name(other.speaker)
+
+
+def _asked_of(answerer: str, sentence: str) -> str:
+    """"I'll do the food, Ben you do drinks too?": the question is the last clause that asks one, put to the
+    answerer by name; a sentence that is one question ("what's his name, so I can ...?") stays whole."""
+    for clause in reversed(split_clauses(sentence, is_clause)[1:]):
+        asked = re.sub(rf"^{re.escape(answerer)},?\s+(?=you\b)", "", clause)
+        if asked.endswith("?") and parse_question(asked):
+            return asked
+    return sentence
 
 
 def _speakers(context: GenerationContext) -> list[str]:
