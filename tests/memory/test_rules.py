@@ -537,6 +537,10 @@ def test_mine_after_a_question_about_a_named_thing_is_the_speakers(said: str, ex
     ("so pescatarian now", "Ruth is pescatarian now"),
     # "pls remember this for me:" asks to keep what follows
     ("pls remember this for me: router admin page is 192.168.8.1", "Ruth's router admin page is 192.168.8.1"),
+    # a thing to keep and its value, or a label and its token
+    ("can you note the gate code, it's 4471#", "Ruth's gate code is 4471#"),
+    ("booking ref for the hotel: HT-88231", "Ruth's booking ref for the hotel is HT-88231"),
+    ("note to self: the bins go out on Thursdays", "Ruth: the bins go out on Thursdays"),
 ])
 def test_what_chat_leaves_out_is_supplied_and_what_it_adds_is_dropped(said: str, expected: str) -> None:
     assert contents(say("Ruth", said, role="user")) == [expected]

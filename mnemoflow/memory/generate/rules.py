@@ -94,11 +94,15 @@ _REMEMBER = re.compile(
     # "can you keep hold of this for me: ferry booking ref is KX7-44QPL": what follows is to be kept
     r"(?:(?:can|could|would) you\s+)?(?:(?:please|pls|plz)\s+)?(?:keep hold of|hold on to|hang on to|keep|save|store|note|"
     r"remember|jot down|make a note of)\s+(?:this|these|that)(?:\s+for me)?(?:\s+please)?\s*[:\-\u2013\u2014]\s*|"
-    r"(?:remember|(?:a |one )?(?:quick |side )?note|keep in mind|don't forget|do not forget|"
-    r"make a note|for your information|note to self)(?:\s+that)?[,:]?\s+|"
+    r"(?:note to self|remember|(?:a |one )?(?:quick |side )?note|keep in mind|don't forget|do not forget|"
+    r"make a note|for your information)(?:\s+that)?[,:]?\s+|"
     # "Add that checkout is 10am": what is to go into a note is a statement too
     r"(?:add|mention|include|put in|say)\s+that\s+(?=\w+\s+\w+))",
     re.I)
+_KEEP_THE = re.compile(r"^(?:(?:can|could|would) you\s+)?(?:(?:please|pls|plz)\s+)?(?:note|remember|save|keep|store|"
+                       r"jot down|write down)\s+(?:the|my|our)\s+(?P<thing>[\w' -]{2,40}?),?\s+(?:it's|it is|which is)\s+"
+                       r"(?P<value>\S.*)$", re.I)
+_LABELLED = re.compile(r"^(?P<label>[a-z][a-z' -]{2,40}?)\s*:\s*(?P<value>[A-Za-z0-9#./-]*\d[\w#./-]*\b.*)$")
 # "..., remember, ...", "as I said, ...": the speaker says the listener was told this before
 _SAID_BEFORE = re.compile(r"(?:^|,\s*)(?:remember|as i (?:said|mentioned|told you)|like i (?:said|mentioned|told you))"
                           r"(?: before| earlier| already)?(?=\s*,|\s*$)", re.I)
@@ -246,9 +250,14 @@ class RuleEngine:
             doer = "I" if info.addressee in (None, "the assistant") or body.lower().startswith("remind me") else "you"
             body = f"{doer} need to {body[to_do.end():]}"
             reasons.append("explicit remember")
+        elif kept := _KEEP_THE.match(body):  # "can you note the gate code, it's 4471#": the speaker's gate code
+            body = f"my {kept['thing']} is {kept['value']}"
+            reasons.append("explicit remember")
         elif remember := _REMEMBER.match(body):
             body = body[remember.end():]
             reasons.append("explicit remember")
+        elif labelled := _LABELLED.match(body):  # "booking ref for the hotel: HT-88231": a label and its token
+            body = f"my {labelled['label']} is {labelled['value']}"
         if said_before := _SAID_BEFORE.search(body):  # "..., remember, because of my allergy": told before
             body = (body[:said_before.start()] + body[said_before.end():]).strip(" ,")
             reasons.append("reminder")
