@@ -64,6 +64,10 @@ CHANGES = {  # a fact, then what is true now: each leaves one current memory and
     "an age turned": ("I'm 34", "turned 35 yesterday"),
     "a time told in words": ("The standup is at 9:15", "standup's moved to half nine"),
     "a taste one is not into anymore": ("My favourite band is Radiohead", "not really into Radiohead anymore"),
+    "a thing named bare at a sentence's start": ("Our wedding is on June 7, 2030", "wedding's now on June 14, 2030"),
+    "a person's appointment by their role": ("The dentist is at 2pm on Friday May 3, 2030", "dentist moved to 4:30"),
+    "a correction that turns out": ("I'm allergic to penicillin",
+                                    "turns out it's amoxicillin I react to, not penicillin"),
     "an appointment someone moved": ("My physio appointment is on Tuesday June 4, 2030 at 3pm",
                                      "they bumped me to Thursday June 6, 2030"),
 }
@@ -77,6 +81,9 @@ LOOK_ALIKES = {  # what reads like a change and is not one: the first memory sta
     "another appointment moved": ("My physio appointment is on Tuesday June 4, 2030 at 3pm",
                                   "they moved my dentist to Thursday June 6, 2030"),
     "a day off": ("Maya says Dan is great to work with", "Dan's off today"),
+    "another person's wedding": ("Our wedding is on June 7, 2030", "my sister's wedding is on June 14, 2030"),
+    "what the dentist said": ("The dentist is at 2pm on Friday May 3, 2030", "the dentist said I need to floss more"),
+    "something else that turns out": ("I'm allergic to penicillin", "turns out the rash was from the new soap"),
 }
 
 

@@ -267,7 +267,8 @@ _DAY_WORDS = frozenset(w.lower() for w in (*WEEKDAYS, *MONTHS, "today", "tonight
 _NOT_NOUN_AFTER = frozenset({"and", "or", "also", "just", "still", "now", "never", "always", "finally", "really",
                              "too", "then", "who", "which", "what", "that", "this", "these", "those", "it", "there",
                              "here", "said", "says", "thinks", "everyone", "everything", "someone", "something",
-                             "nothing", "nobody", "all", "each", "every", "some", "any", "both"})
+                             "nothing", "nobody", "all", "each", "every", "some", "any", "both", "turns", "turned",
+                             "seems", "looks"})  # "turns out the rash was ...": no thing of the speaker's
 
 
 # "what's the latest firmware for the Tessel AX router? mine's on 3.2.7", "how often should a 2016 Skoda Octavia

@@ -111,7 +111,7 @@ STRONG_CHANGE = (
     r"ended up (?:going )?with", r"quit", r"not .{1,40} after all", r"corrected",
     r"has been moved", r"was moved", r"was changed", r"updated to", r"sold(?! out\b)", r"got rid of", r"gave away",
     r"extended(?= (?:the|my|our|its|their|his|her|it)\b)", r"retired(?=\s*(?:[.,;!]|$|\s+(?:now|from|last|in|this|after|so|and|early)\b))", r"(?:is|'s|was|got|been) (?:dead|broken|gone|written off|totall?ed|called off)", r"(?<!\bbe )(?<!\bget )(?<!\bgot )(?<!\bam )(?<!'m )(?<!\bis )(?<!\bare )(?<!'re )used to\b(?! (?:it|that|this|the)\b)",
-    r"gone off", r"turned(?= \d{1,3}\b)", r"(?:is|'s) off\b(?! (?:to|for|on|at|in|work|sick)\b)", r"escaped", r"offloaded", r"closed(?= (?:the |my |our )?(?-i:[A-Z]))", r"cancell?ed", r"scrapped", r"binned", r"ditched", r"abandoned", r"replaced", r"traded (?:[\w']+ ){0,3}?in", r"died", r"(?:was|got|been) stolen", r"swapped", r"transferred", r"migrated", r"ported", r"broke up", r"promoted", r"demoted", r"became", r"renamed", r"upgraded", r"downgraded",
+    r"gone off", r"turn(?:s|ed) out\b(?! to\b)", r"turned(?= \d{1,3}\b)", r"(?:is|'s) off\b(?! (?:to|for|on|at|in|work|sick)\b)", r"escaped", r"offloaded", r"closed(?= (?:the |my |our )?(?-i:[A-Z]))", r"cancell?ed", r"scrapped", r"binned", r"ditched", r"abandoned", r"replaced", r"traded (?:[\w']+ ){0,3}?in", r"died", r"(?:was|got|been) stolen", r"swapped", r"transferred", r"migrated", r"ported", r"broke up", r"promoted", r"demoted", r"became", r"renamed", r"upgraded", r"downgraded",
     # a number raised or cut to a new one ("raised the rent to 1,350", "is up to 10 km", "went down to 6")
     (r"(?:raised|raises|increased|increases|lowered|lowers|reduced|reduces|cut|cuts|bump(?:ed|s|ing)|hik(?:ed|es|ing)|"
      r"(?:went|goes|gone|going|is|are|was|were|'s|'re) (?:up|down)) (?:[\w',]+ ){0,3}?to(?= [$€£¥]?\d| (?:a |an )?(?:"
@@ -154,8 +154,9 @@ def stem(word: str) -> str:
 
 
 def same_stem(a: str, b: str) -> bool:
-    """Equal stems, or one a long common prefix of the other ('physio' ~ 'physiotherapy')."""
-    if a == b:
+    """Equal stems, or one a long common prefix of the other ('physio' ~ 'physiotherapy'); a word and a stem
+    of it are the same ('wedding' ~ 'marri', as a name key at a sentence's start meets the stem)."""
+    if a == b or stem(a) == b or a == stem(b):
         return True
     shorter = min(len(a), len(b))
     if shorter < 5:

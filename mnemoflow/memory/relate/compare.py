@@ -200,7 +200,8 @@ def _same_thing(cand: Claim, old: Claim) -> bool:
     "Mei's dentist ..." / "Mei's dentist ...", "Standup is now at 10" / "Sam's standup is at 9:30" (in one
     scope, a thing named bare is the one named with its owner). A thing's single time or date is its slot."""
     for bare, owned in ((cand, old), (old, cand)):
-        if bare.subject and bare.subject_head is None and bare.subject == owned.subject_head:
+        if bare.subject and bare.subject_head is None and owned.subject_head and \
+                same_stem(bare.subject, owned.subject_head):
             return True
     if not cand.subject or cand.subject != old.subject:
         return False
@@ -369,7 +370,7 @@ def _other_person(cand: Claim, old: Claim) -> bool:
     if cand.subject_head == old.subject_head:
         return False
     for head, other in ((cand.subject_head, old), (old.subject_head, cand)):
-        if head in PERSON_NOUNS and not _has(head, other.stems):
+        if head in PERSON_NOUNS and not _has(head, other.stems | other.names):  # "Dentist moved to 4:30"
             return True
     return False
 
