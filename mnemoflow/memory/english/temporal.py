@@ -416,15 +416,13 @@ _PATTERNS: tuple[tuple[re.Pattern[str], _Handler], ...] = (
          r"(?!:)(?:,?\s+(?P<year>(?:19|20)\d\d)\b)?"), _calendar_day),
     (_rx(_PREP + r"\b(?:the\s+)?(?P<day>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<month>" + _ANY_MONTH + r")\b"
          r"(?:,?\s+(?P<year>(?:19|20)\d\d)\b)?"), _calendar_day),
-    # "the 28th", "Friday 25th"
     (_rx(_PREP + r"(?:\bthe\s+|(?<=day )(?:the\s+)?)(?P<day>\d{1,2})(?:st|nd|rd|th)\b(?!\s+(?:century|floor|grade|percentile|place|time|"
          r"birthday|anniversary|row|street|avenue)\b)"), _day_of_month),
     (_rx(_PREP + r"(?<!\bthe )\b(?:(?P<dir>next|last|this|early|late|mid-|mid|the end of|the beginning of|"
          r"the start of|the middle of)\s*)?(?P<month>" + _FULL_MONTH + r")\b(?:\s+(?P<year>(?:19|20)\d\d)\b)?"),
      _month),
-    # "turns 8 in Jan": a month cut short after a preposition ("Jan" alone may be a name)
-    (_rx(r"\b(?P<prep>in|by|until|till|since|from|before|after)\s+(?P<dir>)(?P<month>"
-         + "|".join(sorted(MONTH_ABBREVIATIONS, key=len, reverse=True)) + r")\b\.?(?!\s*\d)(?P<year>)"), _month),
+    (_rx(r"\b(?P<prep>in|by|until|till|since|from|before|after)\s+(?P<dir>)(?P<month>"  # "turns 8 in Jan" ("Jan"
+         + "|".join(sorted(MONTH_ABBREVIATIONS, key=len, reverse=True)) + r")\b\.?(?!\s*\d)(?P<year>)"), _month),  # alone: a name)
     (_rx(_PREP + r"\b(?P<dir>next|last|this|the coming|the past)\s+(?P<season>" + _SEASON + r")\b"),
      _season),
     (_rx(r"\b(?P<prep>in|during|over|by)\s+the\s+(?P<dir>)(?P<season>" + _SEASON + r")\b"), _season),

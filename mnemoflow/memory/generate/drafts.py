@@ -63,8 +63,7 @@ _PLAN_GERUNDS = frozenset({"moving", "going", "starting", "planning", "heading",
                            "researching", "writing", "building", "applying", "preparing", "saving", "launching",
                            "joining", "quitting", "switching", "traveling", "travelling", "hoping", "coming"})
 
-# "-ing" words that are no verb: "everything lives in Bitwarden now" has its subject
-_GERUND_START = re.compile(r"^(?:(?P<adverb>just|finally|also|still|currently|now|really) )?"
+_GERUND_START = re.compile(r"^(?:(?P<adverb>just|finally|also|still|currently|now|really) )?"  # not "everything"
                            r"(?!(?:every|some|any|no)thing\b|morning\b|evening\b|thing\b)[a-z]+ing\b(?!'s)")
 
 _PREFERENCE_START = re.compile(r"^(?:really |totally |absolutely )?(?:love|like|hate|enjoy|prefer|adore|need|want)\b",
@@ -429,8 +428,7 @@ _DOING_NOW = re.compile(r"^(?P<when>(?i:these days|nowadays|now))[,\s]+(?i:it's|
 
 _CLASS_VALUES = frozenset().union(*EXCLUSIVE_CLASSES.values())
 _COUNT_ME = re.compile(r"^count (me|us) (in|out)\b", re.I)
-_NOT_A_STATE = re.compile(r"^not\s+(?:really\s+|that\s+|so\s+|too\s+)?(?:into|keen on|a fan of|fussed|bothered|"
-                          r"interested in|sure about|over)\b")
+_NOT_A_STATE = re.compile(r"^not\s+(?:really\s+|that\s+|so\s+)?(?:into|keen on|a fan of|fussed|bothered|interested in)\b")
 
 
 def _with_subject(body: str) -> tuple[str, bool]:
