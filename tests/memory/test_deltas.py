@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from mnemoflow.memory.english.deltas import find_difference, with_difference
+from mnemoflow.memory.english.deltas import find_difference
+from mnemoflow.memory.relate.moved import with_difference
 
 
 @pytest.mark.parametrize(("text", "difference"), [

@@ -880,3 +880,8 @@ def test_scenario_replay_per_class_accuracy(scenarios: list[Scenario], embed, ca
             for k in ("derived", "correct", "expected", "found")}
     assert both["correct"] / max(1, both["derived"]) >= DERIVE_FLOORS["precision"]
     assert both["found"] / max(1, both["expected"]) >= DERIVE_FLOORS["recall"]
+
+
+def test_an_ordinal_after_is_is_no_age_and_reads_without_error() -> None:
+    assert [v.unit for v in parse_claim("The team is 60th in the league").values if v.type == "quantity"] == [None]
+    assert [v.unit for v in parse_claim("Ana is 34").values if v.type == "quantity"] == ["age"]

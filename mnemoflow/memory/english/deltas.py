@@ -1,7 +1,7 @@
 """Amounts changed by a difference, not to a new value: "they've put the gym up by a fiver", "rent's going up
 £50 in April", "it's a tenner more from March", "knocked £20 off the quote". No new amount is named, so the
 new one is the old one plus the difference: the caller finds the memory that held the old amount and
-restates it with the new one (`with_difference`), as `shifts` does for dates moved by an amount.
+restates it with the new one (`relate.moved`), as `shifts` does for dates moved by an amount.
 """
 
 from __future__ import annotations
@@ -38,16 +38,12 @@ def find_difference(text: str) -> tuple[float, str | None] | None:
     return (-amount if down else amount), currency
 
 
-def with_difference(content: str, difference: float, currency: str | None) -> str | None:
-    """`content` with its one amount of money moved by `difference`, written the way it was ("£1,150" ->
-    "£1,200"); None when it holds no amount, several, one in another currency, or one that would go below zero."""
-    amounts = list(_AMOUNT.finditer(content))
-    if len(amounts) != 1 or (currency and amounts[0]["cur"] != currency):
-        return None
-    old = amounts[0]
-    value = float(old["num"].replace(",", "")) + difference
-    if value < 0:
-        return None
-    decimals = len(old["num"].split(".")[1]) if "." in old["num"] else (2 if value != int(value) else 0)
-    number = f"{value:,.{decimals}f}" if "," in old["num"] or value >= 1000 else f"{value:.{decimals}f}"
-    return content[:old.start("num")] + number + content[old.end("num"):]
+def written_like(amount: str, value: float) -> str:
+    """`value` written the way `amount` was ("£1,150" and 1200 -> "£1,200"; "$9.99" and 10.99 -> "$10.99")."""
+    old = _AMOUNT.search(amount)
+    if old is None:
+        return f"{value:g}"
+    said = old["num"].rstrip(",")  # "£950," ends a clause
+    decimals = len(said.split(".")[1]) if "." in said else (2 if value != int(value) else 0)
+    number = f"{value:,.{decimals}f}" if "," in said or value >= 1000 else f"{value:.{decimals}f}"
+    return amount[:old.start("num")] + number + amount[old.start("num") + len(said):]

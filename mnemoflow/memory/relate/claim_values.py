@@ -314,8 +314,10 @@ def _age_at(tokens: list[Token], i: int) -> bool:
     if after[:2] in (["years", "old"], ["year", "old"], ["yrs", "old"]):
         return True
     bare = not (i + 1 < len(tokens) and _is_content_word(tokens[i + 1]))
-    return bare and i > 0 and tokens[i - 1].lower in _AGE_BEFORE and float(tokens[i].text.replace(",", "") if
-                                                                           tokens[i].kind == "number" else 0) < 125
+    if not (bare and i > 0 and tokens[i - 1].lower in _AGE_BEFORE):
+        return False
+    said = tokens[i].text
+    return tokens[i].kind != "number" or said.isdigit() and int(said) < 125  # not "is 40,000", "is 60th"
 
 
 def _mark_names(tokens: list[Token], values: list[Value]) -> list[tuple[str, int, int]]:

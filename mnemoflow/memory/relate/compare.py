@@ -81,12 +81,13 @@ def _changed_thing(cand: Claim, old: Claim) -> str | None:
 
 
 _RESET_TYPES = ("money", "percent", "quantity", "date", "time")
+_TO_A_DAY = rf"\bto (?:(?:{'|'.join(WEEKDAYS)}),? )?"  # "to £38", "to Thursday June 6"
 
 
 def _set_to(value: Value, cand: Claim) -> bool:
     """A strong change sets this value: "hiking it to £38", "pulled in to October 8"."""
     return cand.change == "strong" and value.type in _RESET_TYPES and \
-        bool(re.search(rf"\bto (?:(?:{'|'.join(WEEKDAYS)}),? )?{re.escape(value.text.split()[0])}", cand.body, re.I))
+        bool(re.search(_TO_A_DAY + re.escape(value.text.split()[0]), cand.body, re.I))
 
 
 def _reset_value(cand: Claim, old: Claim) -> str | None:

@@ -11,18 +11,19 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 
-from mnemoflow.memory.english.deltas import find_difference, with_difference
+from mnemoflow.memory.english.deltas import find_difference, written_like
 from mnemoflow.memory.english.lexicon import MONTHS
 from mnemoflow.memory.english.shifts import find_shift, rescheduled, shifted_clause
 from mnemoflow.memory.generate.candidates import Candidate
 from mnemoflow.memory.relate.claim_words import STOPWORDS
+from mnemoflow.memory.relate.claim_values import Value
 from mnemoflow.memory.relate.claims import parse_claim
 from mnemoflow.memory.relate.relations import Neighbour
 from mnemoflow.memory.relate.restate import RESTATE_FROM
 from mnemoflow.memory.relate.revalue import new_value, revalued
 from mnemoflow.timeutil import aware_utc
 
-__all__ = ["changed_by_difference", "moved_by_amount", "revalued_memory"]
+__all__ = ["changed_by_difference", "moved_by_amount", "revalued_memory", "with_difference"]
 
 
 def moved_by_amount(candidate: Candidate, neighbours: Sequence[Neighbour],
@@ -80,7 +81,7 @@ def changed_by_difference(candidate: Candidate, neighbours: Sequence[Neighbour])
     said = parse_claim(candidate.content)
     topic = said.stems - {said.subject} - STOPWORDS
     holding = [(n, text) for n in neighbours if (text := with_difference(n.content, *found))]
-    named = [(n, t) for n, t in holding if topic & (parse_claim(n.content).stems - {parse_claim(n.content).subject})]
+    named = [(n, t) for n, t in holding if topic & _topic(n.content)]
     near = [(n, t) for n, t in holding if (n.vector_similarity or 0.0) >= RESTATE_FROM]
     pool = named or near or (holding if len(holding) == 1 else [])
     if not pool:
@@ -89,3 +90,23 @@ def changed_by_difference(candidate: Candidate, neighbours: Sequence[Neighbour])
     if (since := _FROM_MONTH.search(candidate.content)) and since["when"].lower() not in text.lower():
         text = f"{text} from {since['when']}"
     return replace(candidate, content=text, kind=neighbour.kind, reasons=(*candidate.reasons, "changed by")), neighbour
+
+
+def _topic(content: str) -> frozenset[str]:
+    claim = parse_claim(content)
+    return claim.stems - {claim.subject}
+
+
+def with_difference(content: str, difference: float, currency: str | None) -> str | None:
+    """`content` with its one amount of money moved by `difference`, written the way it was ("£1,150" ->
+    "£1,200"; `revalue` does the restating); None when it holds no amount, several, one in another currency,
+    or one that would go below zero."""
+    amounts = [v for v in parse_claim(content).all_values if v.type == "money"]
+    if len(amounts) != 1 or (currency and amounts[0].key[0] != currency):  # type: ignore[index]
+        return None
+    old = amounts[0]
+    value = old.key[1] + difference  # type: ignore[index]
+    if value < 0:
+        return None
+    found = revalued(content, Value("money", (old.key[0], value), written_like(old.text, value)))  # type: ignore[index]
+    return found[0] if found else None
