@@ -15,8 +15,8 @@ from mnemoflow.memory.english.deltas import find_difference, written_like
 from mnemoflow.memory.english.lexicon import MONTHS
 from mnemoflow.memory.english.shifts import find_shift, rescheduled, shifted_clause
 from mnemoflow.memory.generate.candidates import Candidate
-from mnemoflow.memory.relate.claim_words import STOPWORDS
 from mnemoflow.memory.relate.claim_values import Value
+from mnemoflow.memory.relate.claim_words import STOPWORDS
 from mnemoflow.memory.relate.claims import parse_claim
 from mnemoflow.memory.relate.relations import Neighbour
 from mnemoflow.memory.relate.restate import RESTATE_FROM
