@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mnemoflow.memory.generate.candidates import GenerationEngine
-from mnemoflow.memory.generate.drafts import they_named_before
+from mnemoflow.memory.generate.referents import they_named_before
 from mnemoflow.memory.generate.rules import RuleEngine
 from tests.memory.dialogue import contexts, say, stored
 
@@ -541,9 +541,27 @@ def test_mine_after_a_question_about_a_named_thing_is_the_speakers(said: str, ex
     ("can you note the gate code, it's 4471#", "Ruth's gate code is 4471#"),
     ("booking ref for the hotel: HT-88231", "Ruth's booking ref for the hotel is HT-88231"),
     ("note to self: the bins go out on Thursdays", "Ruth: the bins go out on Thursdays"),
+    ("could you remember that I'm vegan", "Ruth is vegan"),
+    # a request to put something in the diary says what the speaker has on that day
+    ("stick the dentist in for me, Tuesday the 14th at 10:40", "Ruth has the dentist on Tuesday May 14, 2024 at 10:40"),
+    # a thing's new value, family said as one addresses them, what one has become: all the speaker's
+    ("network's CF_Home_5G now", "Ruth's network is CF_Home_5G now"),
+    ("mum wants to go over to giffgaff", "Ruth's mum wants to go over to giffgaff"),
+    ("officially a Leith resident now", "Ruth is officially a Leith resident now"),
+    ("right so got the keys yesterday", "Ruth got the keys on May 7, 2024"),
+    # a thing said to be gone is kept, with its verb written out
+    ("the thinkpad's finally binned", "The thinkpad is finally binned"),
+    # a request of any verb is no fact
+    ("can you nag me", None),
 ])
-def test_what_chat_leaves_out_is_supplied_and_what_it_adds_is_dropped(said: str, expected: str) -> None:
-    assert contents(say("Ruth", said, role="user")) == [expected]
+def test_what_chat_leaves_out_is_supplied_and_what_it_adds_is_dropped(said: str, expected: str | None) -> None:
+    assert contents(say("Ruth", said, role="user")) == ([expected] if expected else [])
+
+
+def test_they_in_a_question_is_the_one_plural_thing_the_answerer_named_before() -> None:
+    lines = [("Hana", "I keep forgetting the bins"), ("Assistant", "Which day are they collected?"),
+             ("Hana", "wednesday mornings")]
+    assert "Hana's bins are collected wednesday mornings" in [c.content for c in stored(lines, NOW)]
 
 
 def test_a_subordinate_clause_alone_is_still_no_statement() -> None:

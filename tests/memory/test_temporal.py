@@ -152,6 +152,8 @@ def test_a_date_named_as_not_working_is_not_when_it_happens() -> None:
     (WED, "the Saturday after next", "on May 18, 2024"),  # the coming Saturday is May 11
     (WED, "Ysolde flies in three weeks today", "Ysolde flies in on May 29, 2024"),
     (WED, "we fly a week tomorrow", "we fly on May 16, 2024"),
+    (WED, "the MOT runs out a fortnight on Tuesday", "the MOT runs out on May 28, 2024"),  # the Tuesday coming, then two weeks
+    (WED, "the party is a week on Saturday", "the party is on May 18, 2024"),
     (datetime(2022, 7, 17, 9), "camping the weekend after next", "camping on the weekend of July 30-31, 2022"),
     (WED, "the audit is the week after next", "the audit is in the week of May 20, 2024"),
 ])

@@ -24,7 +24,7 @@ _DISCOURSE = re.compile(
     r"cool|nice|awesome|sure|totally|true|indeed|seriously|fyi|just so you know|for the records?|you know what|"
     r"to be honest|tbh|oh man|man|dude|ugh|phew|yay|hooray|wait|whoa|woah|yikes|gosh|geez|jeez|aha|heads up|"
     r"(?:big|good|great|bad|exciting|some) news|(?:quick |small |little )?(?:life |work |personal )?update|[a-z]+ update(?=\s*[,:;!.-])|correction|"
-    r"sorry|change of plans?|right(?=\s*,)|done(?=\s*[,!])|"
+    r"sorry|change of plans?|right(?=\s*,|\s+so\b)|(?:all|everyone|guys|folks|team)(?=\s*,)|done(?=\s*[,!])|"
     r"(?:quick |friendly |small )?reminder(?:\s+that)?|"
     r"it's official|plan of record|as usual|as always|(?:some )?background|quick one|ps|p\.s\.)"
     r"(?![\w'])[,!.:;\s-]*)+",
@@ -33,7 +33,7 @@ _DISCOURSE = re.compile(
 # "For the party planning, just so you know: ...": a short topic said before a discourse marker.
 _LEAD_IN = re.compile(r"^(?:for|about|re|regarding|as for|speaking of)\s+[^,:;.!?]{1,40}?,\s*"
                       r"(?=(?:just so you know|fyi|heads up|for the records?|by the way|btw)\b)", re.I)
-_TRAILING_FILLER = re.compile(r"[,;]?\s+(?:though|ha|haha+|lol|lmao|ugh|tbh|fwiw|if (?:that|it) (?:matters|helps|makes "
+_TRAILING_FILLER = re.compile(r"[,;]?\s+(?:though|ha|haha+|lol|lmao|ugh|tbh|fwiw|obvs|obvi|if (?:that|it) (?:matters|helps|makes "
                               r"(?:any )?(?:sense|a difference)))\s*([.!?]*)$", re.I)
 # A request to the listener after a statement: "..., keep dairy out of the plan", "..., remind my husband",
 # "..., so examples in Python please". "remember/don't forget (that)" brings in a statement of its own.
@@ -48,7 +48,7 @@ _CLAUSE_BREAK = re.compile(r";\s+|,\s+(?:and\s+|but\s+|so\s+)?(?=(?:(?:as usual|
                            r"(?:I|I'm|I've|I'll|I'd|we|we're|we've|my|our|can you|could you|please)\b|" + _ASK + "|"
                            + _QUESTION + "|" + _YOU_QUESTION + r")|"
                            r"(?<=\w)\s+and\s+(?=(?:I|I'm|I've|I'll|I'd|we|we're|we've|we'll|my|our)\s|"
-                           r"(?:the|his|her|their)\s+(?:[\w-]+\s+){0,3}?(?:is|are|was|were)\s)")
+                           r"(?:the|his|her|their)\s+(?:[\w-]+\s+){0,3}?(?:is|are|was|were|[\w-]+'s)\s)")
 _THING_ON_A_DAY = re.compile(rf"(?:the|my|our|his|her|their)\s.*\b(?:{'|'.join(WEEKDAYS + tuple(m.lower() for m in MONTHS))}|"
                              r"tomorrow)\b", re.I)
 # A tail clause that points back into the sentence before it ("..., I deployed it there last week").

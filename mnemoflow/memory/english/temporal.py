@@ -4,13 +4,12 @@
 and its span becomes the event time (half-open: `end` is the first instant after it). `now` is when
 the words were said, not when they are processed, so historical transcripts resolve correctly.
 
-Conventions: weeks start on Monday; "next Friday" is the Friday of next week, "this Friday" the one of
-this week, a bare "Friday" the next one to come (the last one gone in a past-tense clause); "next
-April" is the first April after the current month; seasons are northern-hemisphere meteorological.
-Days are written the way the memories are ("June 14, 2024"). Counted offsets keep their words and gain
-the date ("in 3 weeks (May 29, 2024)"), so no number said is lost, and give way to an exact date said
-with them ("in two weeks, on the 15th"). Recurring phrases ("every Monday", "on Fridays", a birthday on
-"October 12") are not events and are left alone.
+Conventions: weeks start on Monday; "next Friday" is the Friday of next week, "this Friday" the one of this
+week, a bare "Friday" the next one to come (the last one gone in a past-tense clause); "next April" is the
+first April after the current month; seasons are northern-hemisphere meteorological. Days are written the
+way the memories are ("June 14, 2024"). Counted offsets keep their words and gain the date ("in 3 weeks
+(May 29, 2024)"), so no number said is lost, and give way to an exact date said with them ("in two weeks,
+on the 15th"). Recurring phrases ("every Monday", "on Fridays", a birthday on "October 12") are left alone.
 """
 
 from __future__ import annotations
@@ -264,8 +263,7 @@ def _weekday_of_week(m: re.Match[str], today: date, _past: bool) -> _Span:
 
 def _weekday_after_next(m: re.Match[str], today: date, _past: bool) -> _Span:
     """"the Monday after next": a week after the coming Monday."""
-    coming = (WEEKDAYS.index(m["day"].lower()) - today.weekday()) % 7 or 7
-    return _day_span(today + timedelta(days=coming + 7))
+    return _day_span(today + timedelta(days=((WEEKDAYS.index(m["day"].lower()) - today.weekday()) % 7 or 7) + 7))
 
 
 def _unit_after_next(m: re.Match[str], today: date, _past: bool) -> _Span:
@@ -277,8 +275,10 @@ def _unit_after_next(m: re.Match[str], today: date, _past: bool) -> _Span:
 
 
 def _weeks_from(m: re.Match[str], today: date, _past: bool) -> _Span:
-    """"three weeks today", "a week tomorrow": that many weeks from the day named."""
-    return _day_span(today + timedelta(weeks=_number(m["n"]), days=1 if m["anchor"].lower() == "tomorrow" else 0))
+    """"three weeks today", "a week tomorrow", "a fortnight on Tuesday": that many weeks from the day named."""
+    anchor, weeks = m["anchor"].lower(), _number(m["n"]) * (2 if m["unit"].lower() == "fortnight" else 1)
+    days = 0 if anchor == "today" else 1 if anchor == "tomorrow" else (WEEKDAYS.index(anchor) - today.weekday()) % 7 or 7
+    return _day_span(today + timedelta(weeks=weeks, days=days))
 
 
 def _offset(m: re.Match[str], today: date, _past: bool) -> _Span:
@@ -406,7 +406,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], _Handler], ...] = (
      _weekday_of_week),
     (_rx(_PREP + r"\b(?:the\s+)?(?P<day>" + _WEEKDAY + r")\s+after\s+next\b"), _weekday_after_next),
     (_rx(_PREP + r"\bthe\s+(?P<unit>weekend|week)\s+after\s+next\b"), _unit_after_next),
-    (_rx(r"\b(?P<prep>)(?P<n>" + _NUM + r")\s+weeks?\s+(?P<anchor>today|tomorrow)\b"), _weeks_from),
+    (_rx(r"\b(?P<prep>)(?P<n>" + _NUM + r")\s+(?P<unit>weeks?|fortnight)\s+(?:on\s+)?(?P<anchor>today|tomorrow|"
+         + _WEEKDAY + r")\b"), _weeks_from),
     (_rx(_PREP + r"(?<!\bevery )(?<!\beach )\b(?:(?P<dir>next|last|this|the coming|coming)\s+)?"
          r"(?P<day>" + _WEEKDAY + r")\b"
          r"(?!\s+(?:morning|afternoon|evening|night)s\b)" + _PART), _weekday),
@@ -423,8 +424,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], _Handler], ...] = (
      _month),
     (_rx(r"\b(?P<prep>in|by|until|till|since|from|before|after)\s+(?P<dir>)(?P<month>"  # "turns 8 in Jan" ("Jan"
          + "|".join(sorted(MONTH_ABBREVIATIONS, key=len, reverse=True)) + r")\b\.?(?!\s*\d)(?P<year>)"), _month),  # alone: a name)
-    (_rx(_PREP + r"\b(?P<dir>next|last|this|the coming|the past)\s+(?P<season>" + _SEASON + r")\b"),
-     _season),
+    (_rx(_PREP + r"\b(?P<dir>next|last|this|the coming|the past)\s+(?P<season>" + _SEASON + r")\b"), _season),
     (_rx(r"\b(?P<prep>in|during|over|by)\s+the\s+(?P<dir>)(?P<season>" + _SEASON + r")\b"), _season),
     (_rx(r"\b(?P<prep>)(?P<y>(?:19|20)\d\d)-(?P<m>\d\d)-(?P<d>\d\d)\b"), _absolute_date),
     (_rx(r"\b(?P<prep>in|since|from|by|during|until|of|back in)\s+(?P<year>(?:19|20)\d\d)\b(?![-/.:]\d)"), _year),

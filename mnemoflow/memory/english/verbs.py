@@ -139,12 +139,13 @@ def agree(word: str) -> str | None:
 # "my phone's a Vireo", "rent's going up", "Amara's coming", "Dev's got a van": the 's of a noun that is
 # followed by what only a verb takes (a determiner, a preposition, a progressive, "been"/"got") is "is" or
 # "has", not a possessive ("Maya's running shoes" keeps its 's: a noun follows the -ing word).
-_NOT_A_NOUN = r"(?:let|it|that|what|who|where|how|there|here|he|she|one|everyone|everything|nothing)"
+_NOT_A_NOUN = r"(?:let|it|that|what|who|where|how|there|here|he|she|one|everyone|everything|nothing|mine|yours|ours|theirs)"
 _PROGRESSIVE_NEXT = (r"(?=\s+(?:a|an|the|to|up|down|out|in|on|at|for|from|with|back|over|off|home|his|her|their|my|"
                      r"our|this|that|[$€£\d])\b|\s*[,.!?;]|\s*$)")
 # ... unless the clause's verb comes a word or two later: "Biscuit's back leg is stiff" is a possessive
 _IS_AFTER = re.compile(r"\b(?!" + _NOT_A_NOUN + r"'s\b)([A-Za-z][\w-]*)'s\s+(?=(?:a|an|the|on|in|at|now|still|just|"
-                       r"not|due|from|every|always|never|back|up|down|off|over|about|around|\w+ing" + _PROGRESSIVE_NEXT
+                       r"not|due|from|every|always|never|back|up|down|off|over|about|around|finally|officially|already|definitely|"
+                       r"probably|totally|completely|properly|[\w-]*[\d_][\w-]*(?=[#]?\s*(?:[,.;!?]|$|now\b|and\b))|\w+ing" + _PROGRESSIVE_NEXT
                        + r")\b)(?![\w-]+(?:\s+[\w-]+)?\s+(?:is|are|was|were|has|had)\b)", re.I)
 _HAS_AFTER = re.compile(r"\b(?!" + _NOT_A_NOUN + r"'s\b)([A-Za-z][\w-]*)'s\s+(?=(?:been|got)\b)", re.I)
 

@@ -8,7 +8,7 @@ Separate from `rules` (which walks a turn's sentences and decides which of these
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from mnemoflow.memory.english.coref import (
@@ -52,9 +52,6 @@ _ACCEPTS = re.compile(r"^(?:count me in|i'm in|i am in|sign me up|i'll (?:be the
 
 _POLAR_LEAD = re.compile(r"^(?:yes|no|yeah|nope)[,.!]*\s+", re.I)
 
-_OBJECT_IT = re.compile(r"(?<=[a-z] )it\b(?!\s*(?:is|was|will|has|had|'s)\b)")  # "take it black", not "it is"
-_NAMED_THING = re.compile(r"^\W*(?:(?:yes|yeah|yep|yup|sure|no|nope)\W+)?(?:a|an|the|my|our|some)\s+"
-                          r"(?P<thing>[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,3}?)\s*(?:,|[.!]?$)", re.I)
 _RULE_WITH_VALUE = re.compile(r"^(?P<rule>.*?\b(?P<thing>(?:the|our|my)\s+(?:[a-z-]+\s+){0,2}[a-z-]+)),\s+"
                               r"(?:it's|it is)\s+(?P<value>(?:at\s+)?\d.*?)[.!]?$", re.I)
 
@@ -262,82 +259,6 @@ def _rule_and_its_value(clause: str) -> list[str]:
     return [rule["rule"], f"{thing[:1].upper()}{thing[1:]} is {at}{rule['value']}"]
 
 
-_DAY_WORDS = frozenset(w.lower() for w in (*WEEKDAYS, *MONTHS, "today", "tonight", "tomorrow", "yesterday"))
-_NOT_NOUN_AFTER = frozenset({"and", "or", "also", "just", "still", "now", "never", "always", "finally", "really",
-                             "too", "then", "who", "which", "what", "that", "this", "these", "those", "it", "there",
-                             "here", "said", "says", "thinks", "everyone", "everything", "someone", "something",
-                             "nothing", "nobody", "all", "each", "every", "some", "any", "both", "turns", "turned",
-                             "seems", "looks"})  # "turns out the rash was ...": no thing of the speaker's
-
-
-# "what's the latest firmware for the Tessel AX router? mine's on 3.2.7", "how often should a 2016 Skoda Octavia
-# estate get serviced? mine's on about 92k miles": the named thing the question was about
-_MINE = re.compile(r"^mine(?='s\b| is\b)", re.I)
-_THE_NAMED = re.compile(r"\b(?:the|an?)\s+(?P<thing>(?:(?:19|20)\d\d\s+)?(?:[A-Z][\w-]*\s+)+[a-z]+)\b(?=[^?]*\?$)")
-
-
-def _mine_named_before(body: str, before: Sequence[str]) -> str:
-    """"mine's on 3.2.7" right after a question about "the Tessel AX router": the speaker's Tessel AX router.
-    Only a named thing (capitalised words and its noun) of a question just before; anything else is left."""
-    if not before or not _MINE.match(body) or not before[-1].endswith("?"):
-        return body
-    named = list(_THE_NAMED.finditer(before[-1]))
-    return f"my {named[-1]['thing']}{body[4:]}" if named else body
-
-
-def _it_named_before(body: str, before: Sequence[str]) -> str:
-    """"Yes, a large coffee, black. I always take it black": the "it" is the coffee the verbless sentence
-    just before named, and the memory has to say so to stand alone. Anything else is left as said."""
-    its = list(_OBJECT_IT.finditer(body))
-    if len(its) != 1 or not before or _has_verb(before[-1]):
-        return body
-    named = _NAMED_THING.match(before[-1])
-    if named is None or len(named["thing"].split()) > 3:
-        return body
-    noun = named["thing"].split()[-1]
-    if noun in NOT_NAMES or noun in _DETERMINERS or is_adverb(noun):
-        return body
-    return body[:its[0].start()] + noun + body[its[0].end():]
-
-
-# "the external auditors are in on Monday" ... "They are focusing on payroll": the plural said as a subject
-_PLURAL_SUBJECT = re.compile(r"(?:^|[.!?;]\s+)(?:[A-Za-z]+[,.!]\s+)*(?P<np>[Tt]he\s+(?:[a-z]+\s+){0,2}[a-z]+[^s\W]s)\s+"
-                             r"(?:are|were|have|had|will|can|'re|[a-z]+ed)\b")
-
-
-def they_named_before(content: str, earlier: Sequence[str]) -> str:
-    """A memory that opens with an unresolved "They" names the plural thing that was last the subject of a
-    sentence in the turns before it ("The external auditors are focusing on ..."); left as said without one."""
-    if not re.match(r"^[Tt]hey\b", content):
-        return content
-    for text in reversed(earlier):
-        if found := [m["np"] for m in _PLURAL_SUBJECT.finditer(text)]:
-            return "The" + found[-1][3:] + content[4:]
-    return content
-
-
-# "Budget for the bathroom reno is 9,000", "Ferry booking ref is KX7-44QPL": a noun phrase with no determiner
-# (a name is followed by its verb, not by more lowercase words)
-_BARE_SUBJECT = re.compile(r"^(?P<noun>[A-Za-z][a-z]+)(?P<rest>(?:\s+[a-z][\w-]*){1,4}?)\s+(?:is|are|was|were|has)\b")
-
-
-# "new number's 07700 900456", "New place is in Braga": a new thing said with no owner is the speaker's
-_NEW_THING = re.compile(r"^new\s+(?P<noun>[a-z]+(?:\s+[a-z]+)?)(?P<verb>'s|\s+is|\s+are)\s", re.I)
-
-
-def _owned_by_speaker(body: str, speaker: str, known: Iterable[str]) -> str:
-    """A chat sentence drops the "my" before its subject ("Rent on the two-bed is £1,300"): the thing is the
-    speaker's, and the memory says so. Not for a known name, nor when the words after it read as a verb."""
-    if new := _NEW_THING.match(body):
-        verb = " is" if new["verb"] == "'s" else new["verb"]
-        return f"{possessive(speaker)} new {new['noun'].lower()}{verb}{body[new.end('verb'):]}"
-    bare = _BARE_SUBJECT.match(body)
-    if bare is None or bare["noun"] in known or bare["noun"].lower() in _DETERMINERS | _NOT_NOUN_AFTER | _DAY_WORDS:
-        return body  # "Sunday lunch is at Mum's": a day, not a thing of the speaker's
-    after = bare["rest"].split()
-    if after[0].endswith(("ly", "ed")) or any(w in _NOT_NOUN_AFTER for w in after):
-        return body  # "Marek really is", "Anna and Tom are"
-    return f"{possessive(speaker)} {bare['noun'].lower()}{body[bare.end('noun'):]}"
 
 
 def _bridges(info: _Turn, clause: str, draft: _Draft) -> bool:
@@ -427,6 +348,8 @@ _DOING_NOW = re.compile(r"^(?P<when>(?i:these days|nowadays|now))[,\s]+(?i:it's|
 
 
 _CLASS_VALUES = frozenset().union(*EXCLUSIVE_CLASSES.values())
+_WHAT_I_AM_NOW = re.compile(r"^(?:(?:officially|now|finally|properly|basically)\s+)?an?\s+(?!bit\b|lot\b|few\b|couple\b)"
+                            r"[\w'-]+(?:\s+[\w'-]+){0,3}?\s+(?:now|again)\b")
 _COUNT_ME = re.compile(r"^count (me|us) (in|out)\b", re.I)
 _NOT_A_STATE = re.compile(r"^not\s+(?:really\s+|that\s+|so\s+)?(?:into|keen on|a fan of|fussed|bothered|interested in)\b")
 
@@ -445,11 +368,17 @@ def _with_subject(body: str) -> tuple[str, bool]:
         return "I'm going to " + low.split(" ", 1)[1] if first == "gonna" and " " in low else "I'm " + low, True
     if first == "been":
         return "I've " + low, True
+    if re.match(r"^back (?:on|with)\s", low):  # "back on semi-skimmed": where the speaker is again
+        return "I'm " + low, True
+    if first in {"can't", "cannot", "won't", "couldn't"}:  # "can't do the 22nd anymore": the speaker can't
+        return "I " + low, True
     if first in {"just", "finally", "recently", "also", "already", "currently", "now", "really", "still"}:
         first = body.split()[1].lower() if len(body.split()) > 1 else ""
     if first in _STATE_WORDS:
         return body, False
     if first in _CLASS_VALUES and len(body.split()) <= 3:  # "pescatarian now", "single again": what the speaker is
+        return "I'm " + low, True
+    if _WHAT_I_AM_NOW.match(low):  # "officially a Leith resident now": what the speaker has become
         return "I'm " + low, True
     if _NOT_A_STATE.match(low):  # "not really into Radiohead anymore": the speaker is not
         return "I'm " + low, True

@@ -18,6 +18,7 @@ from mnemoflow.memory.english.temporal import Resolution, resolve_dates
 from mnemoflow.memory.english.verbs import PAST_FORMS, is_adverb, is_past
 from mnemoflow.memory.generate.candidates import GenerationContext, TurnView
 from mnemoflow.memory.generate.direct import PREFERENCE_VERB, classify_kind
+from mnemoflow.memory.relate.replaces import ends_a_thing
 from mnemoflow.models import MemoryKind
 
 _ASSISTANT_NAMES = frozenset({"assistant", "ai", "bot", "agent", "system", "chatbot"})
@@ -85,7 +86,8 @@ def _not_worth_keeping(info: _Turn, body: str, content: str, personal: bool, has
     prescriptive = _has_verb(body) and _OBLIGATION.search(body)
     values = re.sub(r"\b(?:19|20)\d\d\b", "", body)  # "standup is at 10:00" has a value; "in 2019" is just when
     stated = _has_verb(body) and (_has_detail(info, values) or (definite and has_detail))
-    if not (personal or prescriptive or stated or _dated_event(info, body) or find_shift(body)):
+    ended = definite and ends_a_thing(body)  # "the thinkpad's finally binned": what the speaker had is gone
+    if not (personal or prescriptive or stated or ended or _dated_event(info, body) or find_shift(body)):
         return "no one in it"  # "Last time was in 2019": a number alone is about no one
     if content in {info.speaker, f"{info.speaker} is"}:
         return "introduction"

@@ -45,20 +45,16 @@ from mnemoflow.memory.generate.drafts import (
     _corrected,
     _Draft,
     _goes_on,
-    _it_named_before,
     _joined,
     _may_go_on,
     _merge_clause,
-    _mine_named_before,
     _one_change,
-    _owned_by_speaker,
     _person_confidence,
     _render_segments,
     _reshaped,
     _rule_and_its_value,
     _told_in_asking,
     _with_subject,
-    they_named_before,
 )
 from mnemoflow.memory.generate.followup import (
     destination,
@@ -86,6 +82,13 @@ from mnemoflow.memory.generate.judge import (
     display_name,
 )
 from mnemoflow.memory.generate.questions import parse_question
+from mnemoflow.memory.generate.referents import (
+    _it_named_before,
+    _mine_named_before,
+    _owned_by_speaker,
+    _where_named_before,
+    they_named_before,
+)
 from mnemoflow.models import MemoryKind
 from mnemoflow.scoring import fast_score
 
@@ -94,7 +97,8 @@ _REMEMBER = re.compile(
     # "can you keep hold of this for me: ferry booking ref is KX7-44QPL": what follows is to be kept
     r"(?:(?:can|could|would) you\s+)?(?:(?:please|pls|plz)\s+)?(?:keep hold of|hold on to|hang on to|keep|save|store|note|"
     r"remember|jot down|make a note of)\s+(?:this|these|that)(?:\s+for me)?(?:\s+please)?\s*[:\-\u2013\u2014]\s*|"
-    r"(?:note to self|remember|(?:a |one )?(?:quick |side )?note|keep in mind|don't forget|do not forget|"
+    r"(?:note to self|(?:(?:can|could|would|will) (?:you|u)\s+(?:please\s+|pls\s+)?)?(?:remember|note|keep in mind|make a note)"
+    r"(?=\s+that\b|[,:])|remember|(?:a |one )?(?:quick |side )?note|keep in mind|don't forget|do not forget|"
     r"make a note|for your information)(?:\s+that)?[,:]?\s+|"
     # "Add that checkout is 10am": what is to go into a note is a statement too
     r"(?:add|mention|include|put in|say)\s+that\s+(?=\w+\s+\w+))",
@@ -102,6 +106,17 @@ _REMEMBER = re.compile(
 _KEEP_THE = re.compile(r"^(?:(?:can|could|would) you\s+)?(?:(?:please|pls|plz)\s+)?(?:note|remember|save|keep|store|"
                        r"jot down|write down)\s+(?:the|my|our)\s+(?P<thing>[\w' -]{2,40}?),?\s+(?:it's|it is|which is)\s+"
                        r"(?P<value>\S.*)$", re.I)
+# "stick the dentist in for me, Tuesday the 11th at 10:40", "add dinner with Sam to my calendar for Friday": the
+# speaker has that on that day
+_SCHEDULE = re.compile(r"^(?:(?:can|could|would) you\s+)?(?:(?:please|pls|plz)\s+)?(?:stick|put|pop|pencil|add|slot|"
+                       r"schedule|book)\s+(?P<what>(?:the|my|a|an|our)\s+[\w' -]{2,40}?)\s+(?:in|into|on|to)(?:\s+(?:the|my|"
+                       r"our)\s+(?:diary|calendar|cal|planner))?(?:\s+for (?:me|us))?,?\s+(?:for\s+|on\s+)?"
+                       r"(?P<when>(?:the\s+\d|\d|next\s|this\s|tomorrow|(?:mon|tue|wed|thu|fri|sat|sun)\w*\b).*)$", re.I)
+_PLURAL_THING = re.compile(r"\b(?:the|my|our)\s+(?P<noun>[a-z]{3,}s)\b(?!')")
+# "29th it is", "Thursday it is then": the new day a proposal before it asked for, agreed
+_AGREED = re.compile(r"^(?P<when>(?:the\s+)?\d{1,2}(?:st|nd|rd|th)|(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*|\d{1,2}(?::\d\d)?\s*(?:am|pm))"
+                     r"\s+it\s+is\b(?:\s+then\b)?", re.I)
+_PROPOSAL = re.compile(r"\binstead\b|\b(?:can|could|shall) we (?:do|move|make it|go for)\b|\b(?:how|what) about\b", re.I)
 _LABELLED = re.compile(r"^(?P<label>[a-z][a-z' -]{2,40}?)\s*:\s*(?P<value>[A-Za-z0-9#./-]*\d[\w#./-]*\b.*)$")
 # "..., remember, ...", "as I said, ...": the speaker says the listener was told this before
 _SAID_BEFORE = re.compile(r"(?:^|,\s*)(?:remember|as i (?:said|mentioned|told you)|like i (?:said|mentioned|told you))"
@@ -112,11 +127,13 @@ _RULE_WORDS = re.compile(r"\b(always|never|every time|whenever|from now on|at al
                          r"in (?:the )?future|unless|only|instead of|my time|(?:after|before) \d)", re.I)
 _PROCEDURE_START = re.compile(r"^(?:to\s+\w+[^,]{0,60},|in order to\b|first,?\s|step \d|\d+[.)]\s)", re.I)
 _REQUEST = re.compile(
-    r"^(?:please |pls |can you |could you |would you )?(?:book|call|send|remind|tell|show|find|give|help|write|"
+    r"^(?:(?:can|could|would|will) (?:you|u) (?:please |pls )?(?!be\b|have\b)[a-z]+\b|"  # "can you nag me": any verb asked
+    r"(?:please |pls |can you |could you |would you )?(?:book|call|send|remind|tell|show|find|give|help|write|"
     r"check|schedule|set|add|make|create|update|delete|cancel|email|text|look|get|buy|order|play|read|"
     r"summari[sz]e|translate|explain|list|draft|search|open|close|turn|start|pick|bring|take|move|put|save|"
     r"print|fix|review|compare|recommend|suggest|plan|let's|lets|go|come|join|try|ask|wait|hold|keep|use|do|"
-    r"gather|prepare|consider|follow|enjoy|stay|be|imagine|think|picture)\b",
+    r"gather|prepare|consider|follow|enjoy|stay|be|imagine|think|picture)\b"
+    r"(?!(?:\s+[a-z]+)?\s+(?:is|are|was|were)\b))",  # "Book club is at Colm's": a noun, not a request
     re.I)
 _STEP = re.compile(r"^\d+[.)]\s+")
 
@@ -246,6 +263,10 @@ class RuleEngine:
             body, turn_ids = corrected
             reasons.append("correction")
         body = _NO_LEAD.sub("", body)
+        if (agreed := _AGREED.match(body)) and _PROPOSAL.search(info.context.previous.text if info.context.previous else ""):
+            when = f"the {agreed['when']}" if re.match(r"\d+(?:st|nd|rd|th)$", agreed["when"]) else agreed["when"]
+            body = f"it's moved to {when}{body[agreed.end():]}"  # "can we do the 29th instead?" / "29th it is"
+            reasons.append("agreed change")
         if to_do := _TO_DO.match(body):
             doer = "I" if info.addressee in (None, "the assistant") or body.lower().startswith("remind me") else "you"
             body = f"{doer} need to {body[to_do.end():]}"
@@ -256,6 +277,8 @@ class RuleEngine:
         elif remember := _REMEMBER.match(body):
             body = body[remember.end():]
             reasons.append("explicit remember")
+        elif scheduled := _SCHEDULE.match(body):
+            body = f"I have {scheduled['what']} on {scheduled['when']}"
         elif labelled := _LABELLED.match(body):  # "booking ref for the hotel: HT-88231": a label and its token
             body = f"my {labelled['label']} is {labelled['value']}"
         if said_before := _SAID_BEFORE.search(body):  # "..., remember, because of my allergy": told before
@@ -294,6 +317,7 @@ class RuleEngine:
             return skip("too short")  # "Fun!", "Alex!"; "I'm vegan", "Lisbon's off" count as the three words they become
         body = _it_named_before(expand_is(_mine_named_before(_owned_by_speaker(body, info.speaker, info.known), before)),
                                 before)
+        body = _where_named_before(body, before)
         rewrite = rewrite_persons(body, info.speaker, info.addressee, antecedents)
         content = prefix + rewrite.text
         has_detail = _has_detail(info, rewrite.text)
@@ -352,6 +376,8 @@ class RuleEngine:
                                 info.known)
         if place and follow.mode != "no" and is_going_without_place(content):  # not "not going to Japan alone"
             content = with_destination(content, place)
+        if (they := re.match(r"^they\b", content, re.I)) and (things := self._things_said_before(info, previous)):
+            content = f"{things}{content[they.end():]}"  # "I keep forgetting the bins" / "Which day are they collected?"
         if re.match(r"^the\s+[a-z]", content, re.I) and not _names_someone(info, content, asker):
             content = f"{possessive(info.speaker)} {content[4:]}"  # "How often are the sessions?" asked of Paolo
         drafts = []
@@ -367,6 +393,14 @@ class RuleEngine:
                 leftover = replace(leftover, content=with_destination(leftover.content, place))  # "Ben is coming"
             drafts.append(leftover)
         return drafts
+
+    @staticmethod
+    def _things_said_before(info: _Turn, previous: TurnView) -> str | None:
+        """What "they" in a question asked of the speaker points back to: the one plural thing the speaker's
+        turn before it named ("I keep forgetting the bins" -> "the bins")."""
+        before = [t for t in info.context.window if t.turn_id != previous.turn_id and t.speaker == info.context.turn.speaker]
+        found = {m["noun"].lower() for m in _PLURAL_THING.finditer(before[-1].text)} if before else set()
+        return f"the {found.pop()}" if len(found) == 1 else None
 
     def _topic(self, info: _Turn, previous: TurnView) -> _Draft | None:
         """For an elliptic question ("When?"): the answerer's last statement before it. A request to find

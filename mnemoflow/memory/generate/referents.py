@@ -1,0 +1,118 @@
+"""What a chat sentence leaves to its listener and a memory has to say: whose thing it names ("rent's £950
+now", "mum wants ...", "new number's ...": the speaker's), and what its "it", "they", "mine" and "that's where"
+point back to in the sentences before it. `rules` applies these to each clause it drafts."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from mnemoflow.memory.english.coref import NOT_NAMES, possessive
+from mnemoflow.memory.english.lexicon import MONTHS, WEEKDAYS
+from mnemoflow.memory.english.verbs import is_adverb, is_past
+from mnemoflow.memory.generate.judge import _DETERMINERS, _has_verb
+
+_OBJECT_IT = re.compile(r"(?<=[a-z] )it\b(?!\s*(?:is|was|will|has|had|'s)\b)")  # "take it black", not "it is"
+_NAMED_THING = re.compile(r"^\W*(?:(?:yes|yeah|yep|yup|sure|no|nope)\W+)?(?:a|an|the|my|our|some)\s+"
+                          r"(?P<thing>[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,3}?)\s*(?:,|[.!]?$)", re.I)
+
+_DAY_WORDS = frozenset(w.lower() for w in (*WEEKDAYS, *MONTHS, "today", "tonight", "tomorrow", "yesterday"))
+_NOT_NOUN_AFTER = frozenset({"and", "or", "also", "just", "still", "now", "never", "always", "finally", "really",
+                             "too", "then", "who", "which", "what", "that", "this", "these", "those", "it", "there",
+                             "here", "said", "says", "thinks", "everyone", "everything", "someone", "something",
+                             "nothing", "nobody", "all", "each", "every", "some", "any", "both", "turns", "turned",
+                             "seems", "looks"})  # "turns out the rash was ...": no thing of the speaker's
+
+
+# "what's the latest firmware for the Tessel AX router? mine's on 3.2.7", "how often should a 2016 Skoda Octavia
+# estate get serviced? mine's on about 92k miles": the named thing the question was about
+_MINE = re.compile(r"^mine(?='s\b| is\b)", re.I)
+_THE_NAMED = re.compile(r"\b(?:the|an?)\s+(?P<thing>(?:(?:19|20)\d\d\s+)?(?:[A-Z][\w-]*\s+)+[a-z]+)\b(?=[^?]*\?$)")
+
+
+def _mine_named_before(body: str, before: Sequence[str]) -> str:
+    """"mine's on 3.2.7" right after a question about "the Tessel AX router": the speaker's Tessel AX router.
+    Only a named thing (capitalised words and its noun) of a question just before; anything else is left."""
+    if not before or not _MINE.match(body) or not before[-1].endswith("?"):
+        return body
+    named = list(_THE_NAMED.finditer(before[-1]))
+    return f"my {named[-1]['thing']}{body[4:]}" if named else body
+
+
+def _it_named_before(body: str, before: Sequence[str]) -> str:
+    """"Yes, a large coffee, black. I always take it black": the "it" is the coffee the verbless sentence
+    just before named, and the memory has to say so to stand alone. Anything else is left as said."""
+    its = list(_OBJECT_IT.finditer(body))
+    if len(its) != 1 or not before or _has_verb(before[-1]):
+        return body
+    named = _NAMED_THING.match(before[-1])
+    if named is None or len(named["thing"].split()) > 3:
+        return body
+    noun = named["thing"].split()[-1]
+    if noun in NOT_NAMES or noun in _DETERMINERS or is_adverb(noun):
+        return body
+    return body[:its[0].start()] + noun + body[its[0].end():]
+
+
+_WHERE = re.compile(r"^that(?:'s| is) where (?P<who>I|we)\s+(?P<verb>[a-z]+)\b", re.I)
+_PLACE_NAMED = re.compile(r"\b(?:of|in|near|to|at|from|around)\s+(?P<place>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)*)")
+
+
+def _where_named_before(body: str, before: Sequence[str]) -> str:
+    """"... near Marchmont? that's where I live": the place is the one the sentence before named last."""
+    where = _WHERE.match(body)
+    places = [m["place"] for m in _PLACE_NAMED.finditer(before[-1])] if where and before else []
+    if not places:
+        return body
+    return f"{where['who']} {where['verb']} in {places[-1]}{body[where.end():]}"  # type: ignore[index]
+
+
+# "the external auditors are in on Monday" ... "They are focusing on payroll": the plural said as a subject
+_PLURAL_SUBJECT = re.compile(r"(?:^|[.!?;]\s+)(?:[A-Za-z]+[,.!]\s+)*(?P<np>[Tt]he\s+(?:[a-z]+\s+){0,2}[a-z]+[^s\W]s)\s+"
+                             r"(?:are|were|have|had|will|can|'re|[a-z]+ed)\b")
+
+
+def they_named_before(content: str, earlier: Sequence[str]) -> str:
+    """A memory that opens with an unresolved "They" names the plural thing that was last the subject of a
+    sentence in the turns before it ("The external auditors are focusing on ..."); left as said without one."""
+    if not re.match(r"^[Tt]hey\b", content):
+        return content
+    for text in reversed(earlier):
+        if found := [m["np"] for m in _PLURAL_SUBJECT.finditer(text)]:
+            return "The" + found[-1][3:] + content[4:]
+    return content
+
+
+# "Budget for the bathroom reno is 9,000", "Ferry booking ref is KX7-44QPL": a noun phrase with no determiner
+# (a name is followed by its verb, not by more lowercase words)
+_BARE_SUBJECT = re.compile(r"^(?P<noun>[A-Za-z][a-z]+)(?P<rest>(?:\s+[a-z][\w-]*){1,4}?)\s+(?:is|are|was|were|has)\b")
+
+
+# "new number's 07700 900456", "New place is in Braga": a new thing said with no owner is the speaker's
+_NEW_THING = re.compile(r"^new\s+(?P<noun>[a-z]+(?:\s+[a-z]+)?)(?P<verb>'s|\s+is|\s+are)\s", re.I)
+# "network's CF_Yusuf_Home now", "rent's £950 now": a thing's new value, said with no owner, is the speaker's
+# family said the way one addresses them, with no "my": "mum wants ...", "Dad's retiring in May"
+_BARE_KIN = re.compile(r"^(?P<kin>mum|mom|mam|dad|gran|nan|nana|grandad|grandma|grandpa)(?=\s+[a-z]|'s\s+[a-z]+ing\b)", re.I)
+_PRONOUNS = frozenset({"it", "that", "this", "what", "who", "where", "there", "here", "he", "she", "one", "everyone",
+                       "everything", "nothing", "let", "mine", "yours", "ours", "theirs", "hers", "his"})
+_THING_NOW = re.compile(r"^(?P<noun>[a-z]{3,})'s\s+(?=\S+(?:\s+\S+){0,3}\s+now$)", re.I)
+
+
+def _owned_by_speaker(body: str, speaker: str, known: Iterable[str]) -> str:
+    """A chat sentence drops the "my" before its subject ("Rent on the two-bed is £1,300"): the thing is the
+    speaker's, and the memory says so. Not for a known name, nor when the words after it read as a verb."""
+    if new := _NEW_THING.match(body):
+        after = body[new.end('verb'):].split()[:1]
+        verb = new["verb"] if new["verb"] != "'s" else " has" if after and is_past(after[0]) else " is"  # "'s arrived"
+        return f"{possessive(speaker)} new {new['noun'].lower()}{verb}{body[new.end('verb'):]}"
+    if kin := _BARE_KIN.match(body):  # "mum wants to go over to giffgaff": the speaker's mum
+        return f"my {kin['kin'].lower()}{body[kin.end():]}"
+    if (now := _THING_NOW.match(body)) and now["noun"].lower() not in _DETERMINERS | _DAY_WORDS | _PRONOUNS:
+        return f"{possessive(speaker)} {now['noun'].lower()} is {body[now.end():]}"
+    bare = _BARE_SUBJECT.match(body)
+    if bare is None or bare["noun"] in known or bare["noun"].lower() in _DETERMINERS | _NOT_NOUN_AFTER | _DAY_WORDS:
+        return body  # "Sunday lunch is at Mum's": a day, not a thing of the speaker's
+    after = bare["rest"].split()
+    if after[0].endswith(("ly", "ed")) or any(w in _NOT_NOUN_AFTER for w in after):
+        return body  # "Marek really is", "Anna and Tom are"
+    return f"{possessive(speaker)} {bare['noun'].lower()}{body[bare.end('noun'):]}"
