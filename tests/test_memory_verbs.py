@@ -70,6 +70,10 @@ CHANGES = {  # a fact, then what is true now: each leaves one current memory and
                                     "turns out it's amoxicillin I react to, not penicillin"),
     "an appointment someone moved": ("My physio appointment is on Tuesday June 4, 2030 at 3pm",
                                      "they bumped me to Thursday June 6, 2030"),
+    # the move names nothing of what moved: what is on the new day is the old memory, restated
+    "an appointment moved by whoever rang": ("stick the dentist in for me, Tuesday June 4, 2030 at 10:40",
+                                             "the surgery rang, they've bumped me to Thursday June 6, 2030"),
+    "a thing said to be gone": ("My ThinkPad T480 is crawling", "the thinkpad's finally binned"),
 }
 
 
@@ -125,6 +129,19 @@ def test_what_only_looks_like_a_change_leaves_the_first_memory_current(memory: M
     second = memory.add(after, user_id="alex")
     assert all(e.event != "UPDATE" for e in second.results), second.results
     assert memory.get(first.results[0].id).is_latest
+
+
+def test_a_move_that_names_nothing_of_what_moved_restates_it(memory: Memory) -> None:
+    memory.add("stick the dentist in for me, Tuesday June 4, 2030 at 10:40", user_id="alex")
+    [moved] = memory.add("the surgery rang, they've bumped me to Thursday June 6, 2030", user_id="alex").results
+    assert moved.memory == "Alex has the dentist on June 6, 2030 at 10:40"
+
+
+def test_what_comes_after_a_thing_said_gone_replaces_it_rather_than_a_detail_of_it(memory: Memory) -> None:
+    laptop = memory.add("my thinkpad T480 is absolutely crawling", user_id="alex").results[0]
+    memory.add("already got an SSD in it", user_id="alex")
+    switched = memory.add("the thinkpad's finally binned. ended up going with a MacBook Air", user_id="alex")
+    assert [(e.event, e.previous_id) for e in switched.results] == [("UPDATE", laptop.id)] * 2
 
 
 def test_a_plan_called_off_and_what_came_instead_replace_it(memory: Memory) -> None:

@@ -43,6 +43,7 @@ from mnemoflow.memory.relate.entities import typed_entities
 from mnemoflow.memory.relate.moved import (
     changed_by_difference,
     moved_by_amount,
+    moved_to_date,
     revalued_memory,
 )
 from mnemoflow.memory.relate.relations import Decision, Neighbour, action, classify
@@ -315,7 +316,10 @@ class MemoryGenerator:
                 self._ended[turn_id] = (target.memory_id, target.kind)
             return decision
         ended = self._ended.get(turn_id)
-        new = decision.relation == "new" or decision.relation == "UPDATES" and decision.target_id in self._endings
+        # what the turn itself ended outranks a match by restating alone ("the thinkpad's binned, ended up going
+        # with a MacBook Air": the MacBook replaces the thinkpad, not what was said of its SSD)
+        new = decision.relation == "new" or decision.relation == "UPDATES" and (
+            decision.target_id in self._endings or decision.reason.startswith("restated:"))
         if not new or ended is None or not takes_its_place(parse_claim(candidate.content), candidate.kind, ended[1]):
             return decision
         return Decision("UPDATES", ended[0], 0.88, f"replaces: holds now in place of {ended[0]}, which the same turn ended")
@@ -366,6 +370,11 @@ class MemoryGenerator:
                 neighbours = self._neighbours(writes, candidate, asked_about)
         decision = decision or classify(candidate.content, candidate.kind, candidate.entities, neighbours, now=now,
                                         speaker=speaker, reminder="reminder" in candidate.reasons)
+        if decision.relation == "UPDATES" and decision.reason.startswith("value:") and \
+                (held := next((n for n in neighbours if n.memory_id == decision.target_id), None)) and \
+                (restated := moved_to_date(candidate, held)):
+            candidate = restated  # "they've bumped me to Thursday": what is on that day now
+            neighbours = self._neighbours(writes, candidate, asked_about)
         decision = self._in_place_of_ended(candidate, decision, turn_id, neighbours)
         verdict = action(decision)
         if decision.relation == "duplicate" and verdict == "apply" and decision.target_id:

@@ -315,6 +315,15 @@ def _slot_link(cand: Claim, old: Claim, *, strong: bool) -> str | None:
 
 
 _ENDED_SUBJECT = re.compile(rf"\b(?:{ENDED})\b")
+# the subject itself is what ended: "the thinkpad's finally binned", "the old hub is in the bin", "the Fitbit died"
+_SUBJECT_GONE = re.compile(rf"^[^,;]*?\b(?:(?:is|are|was|were|got|been|'s)\s+(?:\w+ly\s+)?(?:{ENDED})|died|retired)\b")
+
+
+def _thing_ended(cand: Claim, old: Claim) -> bool:
+    """The candidate says its subject is gone, and the old statement is about that thing: whatever it said of
+    the thing ("Kofi's ThinkPad T480 is crawling") holds no more."""
+    return bool(cand.subject and _SUBJECT_GONE.search(cand.main) and
+                any(cand.subject in anchor.split() for anchor in old.subject_anchors | {old.subject or ""}))
 
 
 def _same_preposition(cand: Claim, old: Claim, subject: set[str | None], lead: str | None = None) -> str | None:

@@ -12,18 +12,18 @@ from dataclasses import replace
 from datetime import datetime
 
 from mnemoflow.memory.english.deltas import find_difference, written_like
-from mnemoflow.memory.english.lexicon import MONTHS
+from mnemoflow.memory.english.lexicon import MONTHS, WEEKDAYS
 from mnemoflow.memory.english.shifts import find_shift, rescheduled, shifted_clause
 from mnemoflow.memory.generate.candidates import Candidate
 from mnemoflow.memory.relate.claim_values import Value
-from mnemoflow.memory.relate.claim_words import STOPWORDS
+from mnemoflow.memory.relate.claim_words import STOPWORDS, stem
 from mnemoflow.memory.relate.claims import parse_claim
 from mnemoflow.memory.relate.relations import Neighbour
 from mnemoflow.memory.relate.restate import RESTATE_FROM
 from mnemoflow.memory.relate.revalue import new_value, revalued
 from mnemoflow.timeutil import aware_utc
 
-__all__ = ["changed_by_difference", "moved_by_amount", "revalued_memory", "with_difference"]
+__all__ = ["changed_by_difference", "moved_by_amount", "moved_to_date", "revalued_memory", "with_difference"]
 
 
 def moved_by_amount(candidate: Candidate, neighbours: Sequence[Neighbour],
@@ -50,6 +50,22 @@ def moved_by_amount(candidate: Candidate, neighbours: Sequence[Neighbour],
             return replace(candidate, content=moved[0], kind=neighbour.kind, event_start_at=moved[1], event_end_at=None,
                            reasons=(*candidate.reasons, "rescheduled")), neighbour
     return None
+
+
+def moved_to_date(candidate: Candidate, held: Neighbour) -> Candidate | None:
+    """"The surgery rang, they've bumped me to Thursday the 13th" replaces "Mairead's dentist is on Tuesday
+    March 11" but names nothing of what was moved: the candidate becomes that memory restated with the new
+    date, so the current memory says what is on that day. None when the candidate shares a topic with the
+    memory (it says what moved itself), or either has no date."""
+    if candidate.event_start_at is None or held.event_start_at is None:
+        return None
+    if _what_is_on(candidate.content) & _what_is_on(held.content):
+        return None
+    shift = aware_utc(candidate.event_start_at).date() - aware_utc(held.event_start_at).date()
+    if not shift or not (moved := rescheduled(held.content, held.event_start_at, shift)):
+        return None
+    return replace(candidate, content=moved[0], kind=held.kind, event_start_at=moved[1], event_end_at=None,
+                   reasons=(*candidate.reasons, "rescheduled"))
 
 
 def revalued_memory(candidate: Candidate, known: Sequence[str], speaker: str) -> tuple[Candidate, str, str] | None:
@@ -95,6 +111,14 @@ def changed_by_difference(candidate: Candidate, neighbours: Sequence[Neighbour])
 def _topic(content: str) -> frozenset[str]:
     claim = parse_claim(content)
     return claim.stems - {claim.subject}
+
+
+def _what_is_on(content: str) -> frozenset[str]:
+    """What a dated statement says is on that day, in content stems: not who, nor the day's own words."""
+    return parse_claim(content).stems - _CALENDAR - STOPWORDS
+
+
+_CALENDAR = frozenset(stem(word.lower()) for word in (*MONTHS, *WEEKDAYS))
 
 
 def with_difference(content: str, difference: float, currency: str | None) -> str | None:

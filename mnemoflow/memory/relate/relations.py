@@ -114,6 +114,7 @@ from mnemoflow.memory.relate.compare import (
     _sources,
     _subject_link,
     _substitution,
+    _thing_ended,
     _value_keys,
 )
 from mnemoflow.memory.relate.restate import (
@@ -322,6 +323,8 @@ def _judge(cand: Claim, kind: str, cand_entities: frozenset[str], neighbour: Nei
     if cand.change and not blocked and not older and (_adds_content(cand, old) or ended) and said_now and \
             not (cand.change == "weak" and adds_alongside(cand)):  # "now plays guitar too": one more
         slot = _slot_link(cand, old, strong=cand.change == "strong")
+        if not slot and _thing_ended(cand, old):
+            slot = f"{cand.subject}, which is gone"
         if slot:
             conf = 0.9 if cand.change == "strong" else 0.86
             if sources == "different":
