@@ -74,6 +74,11 @@ CHANGES = {  # a fact, then what is true now: each leaves one current memory and
     "an appointment moved by whoever rang": ("stick the dentist in for me, Tuesday June 4, 2030 at 10:40",
                                              "the surgery rang, they've bumped me to Thursday June 6, 2030"),
     "a thing said to be gone": ("My ThinkPad T480 is crawling", "the thinkpad's finally binned"),
+    "an appointment pushed by whoever rang": ("put the boiler service in the diary for Wednesday June 4, 2030",
+                                              "engineer rang, he's pushed me back to Friday June 6, 2030"),
+    "a thing nicked": ("I ride a Boardman road bike", "the Boardman got nicked, I'm on a Ribble now"),
+    "a plan put on another day instead": ("The team offsite is on Thursday September 18, 2030",
+                                          "can't do the 18th now, so it's Friday September 19, 2030 instead"),
 }
 
 
@@ -88,6 +93,8 @@ LOOK_ALIKES = {  # what reads like a change and is not one: the first memory sta
     "another person's wedding": ("Our wedding is on June 7, 2030", "my sister's wedding is on June 14, 2030"),
     "what the dentist said": ("The dentist is at 2pm on Friday May 3, 2030", "the dentist said I need to floss more"),
     "something else that turns out": ("I'm allergic to penicillin", "turns out the rash was from the new soap"),
+    "another plan on another day": ("The team offsite is on Thursday September 18, 2030",
+                                    "we're going to the cinema on Friday September 19, 2030 instead"),
 }
 
 

@@ -44,6 +44,7 @@ from mnemoflow.memory.relate.moved import (
     changed_by_difference,
     moved_by_amount,
     moved_to_date,
+    moved_to_named_day,
     revalued_memory,
 )
 from mnemoflow.memory.relate.relations import Decision, Neighbour, action, classify
@@ -356,6 +357,10 @@ class MemoryGenerator:
             candidate, held = moved  # the thing moved, restated with its new date: it replaces what it was
             neighbours = self._neighbours(writes, candidate, asked_about)  # embeds the restatement
             decision = Decision("UPDATES", held.memory_id, 0.9, f"rescheduled: {held.content} moved by the amount said")
+        elif (moved := moved_to_named_day(candidate, neighbours, now)) is not None:
+            candidate, held = moved  # "so it's Friday the 19th instead": the lone event ahead, on its new day
+            neighbours = self._neighbours(writes, candidate, asked_about)
+            decision = Decision("UPDATES", held.memory_id, 0.9, f"rescheduled: {held.content} put on the day said")
         elif (changed := changed_by_difference(candidate, neighbours)) is not None:
             candidate, held = changed  # the amount moved by the difference said: it replaces what it was
             neighbours = self._neighbours(writes, candidate, asked_about)

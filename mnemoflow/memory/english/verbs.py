@@ -148,6 +148,9 @@ _IS_AFTER = re.compile(r"\b(?!" + _NOT_A_NOUN + r"'s\b)([A-Za-z][\w-]*)'s\s+(?=(
                        r"probably|totally|completely|properly|[\w-]*[\d_][\w-]*(?=[#]?\s*(?:[,.;!?]|$|now\b|and\b))|\w+ing" + _PROGRESSIVE_NEXT
                        + r")\b)(?![\w-]+(?:\s+[\w-]+)?\s+(?:is|are|was|were|has|had)\b)", re.I)
 _HAS_AFTER = re.compile(r"\b(?!" + _NOT_A_NOUN + r"'s\b)([A-Za-z][\w-]*)'s\s+(?=(?:been|got)\b)", re.I)
+# "he's pushed me back a week", "she's moved it": a pronoun's "has" before a participle and its object
+_PRONOUN_HAS = re.compile(r"\b(he|she|it|who|that)'s\s+(?=(?:\w+ly\s+)?\w+ed\s+(?:me|us|him|her|them|it|the|my|our|a|an)\b)",
+                          re.I)
 
 
 # "going to my gran's in Kestlebury", "at Lavinia's on Friday": a place named by whose it is
@@ -159,4 +162,5 @@ def expand_is(text: str) -> str:
     """A noun's contracted "is"/"has" written out, so the sentence has its verb."""
     def written(verb: str) -> Callable[[re.Match[str]], str]:
         return lambda m: m.group() if _PLACE_BEFORE.search(m.string[:m.start()]) else f"{m[1]} {verb} "
+    text = _PRONOUN_HAS.sub(lambda m: f"{m[1]} has ", text)
     return _IS_AFTER.sub(written("is"), _HAS_AFTER.sub(written("has"), text))

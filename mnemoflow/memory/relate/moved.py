@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import replace
-from datetime import datetime
+from datetime import date, datetime
 
 from mnemoflow.memory.english.deltas import find_difference, written_like
 from mnemoflow.memory.english.lexicon import MONTHS, WEEKDAYS
@@ -23,7 +23,8 @@ from mnemoflow.memory.relate.restate import RESTATE_FROM
 from mnemoflow.memory.relate.revalue import new_value, revalued
 from mnemoflow.timeutil import aware_utc
 
-__all__ = ["changed_by_difference", "moved_by_amount", "moved_to_date", "revalued_memory", "with_difference"]
+__all__ = ["changed_by_difference", "moved_by_amount", "moved_to_date", "moved_to_named_day", "revalued_memory",
+           "with_difference"]
 
 
 def moved_by_amount(candidate: Candidate, neighbours: Sequence[Neighbour],
@@ -47,6 +48,37 @@ def moved_by_amount(candidate: Candidate, neighbours: Sequence[Neighbour],
             or said.subject in parse_claim(n.content).anchors] if len(ahead) == 1 else []
     for neighbour in near or lone:
         if moved := rescheduled(neighbour.content, neighbour.event_start_at, shift):  # type: ignore[arg-type]
+            return replace(candidate, content=moved[0], kind=neighbour.kind, event_start_at=moved[1], event_end_at=None,
+                           reasons=(*candidate.reasons, "rescheduled")), neighbour
+    return None
+
+
+_CLAUSES = re.compile(r",\s+(?!\d{4}\b)(?:so\s+|and\s+|but\s+)?|;\s+|\s+so\s+(?=it|we|they)")
+
+
+def moved_to_named_day(candidate: Candidate, neighbours: Sequence[Neighbour],
+                       now: datetime) -> tuple[Candidate, Neighbour] | None:
+    """"Can't do the 18th now, so it's Friday September 19 instead": a strong change that puts "it" on a day
+    names no thing, so the thing is the lone event still ahead among the neighbours (or the nearest, at least
+    `RESTATE_FROM` near), restated on that day; returned with that memory. None when the changed clause
+    has a subject of its own or no one day."""
+    clauses = [c for c in _CLAUSES.split(candidate.content) if parse_claim(c).change == "strong"]
+    said = parse_claim(clauses[-1]) if clauses else None
+    days = [v.key for v in said.values if v.type == "date"] if said else []
+    if said is None or len(days) != 1 or not all(isinstance(getattr(days[0], f), int) for f in ("year", "month", "day")):
+        return None
+    if said.subject and said.subject.split("'")[0] not in STOPWORDS | _CALENDAR:
+        return None  # "the comms move to Friday": the comms, not the event
+    new_day = date(days[0].year, days[0].month, days[0].day)  # type: ignore[attr-defined]
+    ahead = [n for n in neighbours if n.event_start_at and aware_utc(n.event_start_at) >= aware_utc(now)]
+    near = sorted((n for n in ahead if (n.vector_similarity or 0.0) >= RESTATE_FROM),
+                  key=lambda n: -(n.vector_similarity or 0.0))
+    said_words = {stem(w) for w in re.findall(r"[a-z]+", (said.change_text or "").lower())[:1]}  # the verb
+    for neighbour in (ahead if len(ahead) == 1 else near)[:1]:
+        if _what_is_on(said.text) - said_words - _what_is_on(neighbour.content):
+            return None  # "we're going to the cinema on Friday instead" names its own thing
+        shift = new_day - aware_utc(neighbour.event_start_at).date()  # type: ignore[arg-type]
+        if shift and (moved := rescheduled(neighbour.content, neighbour.event_start_at, shift)):  # type: ignore[arg-type]
             return replace(candidate, content=moved[0], kind=neighbour.kind, event_start_at=moved[1], event_end_at=None,
                            reasons=(*candidate.reasons, "rescheduled")), neighbour
     return None
