@@ -77,6 +77,8 @@ CHANGES = {  # a fact, then what is true now: each leaves one current memory and
     "an appointment pushed by whoever rang": ("put the boiler service in the diary for Wednesday June 4, 2030",
                                               "engineer rang, he's pushed me back to Friday June 6, 2030"),
     "a thing nicked": ("I ride a Boardman road bike", "the Boardman got nicked, I'm on a Ribble now"),
+    "a dose upped with nothing of the drug named": ("I take 10mg of citalopram", "they've upped my dose to 20mg"),
+    "a salary said with no owner": ("My salary is 48k", "salary's gone up to 52k after the review"),
     "a plan put on another day instead": ("The team offsite is on Thursday September 18, 2030",
                                           "can't do the 18th now, so it's Friday September 19, 2030 instead"),
 }
@@ -142,6 +144,12 @@ def test_a_move_that_names_nothing_of_what_moved_restates_it(memory: Memory) -> 
     memory.add("stick the dentist in for me, Tuesday June 4, 2030 at 10:40", user_id="alex")
     [moved] = memory.add("the surgery rang, they've bumped me to Thursday June 6, 2030", user_id="alex").results
     assert moved.memory == "Alex has the dentist on June 6, 2030 at 10:40"
+
+
+def test_an_amount_set_by_someone_who_names_nothing_of_it_restates_the_memory(memory: Memory) -> None:
+    memory.add("I take 10mg of citalopram", user_id="alex")
+    [upped] = memory.add("they've upped my dose to 20mg", user_id="alex").results
+    assert upped.memory == "Alex takes 20mg of citalopram"
 
 
 def test_what_comes_after_a_thing_said_gone_replaces_it_rather_than_a_detail_of_it(memory: Memory) -> None:

@@ -375,7 +375,7 @@ class MemoryGenerator:
                 neighbours = self._neighbours(writes, candidate, asked_about)
         decision = decision or classify(candidate.content, candidate.kind, candidate.entities, neighbours, now=now,
                                         speaker=speaker, reminder="reminder" in candidate.reasons)
-        if decision.relation == "UPDATES" and decision.reason.startswith("value:") and \
+        if decision.relation == "UPDATES" and decision.reason.startswith(("value:", "change-marker:")) and \
                 (held := next((n for n in neighbours if n.memory_id == decision.target_id), None)) and \
                 (restated := moved_to_date(candidate, held)):
             candidate = restated  # "they've bumped me to Thursday": what is on that day now

@@ -546,6 +546,7 @@ def test_mine_after_a_question_about_a_named_thing_is_the_speakers(said: str, ex
     ("stick the dentist in for me, Tuesday the 14th at 10:40", "Ruth has the dentist on Tuesday May 14, 2024 at 10:40"),
     # a thing's new value, family said as one addresses them, what one has become: all the speaker's
     ("network's CF_Home_5G now", "Ruth's network is CF_Home_5G now"),
+    ("salary's gone up to 52k", "Ruth's salary has gone up to 52k"),
     ("mum wants to go over to giffgaff", "Ruth's mum wants to go over to giffgaff"),
     ("officially a Leith resident now", "Ruth is officially a Leith resident now"),
     ("right so got the keys yesterday", "Ruth got the keys on May 7, 2024"),

@@ -96,6 +96,8 @@ _BARE_KIN = re.compile(r"^(?P<kin>mum|mom|mam|dad|gran|nan|nana|grandad|grandma|
 _PRONOUNS = frozenset({"it", "that", "this", "what", "who", "where", "there", "here", "he", "she", "one", "everyone",
                        "everything", "nothing", "let", "mine", "yours", "ours", "theirs", "hers", "his"})
 _THING_NOW = re.compile(r"^(?P<noun>[a-z]{3,})'s\s+(?=\S+(?:\s+\S+){0,3}\s+now$)", re.I)
+# "salary's gone up to 52k", "rent's just gone up": said lowercase, not a name
+_THING_MOVED = re.compile(r"^(?P<noun>[a-z]{3,})'s\s+(?=(?:gone|going|been|got|up|down|just|finally|[a-z]+ed)\b)")
 
 
 def _owned_by_speaker(body: str, speaker: str, known: Iterable[str]) -> str:
@@ -107,8 +109,11 @@ def _owned_by_speaker(body: str, speaker: str, known: Iterable[str]) -> str:
         return f"{possessive(speaker)} new {new['noun'].lower()}{verb}{body[new.end('verb'):]}"
     if kin := _BARE_KIN.match(body):  # "mum wants to go over to giffgaff": the speaker's mum
         return f"my {kin['kin'].lower()}{body[kin.end():]}"
-    if (now := _THING_NOW.match(body)) and now["noun"].lower() not in _DETERMINERS | _DAY_WORDS | _PRONOUNS:
-        return f"{possessive(speaker)} {now['noun'].lower()} is {body[now.end():]}"
+    now = _THING_NOW.match(body) or _THING_MOVED.match(body)
+    if now and now["noun"].lower() not in _DETERMINERS | _DAY_WORDS | _PRONOUNS | {k.lower() for k in known}:
+        rest = body[now.end():]
+        verb = "has" if rest.split()[:1] and (is_past(rest.split()[0]) or rest.split()[0] in ("just", "finally")) else "is"
+        return f"my {now['noun'].lower()} {verb} {rest}"
     bare = _BARE_SUBJECT.match(body)
     if bare is None or bare["noun"] in known or bare["noun"].lower() in _DETERMINERS | _NOT_NOUN_AFTER | _DAY_WORDS:
         return body  # "Sunday lunch is at Mum's": a day, not a thing of the speaker's

@@ -113,7 +113,7 @@ STRONG_CHANGE = (
     r"extended(?= (?:the|my|our|its|their|his|her|it)\b)", r"retired(?=\s*(?:[.,;!]|$|\s+(?:now|from|last|in|this|after|so|and|early)\b))", r"(?:is|'s|was|got|been) (?:\w+ly )?(?:dead|broken|gone|written off|totall?ed|called off|in the bin|chucked)", r"(?<!\bbe )(?<!\bget )(?<!\bgot )(?<!\bam )(?<!'m )(?<!\bis )(?<!\bare )(?<!'re )used to\b(?! (?:it|that|this|the)\b)",
     r"gone off", r"turn(?:s|ed) out\b(?! to\b)", r"turned(?= \d{1,3}\b)", r"(?:is|'s) off\b(?! (?:to|for|on|at|in|work|sick)\b)", r"escaped", r"offloaded", r"closed(?= (?:the |my |our )?(?-i:[A-Z]))", r"cancell?ed", r"scrapped", r"binned", r"ditched", r"abandoned", r"replaced", r"traded (?:[\w']+ ){0,3}?in", r"died", r"(?:was|got|been) (?:stolen|nicked|pinched)", r"swapped", r"transferred", r"migrated", r"ported", r"broke up", r"promoted", r"demoted", r"became", r"renamed", r"upgraded", r"downgraded",
     # a number raised or cut to a new one ("raised the rent to 1,350", "is up to 10 km", "went down to 6")
-    (r"(?:raised|raises|increased|increases|lowered|lowers|reduced|reduces|cut|cuts|bump(?:ed|s|ing)|hik(?:ed|es|ing)|"
+    (r"(?:raised|raises|increased|increases|lowered|lowers|reduced|reduces|cut|cuts|bump(?:ed|s|ing)|hik(?:ed|es|ing)|up(?:ped|s|ping)|"
      r"(?:went|goes|gone|going|is|are|was|were|'s|'re) (?:up|down)) (?:[\w',]+ ){0,3}?to(?= [$€£¥]?\d| (?:a |an )?(?:"
      + "|".join(NUMBER_WORDS) + r")\b)"),
 )

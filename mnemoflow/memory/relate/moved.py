@@ -16,7 +16,7 @@ from mnemoflow.memory.english.lexicon import MONTHS, WEEKDAYS
 from mnemoflow.memory.english.shifts import find_shift, rescheduled, shifted_clause
 from mnemoflow.memory.generate.candidates import Candidate
 from mnemoflow.memory.relate.claim_values import Value
-from mnemoflow.memory.relate.claim_words import STOPWORDS, stem
+from mnemoflow.memory.relate.claim_words import MEASURE_UNITS, STOPWORDS, stem
 from mnemoflow.memory.relate.claims import parse_claim
 from mnemoflow.memory.relate.relations import Neighbour
 from mnemoflow.memory.relate.restate import RESTATE_FROM
@@ -86,18 +86,22 @@ def moved_to_named_day(candidate: Candidate, neighbours: Sequence[Neighbour],
 
 def moved_to_date(candidate: Candidate, held: Neighbour) -> Candidate | None:
     """"The surgery rang, they've bumped me to Thursday the 13th" replaces "Mairead's dentist is on Tuesday
-    March 11" but names nothing of what was moved: the candidate becomes that memory restated with the new
-    date, so the current memory says what is on that day. None when the candidate shares a topic with the
-    memory (it says what moved itself), or either has no date."""
-    if candidate.event_start_at is None or held.event_start_at is None:
-        return None
+    March 11" but names nothing of what was moved, nor does "they've upped my dose to 20mg" name the
+    citalopram: the candidate becomes that memory restated with the new date or amount, so the current memory
+    says what is on that day, or of what there is that much. None when the candidate shares a topic with the
+    memory (it says what changed itself), or holds no such value."""
     if _what_is_on(candidate.content) & _what_is_on(held.content):
         return None
-    shift = aware_utc(candidate.event_start_at).date() - aware_utc(held.event_start_at).date()
-    if not shift or not (moved := rescheduled(held.content, held.event_start_at, shift)):
-        return None
-    return replace(candidate, content=moved[0], kind=held.kind, event_start_at=moved[1], event_end_at=None,
-                   reasons=(*candidate.reasons, "rescheduled"))
+    if candidate.event_start_at is not None and held.event_start_at is not None:
+        shift = aware_utc(candidate.event_start_at).date() - aware_utc(held.event_start_at).date()
+        moved = rescheduled(held.content, held.event_start_at, shift) if shift else None
+        return replace(candidate, content=moved[0], kind=held.kind, event_start_at=moved[1], event_end_at=None,
+                       reasons=(*candidate.reasons, "rescheduled")) if moved else None
+    amounts = [v for v in parse_claim(candidate.content).values if v.type in ("quantity", "money", "percent")]
+    if len(amounts) != 1 or not re.search(rf"\bto\s+{re.escape(amounts[0].text)}", candidate.content):
+        return None  # only an amount set "to" a new one
+    found = revalued(held.content, amounts[0])
+    return replace(candidate, content=found[0], kind=held.kind, reasons=(*candidate.reasons, "revalued")) if found else None
 
 
 def revalued_memory(candidate: Candidate, known: Sequence[str], speaker: str) -> tuple[Candidate, str, str] | None:
@@ -147,7 +151,7 @@ def _topic(content: str) -> frozenset[str]:
 
 def _what_is_on(content: str) -> frozenset[str]:
     """What a dated statement says is on that day, in content stems: not who, nor the day's own words."""
-    return parse_claim(content).stems - _CALENDAR - STOPWORDS
+    return parse_claim(content).stems - _CALENDAR - STOPWORDS - MEASURE_UNITS
 
 
 _CALENDAR = frozenset(stem(word.lower()) for word in (*MONTHS, *WEEKDAYS))
