@@ -565,6 +565,22 @@ def test_they_in_a_question_is_the_one_plural_thing_the_answerer_named_before() 
     assert "Hana's bins are collected wednesday mornings" in [c.content for c in stored(lines, NOW)]
 
 
+def test_who_asked_to_a_group_is_answered_by_whoever_says_they_do() -> None:
+    keys = stored([("Priya", "who's got the keys to the van for Saturday?"), ("Luis", "I do, picking them up Friday night")],
+                  NOW)
+    assert any(c.content.startswith("Luis has got the keys to the van") for c in keys)
+    booked = stored([("Dee", "Jon can you book the table at the Crown?"), ("Jon", "done, 7:30")], NOW)
+    assert [c.content for c in booked] == ["Jon booked the table at the Crown, 7:30"]
+
+
+def test_how_old_and_how_long_keep_the_question_verb_once() -> None:
+    lines = [("Nadia", "I need a present for my nephew"), ("Assistant", "How old is he turning?"),
+             ("Nadia", "seven on the 14th")]
+    assert "Nadia's nephew is turning seven on May 14, 2024" in [c.content for c in stored(lines, NOW)]
+    stay = stored([("Assistant", "How long is she staying for?"), ("Theo", "ten days")], NOW)
+    assert [c.content for c in stay] == ["She is staying for ten days"]
+
+
 def test_a_subordinate_clause_alone_is_still_no_statement() -> None:
     assert contents(say("Ruth", "after the whole thing ended", role="user")) == []
 

@@ -123,6 +123,7 @@ def is_clause(text: str) -> bool:
                for i, w in enumerate(words) if i >= 2)
 
 
+_SELF = re.compile(r"^(?:me|myself|i do|i have|i will|i am|i did|i can|i've got|i'll)\b(?!\s+\w)[\s,.!]*", re.I)
 _ME = re.compile(r"(?:me|us|myself|both of us|me and \w+|\w+ and me)!*", re.I)
 
 
@@ -134,6 +135,8 @@ def merge(question: str, answer: str) -> FollowUp | None:
         topic = about.group(1).strip()
         said = re.sub(r"\b(them|it|those|these|that one)\b", topic, answer, count=1, flags=re.I)
         return FollowUp((), "about", said) if said != answer else None
+    if done := _done(question, answer):  # "Jon can you book the table at the Crown?" / "done, 7:30"
+        return FollowUp((), "about", done)
     q = _embedded_question(question) or parse_question(question)
     if q is None or not answer or _UNSURE.match(answer):
         return None
@@ -143,6 +146,9 @@ def merge(question: str, answer: str) -> FollowUp | None:
         return _yes_no(q, answer)
     if not q.aux and not q.subject and not q.rest:
         return _elliptic(q, answer)
+    if q.wh == "who" and not q.subject and (me := _SELF.match(answer)):  # "who's got the keys?" / "I do, ..."
+        found = _wh(q, "me")
+        return replace(found, leftover=answer[me.end():].strip(" ,.!") or None) if found else None
     head, comma, tail = answer.partition(",")
     if comma and _ME.fullmatch(head.strip()) and is_clause(tail.strip()):
         found = _wh(q, _fragment(head))  # "Who's bringing the tent?" / "me, it's the big green one"
@@ -152,6 +158,21 @@ def merge(question: str, answer: str) -> FollowUp | None:
     if is_polar(answer):
         return None
     return _wh(q, _fragment(answer))
+
+
+_ASKED_TO = re.compile(r"^(?:[A-Z][a-z]+,?\s+)?(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+)?(?P<verb>[a-z]+)\s+"
+                       r"(?P<rest>[^?]+?)\??$")
+_DONE = re.compile(r"^(?:yep,?\s+|yes,?\s+|all\s+)?(?:done|sorted|did it|booked|on it,? done)\b[\s,.!]*", re.I)
+
+
+def _done(question: str, answer: str) -> str | None:
+    """A request answered "done": what was asked is what the answerer did, with what the answer adds
+    ("book the table at the Crown" / "done, 7:30" -> "I booked the table at the Crown, 7:30")."""
+    asked, done = _ASKED_TO.match(question.strip()), _DONE.match(answer.strip())
+    if asked is None or done is None or asked["verb"] in {"be", "have", "do", "tell", "help", "remind"}:
+        return None
+    extra = answer.strip()[done.end():].strip(" .!")
+    return f"I {past(asked['verb'])} {asked['rest']}" + (f", {extra}" if extra else "")
 
 
 def is_polar(answer: str) -> bool:
@@ -350,7 +371,7 @@ def _wh(q: Question, text: str) -> FollowUp | None:
             text = text[len(ending) + 1:]
     elif wh == "how long":
         # "about two years" -> "for about two years"; not after "takes"/"lasts", which take the span bare
-        if not re.match(r"^(for|since|until|till)\b", text) and not re.search(r"\b(take|takes|took|last|lasts|lasted)$",
+        if not re.match(r"^(for|since|until|till)\b", text) and not re.search(r"\b(take|takes|took|last|lasts|lasted|for)$",
                                                                              base):
             text = "for " + text
     elif wh in {"how many", "how much"}:
@@ -376,7 +397,7 @@ def _wh(q: Question, text: str) -> FollowUp | None:
     elif wh == "why":
         if not re.match(r"^(because|for|to|since|as|so)\b", text):
             text = "because " + text
-    elif wh not in {"how often", "how far"}:
+    elif wh not in {"how often", "how far", "how old"}:  # "How old is he turning?" / "seven on the 14th"
         return None
     return FollowUp((ask(base), said(" " + text)), "wh")
 

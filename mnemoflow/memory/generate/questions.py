@@ -77,6 +77,7 @@ def parse_question(sentence: str) -> Question | None:
     if not q or _SMALL_TALK.match(q) or _OFFER.match(q):
         return None
     q = _PERFECT.sub(r"\1 has \2 \3", q)  # "what's it done": 's is "has" before a participle
+    q = re.sub(r"\b(who|what)'s\s+(?=(?:got|been|gone|had)\b)", r"\1 has ", q, flags=re.I)  # "who's got the van"
     q = _CONTRACTION.sub(lambda m: _CONTRACTIONS[m.group().lower()], q)
     if _WH.match(q):  # "Which ankle, left or right?": the choices offered are what the answer picks from
         q = re.sub(r",\s*(?:the\s+)?[\w-]+\s+or\s+(?:the\s+)?[\w-]+$", "", q)
@@ -90,6 +91,8 @@ def parse_question(sentence: str) -> Question | None:
         tokens = q[wh_match.end():].split()
         if all(t.lower() in {"and", "or", "when", "where", "who", "how", "why", "exactly"} for t in tokens):
             return Question(wh, None, None, "", "")  # elliptic: "When?", "Where and when?"
+        if wh == "who" and _WHO_DOES(tokens):  # "Who has the keys?", "who's got the van?", "Who booked it?"
+            return Question(wh, None, None, "", " ".join(tokens))
         noun_words: list[str] = []
         while tokens and tokens[0].lower() not in AUXILIARIES and len(noun_words) < 3 and wh in {
                 "what", "which", "how many", "how much", "what kind of", "what sort of", "what type of"}:
@@ -126,6 +129,15 @@ def parse_question(sentence: str) -> Question | None:
         aux = rest.pop(0).lower() if rest[0].lower() in AUXILIARIES and not done else None
         return Question(None, None, aux, subject, " ".join(rest))
     return None
+
+
+def _WHO_DOES(tokens: list[str]) -> bool:  # noqa: N802 - read as a pattern
+    """"who" is the subject and what follows its verb: a "has" of possession or of a participle, or a verb
+    in the past or the third person ("Who wants to drive?")."""
+    first = [t.lower() for t in tokens[:2]]
+    if first[:1] in (["has"], ["have"], ["had"]) and len(first) > 1:
+        return first[1] in _DETERMINERS | {"got", "a", "an"} or is_past(first[1])
+    return bool(first) and first[0] not in AUXILIARIES and (is_past(first[0]) or re.fullmatch(r"[a-z]+[^s]s", first[0]) is not None)
 
 
 # "Did the surgeon say how long recovery takes?": a yes/no question about what someone said or knows
