@@ -554,6 +554,10 @@ def test_mine_after_a_question_about_a_named_thing_is_the_speakers(said: str, ex
     ("the thinkpad's finally binned", "The thinkpad is finally binned"),
     # a request of any verb is no fact
     ("can you nag me", None),
+    # a question without its mark, the weather, and what the speaker will do in the chat itself are no memories
+    ("what do they actually check on an MOT anyway", None),
+    ("it's raining AGAIN", None),
+    ("hmm I'll have a think and come back to you", None),
 ])
 def test_what_chat_leaves_out_is_supplied_and_what_it_adds_is_dropped(said: str, expected: str | None) -> None:
     assert contents(say("Ruth", said, role="user")) == ([expected] if expected else [])

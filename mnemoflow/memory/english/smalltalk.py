@@ -52,8 +52,10 @@ _SMALL_TALK = re.compile(
     r"(?:take a look|look at this|check this out)\b.*|keep (?:it )?up\b.*|good for you\b.*|"
     r"long time no (?:see|talk|chat|speak)\b.*|can't wait\b.*|i hope (?:you|that you|your)\b.*|"
     r"hope (?:you|that you|your)\b.*|(?:i )?wish (?:i|you|we) could\b.*|(?:that )?works for (?:me|us)|that works|"
-    r"i(?:'ll| will) (?:check|ask|look|see|try|think|get back|let you know|find out|text|email|ping|confirm|"
-    r"double-check|have a look|figure|come to|go with|take it|sort it|handle it|keep you posted)\b.*|"
+    r"(?:i(?:'ll| will)|will) (?:check|ask|look|see|try|think|get back|let you know|find out|text|email|ping|confirm|"
+    r"double-check|have a look|have a think|come back to you|keep an eye|figure|come to|go with|take it|sort it|handle it|"
+    r"keep you posted)\b.*|"
+    r"(?:it's|it is) (?:raining|pouring|snowing|freezing|boiling|roasting|so (?:hot|cold|grim|grey|windy))\b.*|"
     r"i can't sleep|(?:you two )?sort it out\b.*|i can tell|i could tell|you bet|anytime)"
     r"(?: too| as well| again| so much| all)*$", re.I)
 _EMOTION = re.compile(

@@ -117,6 +117,8 @@ _PLURAL_THING = re.compile(r"\b(?:the|my|our)\s+(?P<noun>[a-z]{3,}s)\b(?!')")
 _AGREED = re.compile(r"^(?P<when>(?:the\s+)?\d{1,2}(?:st|nd|rd|th)|(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*|\d{1,2}(?::\d\d)?\s*(?:am|pm))"
                      r"\s+it\s+is\b(?:\s+then\b)?", re.I)
 _PROPOSAL = re.compile(r"\binstead\b|\b(?:can|could|shall) we (?:do|move|make it|go for)\b|\b(?:how|what) about\b", re.I)
+_UNMARKED_QUESTION = re.compile(r"^(?:what|where|when|why|how|who|which)\s+(?:do|does|did|is|are|was|were|can|could|"
+                                r"should|would|will)\s+(?:i|you|we|they|he|she|it|the|my|your)\b", re.I)
 _LABELLED = re.compile(r"^(?P<label>[a-z][a-z' -]{2,40}?)\s*:\s*(?P<value>[A-Za-z0-9#./-]*\d[\w#./-]*\b.*)$")
 # "..., remember, ...", "as I said, ...": the speaker says the listener was told this before
 _SAID_BEFORE = re.compile(r"(?:^|,\s*)(?:remember|as i (?:said|mentioned|told you)|like i (?:said|mentioned|told you))"
@@ -253,7 +255,7 @@ class RuleEngine:
             body = body[:invite.start()]  # "I'm organizing the team dinner on November 8, who's in?" states the plan
         elif body.endswith("?") and (role := _AS_A.match(body)):
             body = f"I'm {role.group(1)}"  # "As a vegetarian, what can I grill?" says who is asking
-        if body.endswith("?"):
+        if body.endswith("?") or _UNMARKED_QUESTION.match(body):  # "what do they actually check on an MOT anyway"
             return skip("question")
         if is_small_talk(sentence.strip().rstrip(".!;:,- ")):
             return skip("small talk")
