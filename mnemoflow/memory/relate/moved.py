@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import replace
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 
 from mnemoflow.memory.english.deltas import find_difference, written_like
 from mnemoflow.memory.english.lexicon import MONTHS, WEEKDAYS
@@ -27,6 +27,21 @@ __all__ = ["changed_by_difference", "moved_by_amount", "moved_to_date", "moved_t
            "with_difference"]
 
 
+def _ahead(neighbours: Sequence[Neighbour], now: datetime) -> tuple[list[Neighbour], list[Neighbour]]:
+    """The neighbours that are events still ahead, and those of them at least `RESTATE_FROM` near, nearest
+    first: the things a reschedule that names none can be about."""
+    ahead = [n for n in neighbours if n.event_start_at and aware_utc(n.event_start_at) >= aware_utc(now)]
+    return ahead, sorted((n for n in ahead if (n.vector_similarity or 0.0) >= RESTATE_FROM),
+                         key=lambda n: -(n.vector_similarity or 0.0))
+
+
+def _rescheduled(candidate: Candidate, held: Neighbour, shift: timedelta) -> Candidate | None:
+    """The candidate as `held` restated with its date moved by `shift`; None when the date cannot be moved."""
+    moved = rescheduled(held.content, held.event_start_at, shift) if shift else None  # type: ignore[arg-type]
+    return replace(candidate, content=moved[0], kind=held.kind, event_start_at=moved[1], event_end_at=None,
+                   reasons=(*candidate.reasons, "rescheduled")) if moved else None
+
+
 def moved_by_amount(candidate: Candidate, neighbours: Sequence[Neighbour],
                      now: datetime) -> tuple[Candidate, Neighbour] | None:
     """"They pushed the install back a week": no date is named, so the candidate becomes the memory of the
@@ -37,9 +52,7 @@ def moved_by_amount(candidate: Candidate, neighbours: Sequence[Neighbour],
     shift = find_shift(candidate.content) if candidate.event_start_at is None else None
     if shift is None:
         return None
-    ahead = [n for n in neighbours if n.event_start_at and aware_utc(n.event_start_at) >= aware_utc(now)]
-    near = sorted((n for n in ahead if (n.vector_similarity or 0.0) >= RESTATE_FROM),
-                  key=lambda n: -(n.vector_similarity or 0.0))
+    ahead, near = _ahead(neighbours, now)
     said = parse_claim(shifted_clause(candidate.content))
     # the lone event ahead is the thing moved unless the candidate names another ("all the comms shift a
     # week earlier" moves the comms, not the launch they are planned around)
@@ -47,9 +60,8 @@ def moved_by_amount(candidate: Candidate, neighbours: Sequence[Neighbour],
     lone = [n for n in ahead if pronoun or said.subject in said.names
             or said.subject in parse_claim(n.content).anchors] if len(ahead) == 1 else []
     for neighbour in near or lone:
-        if moved := rescheduled(neighbour.content, neighbour.event_start_at, shift):  # type: ignore[arg-type]
-            return replace(candidate, content=moved[0], kind=neighbour.kind, event_start_at=moved[1], event_end_at=None,
-                           reasons=(*candidate.reasons, "rescheduled")), neighbour
+        if moved := _rescheduled(candidate, neighbour, shift):
+            return moved, neighbour
     return None
 
 
@@ -70,17 +82,14 @@ def moved_to_named_day(candidate: Candidate, neighbours: Sequence[Neighbour],
     if said.subject and said.subject.split("'")[0] not in STOPWORDS | _CALENDAR:
         return None  # "the comms move to Friday": the comms, not the event
     new_day = date(days[0].year, days[0].month, days[0].day)  # type: ignore[attr-defined]
-    ahead = [n for n in neighbours if n.event_start_at and aware_utc(n.event_start_at) >= aware_utc(now)]
-    near = sorted((n for n in ahead if (n.vector_similarity or 0.0) >= RESTATE_FROM),
-                  key=lambda n: -(n.vector_similarity or 0.0))
+    ahead, near = _ahead(neighbours, now)
     said_words = {stem(w) for w in re.findall(r"[a-z]+", (said.change_text or "").lower())[:1]}  # the verb
     for neighbour in (ahead if len(ahead) == 1 else near)[:1]:
         if _what_is_on(said.text) - said_words - _what_is_on(neighbour.content):
             return None  # "we're going to the cinema on Friday instead" names its own thing
         shift = new_day - aware_utc(neighbour.event_start_at).date()  # type: ignore[arg-type]
-        if shift and (moved := rescheduled(neighbour.content, neighbour.event_start_at, shift)):  # type: ignore[arg-type]
-            return replace(candidate, content=moved[0], kind=neighbour.kind, event_start_at=moved[1], event_end_at=None,
-                           reasons=(*candidate.reasons, "rescheduled")), neighbour
+        if moved := _rescheduled(candidate, neighbour, shift):
+            return moved, neighbour
     return None
 
 
@@ -94,9 +103,7 @@ def moved_to_date(candidate: Candidate, held: Neighbour) -> Candidate | None:
         return None
     if candidate.event_start_at is not None and held.event_start_at is not None:
         shift = aware_utc(candidate.event_start_at).date() - aware_utc(held.event_start_at).date()
-        moved = rescheduled(held.content, held.event_start_at, shift) if shift else None
-        return replace(candidate, content=moved[0], kind=held.kind, event_start_at=moved[1], event_end_at=None,
-                       reasons=(*candidate.reasons, "rescheduled")) if moved else None
+        return _rescheduled(candidate, held, shift)
     amounts = [v for v in parse_claim(candidate.content).values if v.type in ("quantity", "money", "percent")]
     if len(amounts) != 1 or not re.search(rf"\bto\s+{re.escape(amounts[0].text)}", candidate.content):
         return None  # only an amount set "to" a new one
