@@ -95,6 +95,12 @@ LOOK_ALIKES = {  # what reads like a change and is not one: the first memory sta
     "another person's wedding": ("Our wedding is on June 7, 2030", "my sister's wedding is on June 14, 2030"),
     "what the dentist said": ("The dentist is at 2pm on Friday May 3, 2030", "the dentist said I need to floss more"),
     "something else that turns out": ("I'm allergic to penicillin", "turns out the rash was from the new soap"),
+    "another person's thing that died": ("My car is a blue Golf", "my brother's Golf died on the motorway"),
+    "another's dose upped": ("I take 10mg of citalopram", "they've upped the dog's dose to 20mg"),
+    "another person's plan instead": ("The team offsite is on Thursday September 18, 2030",
+                                      "my sister's party is on Friday September 19, 2030 instead of Saturday"),
+    "another thing of the same make binned": ("My laptop is a Dell XPS 13",
+                                              "the old Dell monitor is in the bin, got a new LG"),
     "another plan on another day": ("The team offsite is on Thursday September 18, 2030",
                                     "we're going to the cinema on Friday September 19, 2030 instead"),
 }

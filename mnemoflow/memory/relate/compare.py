@@ -382,7 +382,8 @@ def _other_person(cand: Claim, old: Claim) -> bool:
     for head, other in ((cand.subject_head, old), (old.subject_head, cand)):
         if head in PERSON_NOUNS and not _has(head, other.stems | other.names):  # "Dentist moved to 4:30"
             return True
-    return False
+    # "Ana's brother's Golf died" against "Ana's car is a blue Golf": the brother's, not Ana's
+    return any(w in PERSON_NOUNS and not _has(w, old.stems | old.names) for w in cand.subject_stems - {cand.subject_head})
 
 
 def _span(value: Value) -> tuple[date, date] | None:
