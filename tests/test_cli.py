@@ -94,6 +94,11 @@ def test_console_script_runs_the_demo(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "Lisbon" in done.stdout and "cites:" in done.stdout
     assert f"--tenant demo --user priya --home {tmp_path / 'demo'}" in done.stdout  # where to ask next
+    # the sample is cited from its copy in the home, so another checkout's demo finds the same documents
+    assert f"cites: {tmp_path / 'demo' / 'demo-sample'}" in done.stdout
+    again = subprocess.run([str(exe), "demo", "--home", str(tmp_path / "demo")], capture_output=True, text=True,
+                           timeout=300)
+    assert "ingested: 0 documents changed" in again.stdout
 
 
 @pytest.mark.parametrize(("locator", "shown"), [

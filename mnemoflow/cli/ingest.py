@@ -83,11 +83,11 @@ def reembed(home: Home = None) -> None:
 @app.command()
 def demo(home: Home = None) -> None:
     """Ingest the bundled sample (a chat, markdown, PDF, HTML, code, audio) and answer questions with citations."""
-    from mnemoflow.demo import DEMO_QUESTIONS, DEMO_SCOPE, sample_paths
+    from mnemoflow.demo import DEMO_QUESTIONS, DEMO_SCOPE, sample_in
 
     with service_for(home) as service:
         out.print(f"[bold]mnemoflow demo[/] (home: {service.settings.home})")
-        outcome = run_ingest(service, DEMO_SCOPE, sample_paths(), wait=True)
+        outcome = run_ingest(service, DEMO_SCOPE, sample_in(service.settings.home), wait=True)
         print_ingest(outcome, DEMO_SCOPE)
         for question in DEMO_QUESTIONS:
             out.print(f"\n[bold]Q:[/] {question}")

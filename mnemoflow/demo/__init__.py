@@ -3,6 +3,7 @@ the venue's web page, a sync script and a recorded standup: one of each input ki
 
 from __future__ import annotations
 
+import shutil
 from importlib.resources import files
 from pathlib import Path
 
@@ -18,3 +19,18 @@ DEMO_QUESTIONS = (
 def sample_paths() -> list[Path]:
     data = Path(str(files("mnemoflow.demo") / "data"))
     return sorted(data.iterdir())
+
+
+def sample_in(home: Path) -> list[Path]:
+    """The sample copied into `home` (unchanged files are left as they are): its documents are the same ones
+    whichever checkout or installation runs the demo, so a second run changes nothing instead of adding the
+    sample again under another path."""
+    target = home / "demo-sample"
+    target.mkdir(parents=True, exist_ok=True)
+    copies = []
+    for path in sample_paths():
+        copy = target / path.name
+        if not copy.exists() or copy.read_bytes() != path.read_bytes():
+            shutil.copyfile(path, copy)
+        copies.append(copy)
+    return copies

@@ -598,6 +598,8 @@ def test_a_subordinate_clause_alone_is_still_no_statement() -> None:
     # each listed thing answered on its own
     ("Do you want a starter and a dessert as well?", "dessert yes, starter no",
      "Reza wants a dessert; Reza does not want a starter"),
+    # an aside at the question's end is no part of it
+    ("Which day is your bin collection, by the way?", "tuesdays", "Reza's bin collection is tuesdays"),
 ])
 def test_an_answer_is_read_in_the_shape_of_its_question(question: str, answer: str, expected: str) -> None:
     [memory] = stored([("Assistant", question), ("Reza", answer)], NOW)

@@ -83,7 +83,7 @@ def parse_question(sentence: str) -> Question | None:
         q = re.sub(r",\s*(?:the\s+)?[\w-]+\s+or\s+(?:the\s+)?[\w-]+$", "", q)
     q = _TAG.sub("", q).strip()
     q = _PURPOSE.sub("", q)  # "what's his name, so I can personalise the worksheets": why it is asked
-    q = re.sub(r"(\s+(again|exactly|then|though|now|originally|currently|nowadays|these days|right now|"
+    q = re.sub(r"(,?\s+(again|exactly|then|though|now|originally|currently|nowadays|these days|right now|by the way|btw|"
                r"at the moment))+$", "", q, flags=re.I)
     wh_match = _WH.match(q)
     if wh_match:
