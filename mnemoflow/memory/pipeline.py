@@ -43,8 +43,8 @@ from mnemoflow.memory.relate.entities import typed_entities
 from mnemoflow.memory.relate.moved import (
     changed_by_difference,
     moved_by_amount,
-    moved_to_date,
     moved_to_named_day,
+    restated_with_value,
     revalued_memory,
 )
 from mnemoflow.memory.relate.relations import Decision, Neighbour, action, classify
@@ -377,8 +377,8 @@ class MemoryGenerator:
                                         speaker=speaker, reminder="reminder" in candidate.reasons)
         if decision.relation == "UPDATES" and decision.reason.startswith(("value:", "change-marker:")) and \
                 (held := next((n for n in neighbours if n.memory_id == decision.target_id), None)) and \
-                (restated := moved_to_date(candidate, held)):
-            candidate = restated  # "they've bumped me to Thursday": what is on that day now
+                (restated := restated_with_value(candidate, held)):
+            candidate = restated  # "they've bumped me to Thursday", "upped my dose to 20mg": the memory, restated
             neighbours = self._neighbours(writes, candidate, asked_about)
         decision = self._in_place_of_ended(candidate, decision, turn_id, neighbours)
         verdict = action(decision)

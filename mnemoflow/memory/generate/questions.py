@@ -91,7 +91,7 @@ def parse_question(sentence: str) -> Question | None:
         tokens = q[wh_match.end():].split()
         if all(t.lower() in {"and", "or", "when", "where", "who", "how", "why", "exactly"} for t in tokens):
             return Question(wh, None, None, "", "")  # elliptic: "When?", "Where and when?"
-        if wh == "who" and _WHO_DOES(tokens):  # "Who has the keys?", "who's got the van?", "Who booked it?"
+        if wh == "who" and _who_is_subject(tokens):  # "Who has the keys?", "who's got the van?", "Who booked it?"
             return Question(wh, None, None, "", " ".join(tokens))
         noun_words: list[str] = []
         while tokens and tokens[0].lower() not in AUXILIARIES and len(noun_words) < 3 and wh in {
@@ -131,7 +131,7 @@ def parse_question(sentence: str) -> Question | None:
     return None
 
 
-def _WHO_DOES(tokens: list[str]) -> bool:  # noqa: N802 - read as a pattern
+def _who_is_subject(tokens: list[str]) -> bool:
     """"who" is the subject and what follows its verb: a "has" of possession or of a participle, or a verb
     in the past or the third person ("Who wants to drive?")."""
     first = [t.lower() for t in tokens[:2]]

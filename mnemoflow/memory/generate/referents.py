@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 from mnemoflow.memory.english.coref import NOT_NAMES, possessive
 from mnemoflow.memory.english.lexicon import MONTHS, WEEKDAYS
 from mnemoflow.memory.english.verbs import is_adverb, is_past
+from mnemoflow.memory.generate.candidates import GenerationContext, TurnView
 from mnemoflow.memory.generate.judge import _DETERMINERS, _has_verb
 
 _OBJECT_IT = re.compile(r"(?<=[a-z] )it\b(?!\s*(?:is|was|will|has|had|'s)\b)")  # "take it black", not "it is"
@@ -83,6 +84,18 @@ def they_named_before(content: str, earlier: Sequence[str]) -> str:
     return content
 
 
+_PLURAL_THING = re.compile(r"\b(?:the|my|our)\s+(?P<noun>[a-z]{3,}s)\b(?!')")
+
+
+def they_asked_about(context: GenerationContext, question: TurnView) -> str | None:
+    """What "they" in a question asked of the speaker points back to: the one plural thing the speaker's
+    turn before the question named ("I keep forgetting the bins" / "Which day are they collected?")."""
+    speaker = context.turn.speaker
+    before = [t for t in context.window if t.turn_id != question.turn_id and t.speaker == speaker]
+    found = {m["noun"].lower() for m in _PLURAL_THING.finditer(before[-1].text)} if before else set()
+    return f"the {found.pop()}" if len(found) == 1 else None
+
+
 # "Budget for the bathroom reno is 9,000", "Ferry booking ref is KX7-44QPL": a noun phrase with no determiner
 # (a name is followed by its verb, not by more lowercase words)
 _BARE_SUBJECT = re.compile(r"^(?P<noun>[A-Za-z][a-z]+)(?P<rest>(?:\s+[a-z][\w-]*){1,4}?)\s+(?:is|are|was|were|has)\b")
@@ -90,11 +103,11 @@ _BARE_SUBJECT = re.compile(r"^(?P<noun>[A-Za-z][a-z]+)(?P<rest>(?:\s+[a-z][\w-]*
 
 # "new number's 07700 900456", "New place is in Braga": a new thing said with no owner is the speaker's
 _NEW_THING = re.compile(r"^new\s+(?P<noun>[a-z]+(?:\s+[a-z]+)?)(?P<verb>'s|\s+is|\s+are)\s", re.I)
-# "network's CF_Yusuf_Home now", "rent's £950 now": a thing's new value, said with no owner, is the speaker's
 # family said the way one addresses them, with no "my": "mum wants ...", "Dad's retiring in May"
 _BARE_KIN = re.compile(r"^(?P<kin>mum|mom|mam|dad|gran|nan|nana|grandad|grandma|grandpa)(?=\s+[a-z]|'s\s+[a-z]+ing\b)", re.I)
 _PRONOUNS = frozenset({"it", "that", "this", "what", "who", "where", "there", "here", "he", "she", "one", "everyone",
                        "everything", "nothing", "let", "mine", "yours", "ours", "theirs", "hers", "his"})
+# "password's greenowl91 now", "rent's £950 now": a thing's new value, said with no owner, is the speaker's
 _THING_NOW = re.compile(r"^(?P<noun>[a-z]{3,})'s\s+(?=\S+(?:\s+\S+){0,3}\s+now$)", re.I)
 # "salary's gone up to 52k", "rent's just gone up": said lowercase, not a name
 _THING_MOVED = re.compile(r"^(?P<noun>[a-z]{3,})'s\s+(?=(?:gone|going|been|got|up|down|just|finally|[a-z]+ed)\b)")

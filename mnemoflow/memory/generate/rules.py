@@ -87,6 +87,7 @@ from mnemoflow.memory.generate.referents import (
     _mine_named_before,
     _owned_by_speaker,
     _where_named_before,
+    they_asked_about,
     they_named_before,
 )
 from mnemoflow.models import MemoryKind
@@ -112,7 +113,6 @@ _SCHEDULE = re.compile(r"^(?:(?:can|could|would) you\s+)?(?:(?:please|pls|plz)\s
                        r"schedule|book)\s+(?P<what>(?:the|my|a|an|our)\s+[\w' -]{2,40}?)\s+(?:in|into|on|to)(?:\s+(?:the|my|"
                        r"our)\s+(?:diary|calendar|cal|planner))?(?:\s+for (?:me|us))?,?\s+(?:for\s+|on\s+)?"
                        r"(?P<when>(?:the\s+\d|\d|next\s|this\s|tomorrow|(?:mon|tue|wed|thu|fri|sat|sun)\w*\b).*)$", re.I)
-_PLURAL_THING = re.compile(r"\b(?:the|my|our)\s+(?P<noun>[a-z]{3,}s)\b(?!')")
 # "29th it is", "Thursday it is then": the new day a proposal before it asked for, agreed
 _AGREED = re.compile(r"^(?P<when>(?:the\s+)?\d{1,2}(?:st|nd|rd|th)|(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*|\d{1,2}(?::\d\d)?\s*(?:am|pm))"
                      r"\s+it\s+is\b(?:\s+then\b)?", re.I)
@@ -378,7 +378,7 @@ class RuleEngine:
                                 info.known)
         if place and follow.mode != "no" and is_going_without_place(content):  # not "not going to Japan alone"
             content = with_destination(content, place)
-        if (they := re.match(r"^they\b", content, re.I)) and (things := self._things_said_before(info, previous)):
+        if (they := re.match(r"^they\b", content, re.I)) and (things := they_asked_about(info.context, previous)):
             content = f"{things}{content[they.end():]}"  # "I keep forgetting the bins" / "Which day are they collected?"
         if re.match(r"^the\s+[a-z]", content, re.I) and not _names_someone(info, content, asker):
             content = f"{possessive(info.speaker)} {content[4:]}"  # "How often are the sessions?" asked of Paolo
@@ -395,14 +395,6 @@ class RuleEngine:
                 leftover = replace(leftover, content=with_destination(leftover.content, place))  # "Ben is coming"
             drafts.append(leftover)
         return drafts
-
-    @staticmethod
-    def _things_said_before(info: _Turn, previous: TurnView) -> str | None:
-        """What "they" in a question asked of the speaker points back to: the one plural thing the speaker's
-        turn before it named ("I keep forgetting the bins" -> "the bins")."""
-        before = [t for t in info.context.window if t.turn_id != previous.turn_id and t.speaker == info.context.turn.speaker]
-        found = {m["noun"].lower() for m in _PLURAL_THING.finditer(before[-1].text)} if before else set()
-        return f"the {found.pop()}" if len(found) == 1 else None
 
     def _topic(self, info: _Turn, previous: TurnView) -> _Draft | None:
         """For an elliptic question ("When?"): the answerer's last statement before it. A request to find

@@ -1,7 +1,8 @@
 """Values a turn moves without naming the new one in full: a date moved by an amount ("pushed the install
 back a week", `shifts`), an amount changed by a difference ("put the gym up by a fiver", `deltas`), a new value
-said with no subject of its own ("mine's 5518 now", `revalue`). Each becomes the memory that held the old
-value, restated with the new one, and the pipeline lets it replace that memory.
+said with no subject of its own ("mine's 5518 now", `revalue`), a day that names no event ("so it's Friday
+instead"), a change that names nothing of what changed ("they've upped my dose to 20mg"). Each becomes the
+memory that held the old value, restated with the new one, and the pipeline lets it replace that memory.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from mnemoflow.memory.relate.restate import RESTATE_FROM
 from mnemoflow.memory.relate.revalue import new_value, revalued
 from mnemoflow.timeutil import aware_utc
 
-__all__ = ["changed_by_difference", "moved_by_amount", "moved_to_date", "moved_to_named_day", "revalued_memory",
+__all__ = ["changed_by_difference", "moved_by_amount", "moved_to_named_day", "restated_with_value", "revalued_memory",
            "with_difference"]
 
 
@@ -93,7 +94,7 @@ def moved_to_named_day(candidate: Candidate, neighbours: Sequence[Neighbour],
     return None
 
 
-def moved_to_date(candidate: Candidate, held: Neighbour) -> Candidate | None:
+def restated_with_value(candidate: Candidate, held: Neighbour) -> Candidate | None:
     """"The surgery rang, they've bumped me to Thursday the 13th" replaces "Mairead's dentist is on Tuesday
     March 11" but names nothing of what was moved, nor does "they've upped my dose to 20mg" name the
     citalopram: the candidate becomes that memory restated with the new date or amount, so the current memory
