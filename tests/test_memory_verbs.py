@@ -76,6 +76,8 @@ CHANGES = {  # a fact, then what is true now: each leaves one current memory and
     "a thing said to be gone": ("My ThinkPad T480 is crawling", "the thinkpad's finally binned"),
     "an appointment pushed by whoever rang": ("put the boiler service in the diary for Wednesday June 4, 2030",
                                               "engineer rang, he's pushed me back to Friday June 6, 2030"),
+    "an appointment moved, said after who called": ("pop the physio in the diary for Wednesday June 5, 2030 at 4",
+                                                     "physio's office called, I'm now on Friday June 7, 2030"),
     "a thing nicked": ("I ride a Boardman road bike", "the Boardman got nicked, I'm on a Ribble now"),
     "a dose upped with nothing of the drug named": ("I take 10mg of citalopram", "they've upped my dose to 20mg"),
     "a salary said with no owner": ("My salary is 48k", "salary's gone up to 52k after the review"),

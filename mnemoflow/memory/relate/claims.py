@@ -156,7 +156,8 @@ def _norm_source(src: str) -> str:
 # "..., the newsletter is at 5,500 now", "... so the Slate's retired": a second statement with a subject of its own
 # "the engineer rang, he's pushed me back to Friday": the news after who brought it
 _SPLICE_RE = re.compile(r"(?:,|\s+so)\s+(?=[Tt]he\s+(?:(?:[a-z]+\s+){1,2}?(?:is|are|was|were|has|have|had)\b|"
-                        r"[A-Z][\w-]*(?:'s\b|\s+(?:is|was|has)\b))|(?:he|she|they|we)(?:'s|'ve|'re|\s+(?:has|have))\s)")
+                        r"[A-Z][\w-]*(?:'s\b|\s+(?:is|was|has)\b))|(?:he|she|they|we)(?:'s|'ve|'re|\s+(?:has|have))\s)|"
+                        r"(?:(?<=\bcalled)|(?<=\brang)|(?<=\bphoned)|(?<=\bemailed)|(?<=\btexted)),\s+")  # "the office called, I'm now ..."
 
 
 def _changed_in(text: str) -> bool:
