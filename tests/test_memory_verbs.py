@@ -83,6 +83,15 @@ CHANGES = {  # a fact, then what is true now: each leaves one current memory and
     "a salary said with no owner": ("My salary is 48k", "salary's gone up to 52k after the review"),
     "a plan put on another day instead": ("The team offsite is on Thursday September 18, 2030",
                                           "can't do the 18th now, so it's Friday September 19, 2030 instead"),
+    "a club relocated to a new place": ("Our book club meets on Wednesdays at the Crown and Anchor",
+                                        "book club has relocated to the upstairs room at Westfield Library"),
+    "a count raised by a difference": ("Our cat Mog gets 2 units of insulin twice a day",
+                                       "the vet is putting each jab up by 1 unit from tonight"),
+    "a launch pulled in by an amount": ("The website relaunch is on Tuesday October 15, 2030",
+                                        "plot twist, the relaunch got pulled in by a week"),
+    "a start moved, the old day ruled out": ("Marco takes over the on-call rota on Monday October 14, 2030",
+                                             "small change: Marco now takes over on Wednesday October 16, 2030 "
+                                             "instead of Monday"),
 }
 
 
@@ -105,6 +114,10 @@ LOOK_ALIKES = {  # what reads like a change and is not one: the first memory sta
                                               "the old Dell monitor is in the bin, got a new LG"),
     "another plan on another day": ("The team offsite is on Thursday September 18, 2030",
                                     "we're going to the cinema on Friday September 19, 2030 instead"),
+    "a thing moved in the past": ("Marco takes over the on-call rota on Monday October 14, 2030",
+                                  "Marco moved it to the wiki last month"),
+    "another count up by a difference": ("Our cat Mog gets 2 units of insulin twice a day",
+                                         "Mog's weight is up by 2 kg since the spring"),
 }
 
 

@@ -46,6 +46,7 @@ from mnemoflow.memory.relate.moved import (
     moved_to_named_day,
     restated_with_value,
     revalued_memory,
+    with_held_subject,
 )
 from mnemoflow.memory.relate.relations import Decision, Neighbour, action, classify
 from mnemoflow.memory.relate.replaces import ends_a_thing, takes_its_place
@@ -377,7 +378,7 @@ class MemoryGenerator:
                                         speaker=speaker, reminder="reminder" in candidate.reasons)
         if decision.relation == "UPDATES" and decision.reason.startswith(("value:", "change-marker:")) and \
                 (held := next((n for n in neighbours if n.memory_id == decision.target_id), None)) and \
-                (restated := restated_with_value(candidate, held)):
+                (restated := restated_with_value(candidate, held) or with_held_subject(candidate, held)):
             candidate = restated  # "they've bumped me to Thursday", "upped my dose to 20mg": the memory, restated
             neighbours = self._neighbours(writes, candidate, asked_about)
         decision = self._in_place_of_ended(candidate, decision, turn_id, neighbours)

@@ -340,6 +340,8 @@ def rewrite_persons(text: str, speaker: str, addressee: str | None,
             elif w in {"his", "hers"} or (w == "her" and nxt and nxt not in _AFTER_OBJECT
                                            and gap(i, i + 1).strip() == ""):
                 out[i] = possessive(name)
+            elif w in {"himself", "herself"} and i and words[i - 1].group() == name.split()[-1]:
+                out[i] = ""  # "Theo himself can't have dairy": Theo can't
             else:
                 out[i] = name
     pieces, cursor = [], 0

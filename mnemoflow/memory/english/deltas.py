@@ -38,6 +38,24 @@ def find_difference(text: str) -> tuple[float, str | None] | None:
     return (-amount if down else amount), currency
 
 
+# "bumping each jab up by 2 units", "3 more reps", "down by 5 kg": a count of something changed by a difference
+_COUNT_UP = re.compile(r"\b(?P<dir>up|down)\s+(?:by\s+)?(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>[a-z]+)\b|"
+                       r"\b(?P<num2>\d+(?:\.\d+)?)\s*(?P<unit2>[a-z]+)\s+(?P<dir2>more|less|fewer|extra)\b(?!\s+than\b)", re.I)
+
+
+def find_count_difference(text: str) -> tuple[float, str] | None:
+    """How much `text` says a count went up (positive) or down (negative), and the word it counts ("units");
+    None when it names none, or names money (`find_difference`) or the new count itself ("up to 14 units")."""
+    if re.search(r"\b(?:up|down)\s+to\s+\d", text, re.I) or find_difference(text):
+        return None
+    m = _COUNT_UP.search(text)
+    if m is None:
+        return None
+    amount = float(m["num"] or m["num2"])
+    down = (m["dir"] or m["dir2"]).lower() in _DOWN | {"fewer"}
+    return (-amount if down else amount), (m["unit"] or m["unit2"]).lower()
+
+
 def written_like(amount: str, value: float) -> str:
     """`value` written the way `amount` was ("£1,150" and 1200 -> "£1,200"; "$9.99" and 10.99 -> "$10.99")."""
     old = _AMOUNT.search(amount)

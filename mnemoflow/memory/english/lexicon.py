@@ -21,3 +21,16 @@ ABBREVIATIONS = frozenset({"dr", "mr", "mrs", "ms", "st", "jr", "sr", "vs", "etc
                            "ltd", "co", "mt", "ft", "prof", "u.s", "a.m", "p.m"})
 NUMBERS_TO_TWELVE = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
                      "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}
+# chat spellings of contractions without the apostrophe ("im", "couldnt"): only forms that are no other
+# word ("its", "well", "ill", "id", "hell", "were", "lets" are), mapped to the written form
+CONTRACTIONS_UNMARKED = {
+    "im": "I'm", "ive": "I've", "dont": "don't", "doesnt": "doesn't", "didnt": "didn't", "cant": "can't",
+    "couldnt": "couldn't", "wouldnt": "wouldn't", "shouldnt": "shouldn't", "wasnt": "wasn't", "werent": "weren't",
+    "isnt": "isn't", "arent": "aren't", "havent": "haven't", "hasnt": "hasn't", "hadnt": "hadn't", "wont": "won't",
+    "whats": "what's", "thats": "that's", "theres": "there's", "hes": "he's", "shes": "she's", "youre": "you're",
+    "theyre": "they're", "weve": "we've", "youve": "you've", "theyve": "they've", "itll": "it'll",
+}
+# chat spellings of everyday words, written out so a memory and a query use the same word
+CHAT_SPELLINGS = {"u": "you", "pls": "please", "plz": "please", "bday": "birthday", "tmrw": "tomorrow",
+                  "tmr": "tomorrow", "tomoz": "tomorrow", "yr": "year", "yrs": "years", "wk": "week", "wks": "weeks",
+                  "bro": "brother", "thx": "thanks", "ppl": "people", "appt": "appointment", "abt": "about"}

@@ -12,7 +12,13 @@ import re
 from collections.abc import Callable, Iterable
 from functools import lru_cache
 
-from mnemoflow.memory.english.lexicon import ABBREVIATIONS, MONTHS, WEEKDAYS
+from mnemoflow.memory.english.lexicon import (
+    ABBREVIATIONS,
+    CHAT_SPELLINGS,
+    CONTRACTIONS_UNMARKED,
+    MONTHS,
+    WEEKDAYS,
+)
 from mnemoflow.memory.english.names import find_entities
 
 _BOUNDARY = re.compile(r"(?:[.!?]+|\u2026)[\"')\]]*\s+|\s+[-\u2013\u2014]+\s+|\n+")
@@ -23,8 +29,8 @@ _DISCOURSE = re.compile(
     r"omg|btw|by the way|actually|honestly|anyway|anyways|also|plus|and|but|oh well|fun fact|guess what|great|"
     r"cool|nice|awesome|sure|totally|true|indeed|seriously|fyi|just so you know|for the records?|you know what|"
     r"to be honest|tbh|oh man|man|dude|ugh|phew|yay|hooray|wait|whoa|woah|yikes|gosh|geez|jeez|aha|heads up|"
-    r"(?:big|good|great|bad|exciting|some) news|(?:quick |small |little )?(?:life |work |personal )?update|[a-z]+ update(?=\s*[,:;!.-])|correction|"
-    r"sorry|change of plans?|right(?=\s*,|\s+so\b)|(?:all|everyone|guys|folks|team)(?=\s*,)|done(?=\s*[,!])|"
+    r"(?:big|good|great|bad|exciting|some) news|(?:a )?(?:bit|piece) of (?:good |bad )?news|(?:quick |small |little )?(?:life |work |personal )?update|[a-z]+ update(?=\s*[,:;!.-])|correction|"
+    r"sorry|change of plans?|plot twist|will do|right(?=\s*,|\s+so\b)|(?:all|everyone|guys|folks|team)(?=\s*,)|done(?=\s*[,!])|"
     r"(?:quick |friendly |small )?reminder(?:\s+that)?|"
     r"it's official|plan of record|as usual|as always|(?:some )?background|quick one|ps|p\.s\.)"
     r"(?![\w'])[,!.:;\s-]*)+",
@@ -42,13 +48,23 @@ _ASK = (r"(?:please\s+)?(?:keep|remind|book|schedule|send|tell|add|use|note|leav
 _REMINDER = re.compile(r"^(?:remember|don't forget|do not forget|keep in mind)(?:\s+that)?\s+(?!to\b)")
 # "We've got a Kia Niro now, so how do I find chargers?": a question after a statement
 _QUESTION = r"(?i:how|what|where|when|who|which|why|any|anything|do|does|did|is|are|can|should|would|will)\b[^.!]*\?$"
+# "..., what could I post him for his birthday": a question asked without its mark, a wh-word before an
+# auxiliary and its subject
+_UNMARKED_QUESTION = (r"(?i:how|what|where|when|which|who|why)\s+(?i:can|could|should|would|do|does|did|will|shall)"
+                      r"\s+(?i:I|we|you|he|she|they|it)\b[^.!?]*$")
 # "..., Ben you do drinks too?": a question put to someone in the words of a statement
 _YOU_QUESTION = r"(?:[A-Z][a-z]+,?\s+)?you\b[^.!]*\?$"
-_CLAUSE_BREAK = re.compile(r";\s+|,\s+(?:and\s+|but\s+|so\s+)?(?=(?:(?:as usual|also|now|then|actually),?\s+)?"
+# "..., so chess has relocated to the library": a result with a subject of its own, a thing
+_RESULT = re.compile(r"(?:the\s+)?(?!(?:i|we|you|he|she|it|they|that|this|there)\b)(?:[a-z]+\s+){1,3}?(?:has|have|is|are|will)"
+                     r"\s+\w+ed\b")
+_CLAUSE_BREAK = re.compile(r";\s+|:\s+(?=\S)|,\s+(?:and\s+|but\s+|so\s+)?(?=(?:(?:as usual|also|now|then|actually),?\s+)?"
                            r"(?:I|I'm|I've|I'll|I'd|we|we're|we've|my|our|can you|could you|please)\b|" + _ASK + "|"
-                           + _QUESTION + "|" + _YOU_QUESTION + r")|"
-                           r"(?<=\w)\s+and\s+(?=(?:I|I'm|I've|I'll|I'd|we|we're|we've|we'll|my|our)\s|"
-                           r"(?:the|his|her|their)\s+(?:[\w-]+\s+){0,3}?(?:is|are|was|were|[\w-]+'s)\s)")
+                           + _QUESTION + "|" + _UNMARKED_QUESTION + "|" + _YOU_QUESTION + r")|"
+                           r"(?<=[\w,])\s+and\s+(?=(?:I|I'm|I've|I'll|I'd|we|we're|we've|we'll|my|our)\s|"
+                           r"(?:the|his|her|their)\s+(?:[\w-]+\s+){0,3}?(?:is|are|was|were|[\w-]+'s)\s|"
+                           r"[A-Z][a-z]+(?:\s+(?:him|her)self)?\s+(?:is|was|has|had|can|can't|could|couldn't|will|won't|"
+                           r"does|doesn't|did|didn't|isn't|wasn't)\s)|"
+                           r",\s+so\s+(?=" + _RESULT.pattern + ")")
 _THING_ON_A_DAY = re.compile(rf"(?:the|my|our|his|her|their)\s.*\b(?:{'|'.join(WEEKDAYS + tuple(m.lower() for m in MONTHS))}|"
                              r"tomorrow)\b", re.I)
 # A tail clause that points back into the sentence before it ("..., I deployed it there last week").
@@ -73,6 +89,8 @@ _DAY_SHORT_RE = re.compile(r"\b(?:tues?|weds|thu(?:rs?)?|fri)\b\.?", re.I)
 _ANY_SHORT = r"(?:mon|tues?|wed|weds|thu(?:rs?)?|fri|sat|sun)"
 _DAY_RANGE_RE = re.compile(rf"\b({_ANY_SHORT})\s*[-\u2013]\s*({_ANY_SHORT})\b", re.I)
 _DAY_FULL = {**_DAY_SHORT, **{day[:3]: day.capitalize() for day in WEEKDAYS}}
+# "sat 22nd", "wed 5 june": before a day of the month every short form is a day ("sat" is no past of "sit")
+_DAY_BEFORE_DATE = re.compile(r"\b(mon|wed|sat|sun)\.?(?=\s+(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?\b)", re.I)
 
 
 _DOTTED = re.compile(r"(?:[a-z]\.)+[a-z]")  # "d.c", "u.k": letters with periods
@@ -90,12 +108,40 @@ def _clock(m: re.Match[str]) -> str:
     return f"{hour}:{'30' if part == 'half' else '15'}"
 
 
+# a chat spelling is a whole word in lower case (or capitalised at a sentence's start): not part of a code
+# ("u-boat", "IM", "BRT-77Q4KX")
+_CHAT_WORD = re.compile(r"(?<![\w'\-/.])(?:" + "|".join(sorted({*CONTRACTIONS_UNMARKED, *CHAT_SPELLINGS}, key=len,
+                        reverse=True)) + r")(?![\w\-/]|'(?!s\b))", re.I)
+
+
+def _written_out(m: re.Match[str]) -> str:
+    word = m.group()
+    if word != word.lower() and (word != word.capitalize() or len(word) == 1):
+        return word
+    lower = word.lower()
+    out = CONTRACTIONS_UNMARKED.get(lower) or CHAT_SPELLINGS[lower]
+    return out[0].upper() + out[1:] if word[0].isupper() else out
+
+
+# "its 3 small meals now", "its not ready": "its" before a word no noun follows a possessive with is "it's"
+_ITS_IS = re.compile(r"\b([Ii])ts(?=\s+(?:\d|a|an|the|not|been|gonna|going|all|just|so|too|very|really|fine|ok|okay|"
+                     r"now|still|only|over|done|on|off|at|in|from|for)\b)")
+
+
+def written_out(text: str) -> str:
+    """`text` with its chat spellings written out: "im out tmrw, can u move it" -> "I'm out tomorrow, can you
+    move it", so every rule reads one spelling of each word."""
+    return _ITS_IS.sub(r"\1t's", _CHAT_WORD.sub(_written_out, text))
+
+
 def _normalize(text: str) -> str:
-    """Straight quotes, no emoji (one between words ends a sentence), weekdays written out, times of day in
-    words written as a clock shows them, single spaces."""
+    """Straight quotes, no emoji (one between words ends a sentence), chat spellings written out ("im", "cant",
+    "u", "pls"), weekdays written out, times of day in words written as a clock shows them, single spaces."""
     text = _EMOJI_BETWEEN.sub("\n", text.translate(_QUOTES))
+    text = written_out(text)
     text = _CLOCK_WORDS.sub(_clock, text)
     text = _DAY_RANGE_RE.sub(lambda m: f"{_DAY_FULL[m[1].lower()]} to {_DAY_FULL[m[2].lower()]}", text)
+    text = _DAY_BEFORE_DATE.sub(lambda m: _DAY_FULL[m[1].lower()], text)
     text = _DAY_SHORT_RE.sub(lambda m: _DAY_SHORT[m.group().rstrip(".").lower()], text)
     return re.sub(r"[ \t]+", " ", _EMOJI.sub(" ", text)).strip()
 
@@ -109,7 +155,8 @@ def split_sentences(text: str) -> list[str]:
         last = before[-1].lower().rstrip(".") if before else ""
         numbered = len(before) == 1 and last.isdigit()  # "1." opening a list item
         initial = len(last) == 1 and last.isalpha() or bool(_DOTTED.fullmatch(last))  # "J. K. Rowling", "D.C."
-        if m.group().strip().startswith(".") and (last in ABBREVIATIONS or initial or numbered):
+        street = last == "st" and len(before) > 1 and before[-2][:1].isupper()  # "on Harbour St. any tips?"
+        if m.group().strip().startswith(".") and (last in ABBREVIATIONS and not street or initial or numbered):
             continue
         inside = text[start:m.start()]
         if ")" in m.group() and inside.count("(") > inside.count(")"):
@@ -143,12 +190,19 @@ def split_clauses(sentence: str, is_clause: Callable[[str], bool]) -> list[str]:
         if not (head and tail):
             continue
         contrast = ";" in m.group() or "but" in m.group()
+        if ":" in m.group():  # "can you keep this for me: the router is at 192.168.8.1": what to keep
+            if _REQUEST_START.match(head) and is_clause(tail):
+                units[0:1] = [head, tail]
+            continue
         if _REMINDER.match(tail) and not is_clause(head) and not re.search(r"\d", head):
             units[0:1] = [tail]  # "Catering again next week, remember I eat vegan": the fragment is the occasion
-        elif contrast or _REQUEST_START.match(tail) or re.match(_QUESTION, tail) or re.match(_YOU_QUESTION, tail):
+        elif contrast or _REQUEST_START.match(tail) or _REQUEST_START.match(head) and is_clause(tail) or re.match(_QUESTION, tail) or re.match(_UNMARKED_QUESTION, tail) \
+                or re.match(_YOU_QUESTION, tail):
             units[0:1] = [head, tail]
         elif _REFERS_BACK.search(tail) and len(_POLAR_START.sub("", head).split()) >= 4:
             continue  # the tail needs the head to be understood
+        elif m.group().strip(", ") == "so" and _RESULT.match(tail) and is_clause(head):
+            units[0:1] = [head, tail]  # "the pub got sold, so chess has relocated to the library": the result
         elif "and" in m.group() and is_clause(head) and is_clause(tail):
             if find_entities(tail) or re.search(r"\d", tail) or _THING_ON_A_DAY.match(tail):
                 # "and I'm deciding by Friday" leans on the head; "and my first parkrun is the Saturday after next" does not
@@ -174,6 +228,11 @@ def strip_padding(sentence: str, names: Iterable[str] = ()) -> str:
         text = stripped
     text = vocatives[1].sub("", text) if vocatives else text
     return _TRAILING_FILLER.sub(r"\1", text)
+
+
+def is_padding(sentence: str) -> bool:
+    """Whether `sentence` is discourse words alone ("bit of news", "update:", "ok so"): nothing to keep."""
+    return not re.search(r"\w", _DISCOURSE.sub("", sentence.strip()))
 
 
 @lru_cache(maxsize=256)

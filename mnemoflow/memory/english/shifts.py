@@ -13,11 +13,11 @@ from mnemoflow.memory.english.temporal import day_text
 
 _AMOUNT = r"(?P<n>\d{1,2}|an?|" + "|".join(NUMBERS_TO_TWELVE) + r")\s+(?P<unit>day|week)s?"
 _LATER_VERB = r"(?:push|postpon|delay|put(?:ting)? off|bump|mov|shift|slip|reschedul)\w*"
-_EARLIER_VERB = r"(?:br(?:ing|ought|ings) (?:\w+ ){0,3}?forward)"
+_EARLIER_VERB = r"(?:br(?:ing|ought|ings) (?:\w+ ){0,3}?forward|pull(?:s|ed|ing)? (?:\w+ ){0,3}?(?:in|forward|ahead))"
 # a verb of moving, then within a few words the amount ("pushed the install back a week", "postponed by a
 # week"); or the amount with its direction ("two days earlier", "a week later")
 _BY_VERB = re.compile(rf"\b(?P<verb>{_LATER_VERB}|{_EARLIER_VERB})\b(?:\s+[\w']+){{0,4}}?\s+(?:(?P<dir>back|forward|up|"
-                      rf"out)\s+)?(?:by\s+)?{_AMOUNT}\b(?!\s+(?:before|after|ago|a|an|per|every)\b)", re.IGNORECASE)
+                      rf"out)\s+)?(?:by\s+)?{_AMOUNT}\b(?!\s+(?:before|after|ago|a|an|per|every|of)\b)", re.IGNORECASE)
 _WITH_DIRECTION = re.compile(rf"\b{_AMOUNT}\s+(?P<dir>later|earlier|sooner|early|late)\b", re.IGNORECASE)
 _EARLIER = frozenset({"forward", "up", "earlier", "sooner", "early"})
 _DATE = re.compile(rf"(?:(?:{'|'.join(WEEKDAYS)}),?\s+)?(?P<date>(?:{'|'.join(MONTHS)}) \d{{1,2}}, \d{{4}})",
@@ -33,7 +33,7 @@ def find_shift(text: str) -> timedelta | None:
     n = m["n"].lower()
     days = (int(n) if n.isdigit() else NUMBERS_TO_TWELVE.get(n, 1)) * (7 if m["unit"].lower() == "week" else 1)
     verb = m.groupdict().get("verb") or ""
-    earlier = (m["dir"] or "").lower() in _EARLIER or verb.lower().startswith("br")
+    earlier = (m["dir"] or "").lower() in _EARLIER or verb.lower().startswith(("br", "pull"))
     return timedelta(days=-days if earlier else days)
 
 

@@ -45,7 +45,7 @@ _SMALL_TALK = re.compile(
     r"(?:i'm )?(?:glad|happy|sorry) to hear (?:that|it)|"
     r"i can imagine|i bet|for sure|totally|honestly|anyway|good|fine|not bad|doing (?:well|good|great|fine|ok|okay)|"
     r"i feel you|i hear you|i get it|i understand|i mean|you know|i love (?:it|that|this)|love (?:it|that|this)|"
-    r"i'm (?:sure|in)|count me in|will do|i will|same to you|you as well|miss you|love you|long time no talk|"
+    r"i'm (?:sure|in)|(?:nah|no),? i'm (?:good|ok|okay|fine|all good)(?: for now)?|count me in|will do|i will|same to you|you as well|miss you|love you|long time no talk|"
     r"i (?:\S+ )?agree\b.*|"
     r"(?:i'm |so |really )?(?:glad|cool|great|nice|awesome|amazing|good|happy|love) (?:that )?you\b.*|"
     r"(?:sounds|looks|seems) like\b.*|wishing you\b.*|appreciate\b.*|here(?:'s| is| are)\b.*|"

@@ -44,8 +44,8 @@ _NUM = r"\d{1,3}|a couple of|a couple|couple of|an?|" + "|".join(NUMBERS_TO_TWEL
 _PREP = r"(?:\b(?P<prep>on|in|by|until|till|from|since|before|after|during|for|at|over|through)\s+)?"
 _PART = r"(?:\s+(?P<part>morning|afternoon|evening|night)\b)?"
 _KEEP_PREPS = {"by", "until", "till", "from", "since", "before", "after", "during", "for", "over", "through"}
-# A yearly date, or a birth date said without its year (the conversation's year is not it).
-_RECURRING = re.compile(r"\b(birthdays?|born|anniversary|every|each|annual(ly)?|yearly|weekly|daily)\b", re.I)
+_RECURRING = re.compile(r"\b((?<!\d(?:st|nd|rd|th) )(?:birthdays?|anniversary)(?!\s+(?:party|dinner|drinks|lunch))|born|"
+                        r"every|each|annual(ly)?|yearly|weekly|daily)\b", re.I)  # a yearly date; a "7th birthday" is one day
 _SEASON = "|".join(SEASONS)
 _WEEKDAY = "|".join(WEEKDAYS)
 
@@ -56,7 +56,7 @@ _DAY_LIST_BEFORE = re.compile(rf"\b(?:every|each)\s+(?:{_DAY_NAME}\s*(?:,|and|or
 _DAY_RANGE_AFTER = re.compile(rf"^\s*(?:through|thru|to|until|till|-|\u2013)\s*{_DAY_NAME}\b", re.I)
 # "not (on) the 14th", "can't do Saturday": what comes next is named as the one it is not (also read by
 # relate.compare for the values a claim rules out)
-RULED_OUT = r"\b(?:not|can't|cannot|couldn't)\s+(?:do\s+|make\s+)?"
+RULED_OUT = r"\b(?:(?:not|can't|cannot|couldn't)\s+(?:do\s+|make\s+)?|(?:instead of|rather than)\s+(?:on\s+)?)"
 _RULED_OUT_BEFORE = re.compile(RULED_OUT + "$", re.I)
 _ORDINAL_BEFORE = re.compile(r"\b(?:first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th)\s+$", re.I)
 _OF_MONTH_AFTER = re.compile(r"\s+of\s+(?:the|every|each)\s+month\b", re.I)
@@ -275,7 +275,7 @@ def _unit_after_next(m: re.Match[str], today: date, _past: bool) -> _Span:
 
 
 def _weeks_from(m: re.Match[str], today: date, _past: bool) -> _Span:
-    """"three weeks today", "a week tomorrow", "a fortnight on Tuesday": that many weeks from the day named."""
+    """"three weeks today", "a week from tomorrow", "a fortnight on Tuesday": that many weeks from the day named."""
     anchor, weeks = m["anchor"].lower(), _number(m["n"]) * (2 if m["unit"].lower() == "fortnight" else 1)
     days = 0 if anchor == "today" else 1 if anchor == "tomorrow" else (WEEKDAYS.index(anchor) - today.weekday()) % 7 or 7
     return _day_span(today + timedelta(weeks=weeks, days=days))
@@ -406,7 +406,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], _Handler], ...] = (
      _weekday_of_week),
     (_rx(_PREP + r"\b(?:the\s+)?(?P<day>" + _WEEKDAY + r")\s+after\s+next\b"), _weekday_after_next),
     (_rx(_PREP + r"\bthe\s+(?P<unit>weekend|week)\s+after\s+next\b"), _unit_after_next),
-    (_rx(r"\b(?P<prep>)(?P<n>" + _NUM + r")\s+(?P<unit>weeks?|fortnight)\s+(?:on\s+)?(?P<anchor>today|tomorrow|"
+    (_rx(r"\b(?P<prep>)(?P<n>" + _NUM + r")\s+(?P<unit>weeks?|fortnight)\s+(?:on\s+|from\s+)?(?P<anchor>today|tomorrow|"
          + _WEEKDAY + r")\b"), _weeks_from),
     (_rx(_PREP + r"(?<!\bevery )(?<!\beach )\b(?:(?P<dir>next|last|this|the coming|coming)\s+)?"
          r"(?P<day>" + _WEEKDAY + r")\b"

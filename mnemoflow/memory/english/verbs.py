@@ -142,10 +142,15 @@ def agree(word: str) -> str | None:
 _NOT_A_NOUN = r"(?:let|it|that|what|who|where|how|there|here|he|she|one|everyone|everything|nothing|mine|yours|ours|theirs)"
 _PROGRESSIVE_NEXT = (r"(?=\s+(?:a|an|the|to|up|down|out|in|on|at|for|from|with|back|over|off|home|his|her|their|my|"
                      r"our|this|that|[$€£\d])\b|\s*[,.!?;]|\s*$)")
+# -ing words that are nouns, not progressives: "my sister's wedding in Porto", "Jo's meeting at 3"
+_ING_NOUNS = (r"(?:wedding|meeting|building|morning|evening|ceiling|thing|ring|king|spring|string|clothing|booking|"
+              r"housing|parking|training|funding|setting|painting|feeling|sibling|outing|pudding|icing|earring|"
+              r"dumpling|wing|swing|bedding|filling|recording|reading|hearing|christening|screening|tasting|viewing)")
 # ... unless the clause's verb comes a word or two later: "Biscuit's back leg is stiff" is a possessive
 _IS_AFTER = re.compile(r"\b(?!" + _NOT_A_NOUN + r"'s\b)([A-Za-z][\w-]*)'s\s+(?=(?:a|an|the|on|in|at|now|still|just|"
                        r"not|due|from|every|always|never|back|up|down|off|over|about|around|finally|officially|already|definitely|"
-                       r"probably|totally|completely|properly|[\w-]*[\d_][\w-]*(?=[#]?\s*(?:[,.;!?]|$|now\b|and\b))|\w+ing" + _PROGRESSIVE_NEXT
+                       r"probably|totally|completely|properly|[\w-]*[\d_][\w-]*(?=[#]?\s*(?:[,.;!?]|$|now\b|and\b))|(?!" + _ING_NOUNS
+                       + r"\b)\w+ing" + _PROGRESSIVE_NEXT
                        + r")\b)(?![\w-]+(?:\s+[\w-]+)?\s+(?:is|are|was|were|has|had)\b)", re.I)
 _HAS_AFTER = re.compile(r"\b(?!" + _NOT_A_NOUN + r"'s\b)([A-Za-z][\w-]*)'s\s+(?=(?:been|got)\b)", re.I)
 # "he's pushed me back a week", "she's moved it": a pronoun's "has" before a participle and its object

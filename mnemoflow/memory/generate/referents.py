@@ -55,6 +55,23 @@ def _it_named_before(body: str, before: Sequence[str]) -> str:
     return body[:its[0].start()] + noun + body[its[0].end():]
 
 
+# "planning my son Theo's 7th bday!! it's at Bounce Republic on Saturday": where or when "it" is, the thing
+# the sentence before ended on
+_IT_IS_AT = re.compile(r"^it(?:'s| is| will be|'ll be)\s+(?=(?:at|on|in|from)\s)", re.I)
+_ENDS_ON_THING = re.compile(r"\b(?P<thing>(?:my|our|his|her|their|the)\s+(?:[\w'-]+\s+){0,4}?[\w'-]+)\W*$")
+
+
+def _where_it_is(body: str, before: Sequence[str]) -> str:
+    """"it's at Bounce Republic" after "planning my son Theo's 7th bday": the birthday is there. Only a thing
+    the sentence before ends on, with its owner or "the", after a verb; anything else is left."""
+    if not before or not (it := _IT_IS_AT.match(body)) or not _has_verb(before[-1]):
+        return body
+    thing = _ENDS_ON_THING.search(before[-1])
+    if thing is None or thing["thing"].split()[-1].lower() in NOT_NAMES | _DETERMINERS:
+        return body
+    return f"{thing['thing']} is {body[it.end():]}"
+
+
 _WHERE = re.compile(r"^that(?:'s| is) where (?P<who>I|we)\s+(?P<verb>[a-z]+)\b", re.I)
 _PLACE_NAMED = re.compile(r"\b(?:of|in|near|to|at|from|around)\s+(?P<place>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)*)")
 
@@ -134,3 +151,18 @@ def _owned_by_speaker(body: str, speaker: str, known: Iterable[str]) -> str:
     if after[0].endswith(("ly", "ed")) or any(w in _NOT_NOUN_AFTER for w in after):
         return body  # "Marek really is", "Anna and Tom are"
     return f"{possessive(speaker)} {bare['noun'].lower()}{body[bare.end('noun'):]}"
+
+
+# "he's not in Spain anymore - took a job in Lyon": after a dash the sentence goes on with the last clause's
+# subject, a third person
+_THIRD_SUBJECT = re.compile(r"(?:^|[,;:]\s+|\b(?:and|but|so)\s+)(?P<who>he|she|they)(?:'s|'re|'ve|'d|\s+\w+)[^,;:]*$",
+                            re.I)
+
+
+def continued_subject(sentence: str, before: Sequence[str], turn_text: str) -> str | None:
+    """The third person ("he", "she", "they") whose clause `sentence` continues after a dash, or None: chat
+    drops a subject it has just said, and only the speaker's own statements start without one otherwise."""
+    if not before or not (said := _THIRD_SUBJECT.search(before[-1].rstrip(".!"))):
+        return None
+    joined = re.escape(before[-1].rstrip(".!")[-20:]) + r"\s+[-\u2013\u2014]+\s+" + re.escape(sentence[:20])
+    return said["who"].lower() if re.search(joined, turn_text) else None

@@ -25,9 +25,11 @@ from mnemoflow.memory.english.coref import (
 )
 from mnemoflow.memory.english.names import find_entities
 from mnemoflow.memory.english.sentences import (
+    is_padding,
     split_clauses,
     split_sentences,
     strip_padding,
+    written_out,
 )
 from mnemoflow.memory.english.smalltalk import is_advice, is_small_talk
 from mnemoflow.memory.english.temporal import resolve_dates
@@ -86,7 +88,9 @@ from mnemoflow.memory.generate.referents import (
     _it_named_before,
     _mine_named_before,
     _owned_by_speaker,
+    _where_it_is,
     _where_named_before,
+    continued_subject,
     they_asked_about,
     they_named_before,
 )
@@ -134,8 +138,8 @@ _REQUEST = re.compile(
     r"check|schedule|set|add|make|create|update|delete|cancel|email|text|look|get|buy|order|play|read|"
     r"summari[sz]e|translate|explain|list|draft|search|open|close|turn|start|pick|bring|take|move|put|save|"
     r"print|fix|review|compare|recommend|suggest|plan|let's|lets|go|come|join|try|ask|wait|hold|keep|use|do|"
-    r"gather|prepare|consider|follow|enjoy|stay|be|imagine|think|picture)\b"
-    r"(?!(?:\s+[a-z]+)?\s+(?:is|are|was|were)\b))",  # "Book club is at Colm's": a noun, not a request
+    r"gather|prepare|consider|follow|enjoy|stay|be|imagine|think|picture)(?![\w-])"  # not "take-home is"
+    r"(?!(?:\s+[a-z]+)?\s+(?:is|are|was|were|has|had)\b))",  # "Book club is at Colm's": a noun, not a request
     re.I)
 _STEP = re.compile(r"^\d+[.)]\s+")
 
@@ -168,6 +172,9 @@ _MID_SENTENCE_NAME = re.compile(r"(?<=[a-z0-9,;] )[A-Z][\w.+#-]*")
 _FOR_THE_ASSISTANT = re.compile(r",?\s+(?:when|whenever|while|if|before|once)\s+you\s+(?!were\b|are\b|said\b)\w+\b.*$",
                                 re.I)
 _NO_LEAD = re.compile(r"^(?:no|nope|nah)\s*[,!.]\s+(?=\w)", re.I)
+# "small change from leadership: Marco now takes over ...", "update: ...": a heading before the statement
+_HEADING = re.compile(r"^(?P<head>[A-Za-z][A-Za-z ]{0,40}):\s+(?=\S)")
+_TOPIC_IN = re.compile(r"\b(?:on|about|re|regarding|for|with)\s+\w+", re.I)  # "change of plan on the dashboard:" says what
 
 
 class RuleEngine:
@@ -180,6 +187,7 @@ class RuleEngine:
         """Nothing to release: the rules hold no connection."""
 
     def generate(self, context: GenerationContext) -> list[Candidate]:
+        context = _written_out(context)
         turn = context.turn
         if not turn.text.strip():
             return []
@@ -213,6 +221,12 @@ class RuleEngine:
                         answered, i = [_joined(answered[0], detail)], 2
                 drafts += answered
         while i < len(units):
+            if topic := _dash_topic(info, sentences, i):  # "mum's 60th dinner - I've booked Ottolenghi": its topic
+                draft, after = self._statement(info, sentences[i + 1], antecedents, sentences[:i + 1])
+                if draft.store:
+                    drafts.append(replace(draft, content=f"{topic}: {draft.content}"))
+                    antecedents, i = after, i + 2
+                    continue
             draft, antecedents = self._statement(info, sentences[i], antecedents, sentences[:i])
             i += 1
             if "correction" in draft.reasons and i < len(units) and units[i][1] == units[i - 1][1]:
@@ -257,7 +271,7 @@ class RuleEngine:
             body = f"I'm {role.group(1)}"  # "As a vegetarian, what can I grill?" says who is asking
         if body.endswith("?") or _UNMARKED_QUESTION.match(body):  # "what do they actually check on an MOT anyway"
             return skip("question")
-        if is_small_talk(sentence.strip().rstrip(".!;:,- ")):
+        if is_small_talk(sentence.strip().rstrip(".!;:,- ")) or is_padding(sentence):
             return skip("small talk")
         body = body.rstrip(".!;:,- ").strip()
         reasons: list[str] = []
@@ -265,6 +279,9 @@ class RuleEngine:
             body, turn_ids = corrected
             reasons.append("correction")
         body = _NO_LEAD.sub("", body)
+        if (heading := _HEADING.match(body)) and not _has_verb(heading["head"]) and not _TOPIC_IN.search(heading["head"]) \
+                and _has_verb(rest := body[heading.end():]) and len(rest.split()) >= 3:
+            body = rest
         if (agreed := _AGREED.match(body)) and _PROPOSAL.search(info.context.previous.text if info.context.previous else ""):
             when = f"the {agreed['when']}" if re.match(r"\d+(?:st|nd|rd|th)$", agreed["when"]) else agreed["when"]
             body = f"it's moved to {when}{body[agreed.end():]}"  # "can we do the 29th instead?" / "29th it is"
@@ -312,6 +329,8 @@ class RuleEngine:
             if info.addressee in (None, "the assistant") and not _LISTENER_START.match(body):
                 body = _FOR_THE_ASSISTANT.sub("", body)  # "I'm on Pacific time when you book the sync"
             body, added = _with_subject(body)
+            if added and body.startswith("I ") and (who := continued_subject(sentence, before, info.context.turn.text)):
+                body = f"{who} {body[2:]}"  # "he's not in Spain anymore - took a job in Lyon": he took it
             if added:
                 confidence -= 0.1
                 reasons.append("subject supplied")
@@ -319,7 +338,7 @@ class RuleEngine:
             return skip("too short")  # "Fun!", "Alex!"; "I'm vegan", "Lisbon's off" count as the three words they become
         body = _it_named_before(expand_is(_mine_named_before(_owned_by_speaker(body, info.speaker, info.known), before)),
                                 before)
-        body = _where_named_before(body, before)
+        body = _where_it_is(_where_named_before(body, before), before)
         rewrite = rewrite_persons(body, info.speaker, info.addressee, antecedents)
         content = prefix + rewrite.text
         has_detail = _has_detail(info, rewrite.text)
@@ -477,6 +496,33 @@ def _asked_of(answerer: str, sentence: str) -> str:
 
 def _speakers(context: GenerationContext) -> list[str]:
     return [display_name(t.speaker) for t in context.window if not _is_assistant(t)]
+
+
+def _dash_topic(info: _Turn, sentences: Sequence[str], i: int) -> str | None:
+    """Sentence `i` as the topic of the next when it is a few words with no verb and a dash joins them in the
+    turn ("mum's 60th dinner - I've booked ..."), in the memory's words ("Mum's 60th dinner"); else None."""
+    if i + 1 >= len(sentences):
+        return None
+    head = strip_padding(sentences[i], info.known).rstrip(".!,;:- ")
+    # "mum's 60th dinner" has no verb, "she's not in Spain anymore" has
+    owned = head if expand_is(head) != head else re.sub(r"\b(?!(?:he|she|it|that|there|what|who|here)'s)(\w+)'s\b", r"\1",
+                                                        head, flags=re.I)
+    if not head or len(head.split()) > 6 or head.endswith("?") or _has_verb(owned) or is_small_talk(head):
+        return None
+    if not re.search(re.escape(head[-15:]) + r"\s+[-\u2013\u2014]+\s+" + re.escape(sentences[i + 1][:15]),
+                     written_out(info.context.turn.text), re.I):
+        return None
+    said = rewrite_persons(head, info.speaker, info.addressee).text
+    return said[:1].upper() + said[1:]
+
+
+def _written_out(context: GenerationContext) -> GenerationContext:
+    """The context with every turn's chat spellings written out ("my bro", "im"), so the rules that read the
+    turns before this one (who "he" is, what a question asked) see the words they know."""
+    def out(turn: TurnView) -> TurnView:
+        return replace(turn, text=written_out(turn.text))
+    return replace(context, turn=out(context.turn), previous=context.previous and out(context.previous),
+                   window=tuple(out(t) for t in context.window))
 
 
 def _recent_mentions(context: GenerationContext, speaker: str) -> tuple[Mention, ...]:

@@ -205,6 +205,8 @@ def _parse(text: str) -> _Parsed:
         lead = noun = ""
         if a > 0 and tokens[a - 1].lower in _PREPOSITIONS:
             lead = tokens[a - 1].lower
+        elif a > 1 and tokens[a - 1].lower == "the" and tokens[a - 2].lower in _PREPOSITIONS:
+            lead = tokens[a - 2].lower  # "at the Red Lion"
         elif a > 1 and _is_content_word(tokens[a - 1]) and tokens[a - 2].lower in _PREPOSITIONS:
             lead, noun = tokens[a - 2].lower, stem(tokens[a - 1].lower)  # "in room Orion"
         out.append(Value("name", key, " ".join(t.text for t in tokens[a:b + 1]), context=_context(tokens, a, b),

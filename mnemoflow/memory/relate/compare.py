@@ -168,8 +168,9 @@ def _disagreements(cand: Claim, old: Claim, *, same_voice: bool = True, now: dat
         for new in pool:
             if value.type == "name" and same_voice and new.lead != value.lead:
                 continue
-            if value.type == "date" and now is not None and not cand.change and _past_and_future(new, value, now):
-                continue  # a trip that happened and a trip that is coming are two trips
+            if value.type == "date" and now is not None and _past_and_future(new, value, now) and (
+                    not cand.change or _past_and_future(value, new, now, into_past=True)):
+                continue  # a trip that happened and one that is coming are two; nothing ahead moves into the past
             tight = _aligned(new, value, cand, old)
             loose = tight is None and value.type in ("date", "time", "money", "percent", "quantity") and \
                 len(pool) == 1 and len(same_type_old) == 1 and _roles_agree(new, value) and (
@@ -326,6 +327,9 @@ def _thing_ended(cand: Claim, old: Claim) -> bool:
                 any(cand.subject in anchor.split() for anchor in old.subject_anchors | {old.subject or ""}))
 
 
+_MOVED_TO = re.compile(r"\b(?:mov|relocat|transferr|decamp)\w*\s+(?:\w+\s+)?to\s+(?P<where>.+)$", re.I)
+
+
 def _same_preposition(cand: Claim, old: Claim, subject: set[str | None], lead: str | None = None) -> str | None:
     """"went with Fibrely instead" / "broadband is with Skylark": a new name after the preposition the old
     one had, the old one not said again, nothing else named ("went to the gig with Ana instead" is about
@@ -333,6 +337,8 @@ def _same_preposition(cand: Claim, old: Claim, subject: set[str | None], lead: s
     said = {stem(w) for w in re.findall(r"[a-z]+", (cand.change_text or "").lower())} | {cand.verb_stem}
     if cand.subject in cand.names:  # "after the spike Anneliese went with ...": words said before the subject
         said |= cand.subject_stems
+    if moved := _MOVED_TO.search(cand.main):  # "chess has relocated to the upstairs room at Eastgate Library"
+        said |= {stem(w) for w in re.findall(r"[a-z]+", moved["where"].lower())}  # all of it is the new place
     if any(not _has(x, old.stems) for x in cand.main_stems - said - subject):
         return None
     for new in (v for v in cand.values if v.type == "name" and v.lead and v.key not in subject
@@ -404,14 +410,15 @@ def _span(value: Value) -> tuple[date, date] | None:
     return date(d.year, 1, 1), date(d.year, 12, 31)
 
 
-def _past_and_future(a: Value, b: Value, now: datetime) -> bool:
+def _past_and_future(a: Value, b: Value, now: datetime, into_past: bool = False) -> bool:
+    """One of the dates is over and the other still ahead; with `into_past`, `a` ahead and `b` over."""
     spans = [_span(a), _span(b)]
     if None in spans:
         return False
     today = now.date()
     past = [s[1] < today for s in spans]  # type: ignore[index]
     future = [s[0] > today for s in spans]  # type: ignore[index]
-    return (past[0] and future[1]) or (past[1] and future[0])
+    return (future[0] and past[1]) if into_past else (past[0] and future[1]) or (past[1] and future[0])
 
 
 def _substitution(cand: Claim, old: Claim) -> str | None:

@@ -12,7 +12,11 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import date, datetime, timedelta
 
-from mnemoflow.memory.english.deltas import find_difference, written_like
+from mnemoflow.memory.english.deltas import (
+    find_count_difference,
+    find_difference,
+    written_like,
+)
 from mnemoflow.memory.english.lexicon import MONTHS, WEEKDAYS
 from mnemoflow.memory.english.shifts import find_shift, rescheduled, shifted_clause
 from mnemoflow.memory.generate.candidates import Candidate
@@ -25,7 +29,8 @@ from mnemoflow.memory.relate.revalue import new_value, revalued
 from mnemoflow.timeutil import aware_utc
 
 __all__ = ["changed_by_difference", "moved_by_amount", "moved_to_named_day", "restated_with_value", "revalued_memory",
-           "with_difference"]
+           "with_count_difference", "with_difference",
+           "with_held_subject"]
 
 
 def _ahead(neighbours: Sequence[Neighbour], now: datetime) -> tuple[list[Neighbour], list[Neighbour]]:
@@ -103,6 +108,8 @@ def restated_with_value(candidate: Candidate, held: Neighbour) -> Candidate | No
     if _what_is_on(candidate.content) & _what_is_on(held.content):
         return None
     if candidate.event_start_at is not None and held.event_start_at is not None:
+        if candidate.observed_at and aware_utc(candidate.event_start_at).date() < aware_utc(candidate.observed_at).date():
+            return None  # "moved it to the wiki last month": nothing is moved into the past
         shift = aware_utc(candidate.event_start_at).date() - aware_utc(held.event_start_at).date()
         return _rescheduled(candidate, held, shift)
     amounts = [v for v in parse_claim(candidate.content).values if v.type in ("quantity", "money", "percent")]
@@ -110,6 +117,24 @@ def restated_with_value(candidate: Candidate, held: Neighbour) -> Candidate | No
         return None  # only an amount set "to" a new one
     found = revalued(held.content, amounts[0])
     return replace(candidate, content=found[0], kind=held.kind, reasons=(*candidate.reasons, "revalued")) if found else None
+
+
+_BARE_SUBJECT = re.compile(r"^(?P<word>[A-Za-z][a-z]+)\s+(?=(?:has|have|is|are|was|were|got|moved|relocated)\b)")
+
+
+def with_held_subject(candidate: Candidate, held: Neighbour) -> Candidate | None:
+    """"Chess has relocated to the library" replacing "Chidi's chess club meets at the Red Lion": the bare
+    subject is said as the memory it replaces said it ("Chidi's chess club"), so the new memory stands
+    alone. None when the candidate's subject is more than one plain word or the memory's is not owned."""
+    bare = _BARE_SUBJECT.match(candidate.content)
+    if bare is None or bare["word"].lower() in STOPWORDS:
+        return None
+    owned = re.match(rf"^(?P<phrase>[A-Z][\w-]*'s\s+(?:[\w-]+\s+){{0,2}}?{bare['word'].lower()}(?:\s+(?P<noun>[a-z]+))?)\s",
+                     held.content)
+    if owned is None or (owned["noun"] and owned["noun"].endswith("s")):  # "Chidi's chess meets": no noun after it
+        return None
+    return replace(candidate, content=owned["phrase"] + candidate.content[bare.end("word"):],
+                   reasons=(*candidate.reasons, "subject as held"))
 
 
 def revalued_memory(candidate: Candidate, known: Sequence[str], speaker: str) -> tuple[Candidate, str, str] | None:
@@ -135,12 +160,13 @@ def changed_by_difference(candidate: Candidate, neighbours: Sequence[Neighbour])
     that held the old amount, restated with it moved by the difference, and replaces it: returned with that
     memory. The memory is one holding a single amount that shares a topic with the candidate ("gym"), else
     the nearest such (at least `RESTATE_FROM`), else the only one among the neighbours."""
-    found = find_difference(candidate.content)
-    if found is None:
+    found, count = find_difference(candidate.content), find_count_difference(candidate.content)
+    if found is None and count is None:
         return None
     said = parse_claim(candidate.content)
     topic = said.stems - {said.subject} - STOPWORDS
-    holding = [(n, text) for n in neighbours if (text := with_difference(n.content, *found))]
+    holding = [(n, text) for n in neighbours
+               if (text := with_difference(n.content, *found) if found else with_count_difference(n.content, *count))]
     named = [(n, t) for n, t in holding if topic & _topic(n.content)]
     near = [(n, t) for n, t in holding if (n.vector_similarity or 0.0) >= RESTATE_FROM]
     pool = named or near or (holding if len(holding) == 1 else [])
@@ -150,6 +176,17 @@ def changed_by_difference(candidate: Candidate, neighbours: Sequence[Neighbour])
     if (since := _FROM_MONTH.search(candidate.content)) and since["when"].lower() not in text.lower():
         text = f"{text} from {since['when']}"
     return replace(candidate, content=text, kind=neighbour.kind, reasons=(*candidate.reasons, "changed by")), neighbour
+
+
+def with_count_difference(content: str, difference: float, unit: str) -> str | None:
+    """`content` with its one count of `unit` moved by `difference` ("12 units" and +2 -> "14 units"); None when
+    it holds no such count, several, or one that would go below zero."""
+    counts = [v for v in parse_claim(content).all_values if v.type == "quantity" and v.unit == stem(unit)]
+    if len(counts) != 1 or counts[0].key + difference < 0:  # type: ignore[operator]
+        return None
+    value = counts[0].key + difference  # type: ignore[operator]
+    found = revalued(content, Value("quantity", value, f"{value:g}", unit=counts[0].unit))
+    return found[0] if found else None
 
 
 def _topic(content: str) -> frozenset[str]:

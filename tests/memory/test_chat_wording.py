@@ -1,0 +1,131 @@
+"""Chat as people type it: spellings without apostrophes, a topic or a heading before a dash or a colon, a
+subject dropped after a dash, asides that are no statement. Each case is worded apart from the scenarios."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+
+from mnemoflow.memory.english.deltas import find_count_difference
+from mnemoflow.memory.english.sentences import (
+    is_padding,
+    split_clauses,
+    split_sentences,
+    written_out,
+)
+from mnemoflow.memory.english.shifts import find_shift
+from mnemoflow.memory.english.temporal import resolve_dates
+from mnemoflow.memory.english.verbs import expand_is
+from mnemoflow.memory.generate.followup import is_clause
+from tests.memory.dialogue import say, stored
+
+NOW = datetime(2024, 5, 8, 10, 0)  # a Wednesday
+
+
+@pytest.mark.parametrize(("typed", "written"), [
+    ("im off to Leeds tmrw", "I'm off to Leeds tomorrow"),
+    ("Im allergic to kiwi", "I'm allergic to kiwi"),
+    ("she couldnt make it, can u tell Jo pls", "she couldn't make it, can you tell Jo please"),
+    ("its 2 sugars now", "it's 2 sugars now"),
+    ("the dog wagged its tail", "the dog wagged its tail"),  # a possessive stays
+    ("my bro's bday", "my brother's birthday"),
+])
+def test_chat_spellings_are_written_out(typed: str, written: str) -> None:
+    assert written_out(typed) == written
+
+
+@pytest.mark.parametrize("token", ["U-2", "IM me", "code u-77", "BRT-IM4", "dont/ive"])
+def test_codes_and_capitals_keep_their_spelling(token: str) -> None:
+    assert written_out(token) == token
+
+
+def test_a_street_abbreviation_before_a_lowercase_word_ends_the_sentence() -> None:
+    assert split_sentences("quiz night is at the Fox on Mill St. any tips?") == [
+        "quiz night is at the Fox on Mill St.", "any tips?"]
+    assert split_sentences("we met at St. Anne's church") == ["we met at St. Anne's church"]
+
+
+def test_a_short_weekday_before_a_date_is_a_day_not_a_verb() -> None:
+    resolved = resolve_dates(split_sentences("the party's on sat 12 april")[0], datetime(2025, 3, 20))
+    assert "Saturday April 12, 2025" in resolved.text
+
+
+def test_an_ordinal_birthday_is_one_day_a_birthday_alone_recurs() -> None:
+    assert resolve_dates("Ella's 5th birthday is on 3 June", datetime(2025, 3, 20)).times
+    assert not resolve_dates("my birthday is on 3 June", datetime(2025, 3, 20)).times
+
+
+def test_the_day_named_after_instead_of_is_the_one_ruled_out() -> None:
+    assert resolve_dates("it starts on the 9th instead of Monday", NOW).start == datetime(2024, 5, 9)
+
+
+def test_an_ing_noun_after_a_possessive_is_no_progressive() -> None:
+    assert expand_is("my cousin's christening in Cork") == "my cousin's christening in Cork"
+    assert expand_is("my cousin's flying in on Friday") == "my cousin is flying in on Friday"
+
+
+@pytest.mark.parametrize(("sentence", "units"), [
+    ("my aunt lives in Sligo, what could I send her for Easter",
+     ["my aunt lives in Sligo", "what could I send her for Easter"]),
+    ("the gym got sold, so yoga has moved to the church hall",
+     ["the gym got sold", "yoga has moved to the church hall"]),
+    ("can you sort a meal plan, I'm training for a marathon",
+     ["can you sort a meal plan", "I'm training for a marathon"]),
+    ("I'm in Leeds, and Omar is in York", ["I'm in Leeds,", "Omar is in York"]),
+    ("I got a raise, so we're at 60k now", ["I got a raise, so we're at 60k now"]),  # one change, one unit
+])
+def test_clauses_of_different_standing_are_split(sentence: str, units: list[str]) -> None:
+    assert split_clauses(sentence, is_clause) == units
+
+
+def test_discourse_words_alone_are_padding() -> None:
+    assert is_padding("bit of news")
+    assert is_padding("Plot twist!")
+    assert not is_padding("bit of a cold")
+
+
+def test_amounts_moved_by_a_difference_or_an_amount_of_time() -> None:
+    assert find_count_difference("the vet's taking each dose up by 3 units") == (3.0, "units")
+    assert find_count_difference("rent's up by £40") is None  # money: find_difference
+    assert find_count_difference("up to 14 units") is None  # the new count itself
+    assert find_shift("the opening got pulled in by three days").days == -3
+    assert find_shift("pull in 2 weeks of data") is None
+
+
+def test_a_subject_dropped_after_a_dash_is_the_third_person_before_it() -> None:
+    lines = [("Ines", "my sister Carla lives in Porto"), ("Assistant", "Nice city.", "assistant"),
+             ("Ines", "she's not in Portugal anymore - moved to Ghent for a PhD")]
+    assert "Carla moved to Ghent for a PhD" in [c.content for c in stored(lines, NOW)]
+
+
+def test_a_topic_before_a_dash_goes_with_the_statement_after_it() -> None:
+    [memory] = say("Ola", "ok Kim's leaving party - I've booked the Anchor for Friday at 6")
+    assert memory.content == "Kim's leaving party: Ola has booked the Anchor for May 10, 2024 at 6"
+
+
+def test_a_heading_before_a_colon_is_dropped_when_it_names_no_topic() -> None:
+    [memory] = say("Bo", "small change from HR: Kemi now starts on the 20th instead of Monday")
+    assert memory.content.startswith("Kemi now starts on May 20, 2024")
+    assert memory.event_start_at == datetime(2024, 5, 20)
+
+
+def test_where_it_is_after_a_sentence_that_ends_on_the_thing() -> None:
+    contents = [c.content for c in say("Nia", "sorting out my nephew Leo's 4th birthday. it's at Jungle Jims on "
+                                              "Saturday")]
+    assert "Nia's nephew Leo's 4th birthday is at Jungle Jims on May 11, 2024" in contents
+
+
+def test_an_emphatic_reflexive_after_a_name_is_dropped() -> None:
+    lines = [("Mo", "planning lunch for my daughter Ava and her friends"),
+             ("Assistant", "Any diets to plan around?", "assistant"), ("Mo", "Ava herself can't have gluten")]
+    assert "Ava can't have gluten" in [c.content for c in stored(lines, NOW)]
+
+
+def test_declining_more_help_is_small_talk() -> None:
+    assert say("Mo", "nah I'm good for now", previous=("Assistant", "Want some more ideas?")) == []
+
+
+def test_a_noun_written_like_a_request_verb_is_no_request() -> None:
+    assert [c.content for c in say("Di", "take-home is about £2,100")] == ["Take-home is about £2,100"]
+    assert [c.content for c in say("Di", "book club has moved to Thursdays")] == ["Di's book club has moved to Thursdays"]
