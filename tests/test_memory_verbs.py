@@ -89,6 +89,8 @@ CHANGES = {  # a fact, then what is true now: each leaves one current memory and
                                        "the vet is putting each jab up by 1 unit from tonight"),
     "a launch pulled in by an amount": ("The website relaunch is on Tuesday October 15, 2030",
                                         "plot twist, the relaunch got pulled in by a week"),
+    "a booking moved to another place": ("I've booked Trattoria Roma for our anniversary dinner on Friday June 7, 2030",
+                                         "Trattoria Roma can't do gluten free, so I've moved us to Bella Vista"),
     "a start moved, the old day ruled out": ("Marco takes over the on-call rota on Monday October 14, 2030",
                                              "small change: Marco now takes over on Wednesday October 16, 2030 "
                                              "instead of Monday"),
@@ -194,6 +196,13 @@ def test_a_shift_said_of_another_thing_leaves_the_lone_event_where_it_was(memory
     assert memory.get(launch.results[0].id).is_latest
     moved = memory.add("they've pushed the launch back a week", user_id="alex")  # said of it: it moves
     assert [e.event for e in moved.results] == ["UPDATE"] and "October 22, 2030" in moved.results[0].memory
+
+
+def test_a_provider_switched_to_is_no_new_place_for_the_device_swapped_with_it(memory: Memory) -> None:
+    memory.add("Our router is a BT Smart Hub 2 in the hallway", user_id="alex")
+    memory.add("switched broadband to Hyperoptic and they swapped the BT hub for a Deco mesh", user_id="alex")
+    current = [m["memory"] for m in memory.get_all(user_id="alex")["results"]]
+    assert not any("router is a Hyperoptic" in text for text in current)
 
 
 def test_add_events_repeats_and_verbatim(memory: Memory) -> None:

@@ -44,6 +44,7 @@ from mnemoflow.memory.relate.moved import (
     changed_by_difference,
     moved_by_amount,
     moved_to_named_day,
+    moved_to_named_place,
     restated_with_value,
     revalued_memory,
     with_held_subject,
@@ -362,6 +363,10 @@ class MemoryGenerator:
             candidate, held = moved  # "so it's Friday the 19th instead": the lone event ahead, on its new day
             neighbours = self._neighbours(writes, candidate, asked_about)
             decision = Decision("UPDATES", held.memory_id, 0.9, f"rescheduled: {held.content} put on the day said")
+        elif (moved := moved_to_named_place(candidate, neighbours, self._speakers)) is not None:
+            candidate, held = moved  # "so I've moved us to Dishoom": the booking that named the old place, at the new
+            neighbours = self._neighbours(writes, candidate, asked_about)
+            decision = Decision("UPDATES", held.memory_id, 0.9, f"moved: {held.content} to the place said")
         elif (changed := changed_by_difference(candidate, neighbours)) is not None:
             candidate, held = changed  # the amount moved by the difference said: it replaces what it was
             neighbours = self._neighbours(writes, candidate, asked_about)

@@ -127,5 +127,23 @@ def test_declining_more_help_is_small_talk() -> None:
 
 
 def test_a_noun_written_like_a_request_verb_is_no_request() -> None:
-    assert [c.content for c in say("Di", "take-home is about £2,100")] == ["Take-home is about £2,100"]
+    assert [c.content for c in say("Di", "take-home is about £2,100")] == ["Di's take-home is about £2,100"]
     assert [c.content for c in say("Di", "book club has moved to Thursdays")] == ["Di's book club has moved to Thursdays"]
+
+
+def test_a_request_to_keep_before_a_colon_leaves_what_to_keep() -> None:
+    assert [c.content for c in say("Oz", "can you keep this for me: the alarm code is 7731", role="user")] == [
+        "Oz's alarm code is 7731"]
+
+
+def test_a_thing_said_booked_with_no_subject_is_the_speakers() -> None:
+    [memory] = say("Yan", "physio booked for my shoulder, fri 14 june at 8:20")
+    assert memory.content == "Yan has the physio booked for Yan's shoulder, Friday June 14, 2024 at 8:20"
+    assert [c.content for c in say("Yan", "the venue is booked for June", role="user")] == ["Yan's venue is booked for June 2024"]
+
+
+def test_a_second_fact_after_and_with_its_own_thing_is_its_own_memory() -> None:
+    assert [c.content for c in say("Oz", "the printer's on firmware 2.4, and the scanner sits at 10.0.0.9",
+                                         role="user")] == [
+        "Oz's printer is on firmware 2.4", "Oz's scanner sits at 10.0.0.9"]
+    assert [c.content for c in say("Oz", "take-home is about £2,100")] == ["Oz's take-home is about £2,100"]

@@ -20,6 +20,7 @@ from mnemoflow.memory.english.lexicon import (
     WEEKDAYS,
 )
 from mnemoflow.memory.english.names import find_entities
+from mnemoflow.memory.english.verbs import expand_is
 
 _BOUNDARY = re.compile(r"(?:[.!?]+|\u2026)[\"')\]]*\s+|\s+[-\u2013\u2014]+\s+|\n+")
 _EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F\u200D]+")
@@ -61,7 +62,8 @@ _CLAUSE_BREAK = re.compile(r";\s+|:\s+(?=\S)|,\s+(?:and\s+|but\s+|so\s+)?(?=(?:(
                            r"(?:I|I'm|I've|I'll|I'd|we|we're|we've|my|our|can you|could you|please)\b|" + _ASK + "|"
                            + _QUESTION + "|" + _UNMARKED_QUESTION + "|" + _YOU_QUESTION + r")|"
                            r"(?<=[\w,])\s+and\s+(?=(?:I|I'm|I've|I'll|I'd|we|we're|we've|we'll|my|our)\s|"
-                           r"(?:the|his|her|their)\s+(?:[\w-]+\s+){0,3}?(?:is|are|was|were|[\w-]+'s)\s|"
+                           r"(?:the|his|her|their)\s+(?:[\w-]+\s+){0,3}?(?:is|are|was|were|sits|lives|runs|stays|works|meets|"
+                           r"[\w-]+'s)\s|"
                            r"[A-Z][a-z]+(?:\s+(?:him|her)self)?\s+(?:is|was|has|had|can|can't|could|couldn't|will|won't|"
                            r"does|doesn't|did|didn't|isn't|wasn't)\s)|"
                            r",\s+so\s+(?=" + _RESULT.pattern + ")")
@@ -190,9 +192,9 @@ def split_clauses(sentence: str, is_clause: Callable[[str], bool]) -> list[str]:
         if not (head and tail):
             continue
         contrast = ";" in m.group() or "but" in m.group()
-        if ":" in m.group():  # "can you keep this for me: the router is at 192.168.8.1": what to keep
+        if ":" in m.group():  # "can you keep this for me: the router is at 192.168.8.1": what to keep, alone
             if _REQUEST_START.match(head) and is_clause(tail):
-                units[0:1] = [head, tail]
+                units[0:1] = [tail]
             continue
         if _REMINDER.match(tail) and not is_clause(head) and not re.search(r"\d", head):
             units[0:1] = [tail]  # "Catering again next week, remember I eat vegan": the fragment is the occasion
@@ -203,7 +205,7 @@ def split_clauses(sentence: str, is_clause: Callable[[str], bool]) -> list[str]:
             continue  # the tail needs the head to be understood
         elif m.group().strip(", ") == "so" and _RESULT.match(tail) and is_clause(head):
             units[0:1] = [head, tail]  # "the pub got sold, so chess has relocated to the library": the result
-        elif "and" in m.group() and is_clause(head) and is_clause(tail):
+        elif "and" in m.group() and (is_clause(head) or is_clause(expand_is(head))) and is_clause(tail):
             if find_entities(tail) or re.search(r"\d", tail) or _THING_ON_A_DAY.match(tail):
                 # "and I'm deciding by Friday" leans on the head; "and my first parkrun is the Saturday after next" does not
                 units[0:1] = [head, tail]

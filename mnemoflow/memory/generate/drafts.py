@@ -354,10 +354,21 @@ _COUNT_ME = re.compile(r"^count (me|us) (in|out)\b", re.I)
 _NOT_A_STATE = re.compile(r"^not\s+(?:really\s+|that\s+|so\s+)?(?:into|keen on|a fan of|fussed|bothered|interested in)\b")
 
 
+# "dentist booked for a filling, thurs 12 dec", "ferry to Bilbao booked!!": a thing the speaker has booked
+_BOOKED = re.compile(r"^(?P<thing>(?!(?:I|we|you|he|she|they|it|that|this|all|everything|nothing|something)\b)[\w'-]+"
+                     r"(?:\s+(?!(?:is|are|was|were|has|have|had|been|got|all|now|just)\b)[\w'-]+){0,4}?)\s+"
+                     r"(?P<done>booked|sorted|confirmed|arranged|reserved|scheduled)\b(?!\s+(?:me|us|him|her|them|it|the|a|an)\b)",
+                     re.I)
+
+
 def _with_subject(body: str) -> tuple[str, bool]:
     """Chat drops the subject ("Moved to Lisbon in March"); put the speaker's "I" back."""
     first = body.split()[0].lower() if body.split() else ""
     low = body[:1].lower() + body[1:]
+    if (booked := _BOOKED.match(body)) and not re.fullmatch(r"[A-Z][a-z]+", booked["thing"]):
+        thing = _lower_first(booked["thing"])
+        the = "" if thing.split()[0].lower() in _DETERMINERS | {"my", "our", "his", "her", "their"} else "the "
+        return f"I have {the}{thing} {booked['done']}{body[booked.end('done'):]}", True
     if counted := _COUNT_ME.match(body):  # "count me in for the Snowdon trip": the speaker is in
         return f"{'I am' if counted[1].lower() == 'me' else 'we are'} {counted[2].lower()}{body[counted.end():]}", True
     if guessed := _GUESS_WHO.match(body):  # "guess who finally escaped Narva": the speaker did

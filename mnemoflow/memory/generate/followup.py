@@ -58,7 +58,8 @@ _CLAUSE = re.compile(r"^(i|i'm|i've|i'll|i'd|we|we're|we've|we'll|we'd|he|she|th
                      r"(?!mrs\b|ms\b)\w+s|\w+ed)\b|^\S+.*\b(is|are|was|were|has|have|had|will|would|can|could|does|did|do)(n't)?\b|"
                      r"^\w+'s\s+(a|an|the|my|our|your|his|her|so|really|just|not|been|got|mostly|always|never|"
                      r"definitely|probably|\w+ing)\b|^(?:the|my|our)\s.*\w's\s+(?:in|on|at|off|gone|dead|finally|officially|"
-                     r"already|\w+ed)\b", re.I)
+                     r"already|\w+ed)\b|^(?:the|his|her|their)\s+(?:[\w-]+\s+){0,3}?(?:sits|lives|runs|stays|works|meets)\b",
+                     re.I)
 _FILLER_FRAGMENT = re.compile(r"^(totally|definitely|absolutely|of course|for sure|haha+|lol|thanks?|thank you|"
                               r"actually|yeah|yep|honestly|really|indeed|exactly|sure|obviously|100%|i guess|"
                               r"kind of|sort of|kinda|sorta)\W*$", re.I)

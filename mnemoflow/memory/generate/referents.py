@@ -115,7 +115,8 @@ def they_asked_about(context: GenerationContext, question: TurnView) -> str | No
 
 # "Budget for the bathroom reno is 9,000", "Ferry booking ref is KX7-44QPL": a noun phrase with no determiner
 # (a name is followed by its verb, not by more lowercase words)
-_BARE_SUBJECT = re.compile(r"^(?P<noun>[A-Za-z][a-z]+)(?P<rest>(?:\s+[a-z][\w-]*){1,4}?)\s+(?:is|are|was|were|has)\b")
+_BARE_SUBJECT = re.compile(r"^(?P<noun>[A-Za-z][a-z]+)(?P<rest>(?:\s+[a-z][\w-]*){1,4}?)\s+(?:is|are|was|were|has)\b"
+                           r"|^(?P<compound>[A-Za-z][a-z]+-[a-z]+)\s+(?:is|are|was|were|has)\b")  # "take-home is about £2,900"
 
 
 # "new number's 07700 900456", "New place is in Braga": a new thing said with no owner is the speaker's
@@ -145,6 +146,8 @@ def _owned_by_speaker(body: str, speaker: str, known: Iterable[str]) -> str:
         verb = "has" if rest.split()[:1] and (is_past(rest.split()[0]) or rest.split()[0] in ("just", "finally")) else "is"
         return f"my {now['noun'].lower()} {verb} {rest}"
     bare = _BARE_SUBJECT.match(body)
+    if bare is not None and bare["compound"]:
+        return f"{possessive(speaker)} {bare['compound'].lower()}{body[bare.end('compound'):]}"
     if bare is None or bare["noun"] in known or bare["noun"].lower() in _DETERMINERS | _NOT_NOUN_AFTER | _DAY_WORDS:
         return body  # "Sunday lunch is at Mum's": a day, not a thing of the speaker's
     after = bare["rest"].split()

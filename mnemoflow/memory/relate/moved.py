@@ -28,9 +28,8 @@ from mnemoflow.memory.relate.restate import RESTATE_FROM
 from mnemoflow.memory.relate.revalue import new_value, revalued
 from mnemoflow.timeutil import aware_utc
 
-__all__ = ["changed_by_difference", "moved_by_amount", "moved_to_named_day", "restated_with_value", "revalued_memory",
-           "with_count_difference", "with_difference",
-           "with_held_subject"]
+__all__ = ["changed_by_difference", "moved_by_amount", "moved_to_named_day", "moved_to_named_place", "restated_with_value",
+           "revalued_memory", "with_count_difference", "with_difference", "with_held_subject"]
 
 
 def _ahead(neighbours: Sequence[Neighbour], now: datetime) -> tuple[list[Neighbour], list[Neighbour]]:
@@ -96,6 +95,31 @@ def moved_to_named_day(candidate: Candidate, neighbours: Sequence[Neighbour],
         shift = new_day - aware_utc(neighbour.event_start_at).date()  # type: ignore[arg-type]
         if moved := _rescheduled(candidate, neighbour, shift):
             return moved, neighbour
+    return None
+
+
+# "so I've moved us to Dishoom King's Cross": a place moved to, by its name
+_TO_PLACE = re.compile(r"\b(?:mov|relocat|shift)\w*\s+(?:[\w']+\s+){0,2}?to\s+(?P<place>[A-Z][\w'&-]*(?:\s+[A-Z][\w'&-]*)*)")
+
+
+def moved_to_named_place(candidate: Candidate, neighbours: Sequence[Neighbour],
+                         people: Sequence[str]) -> tuple[Candidate, Neighbour] | None:
+    """"Ottolenghi couldn't do step-free, so I've moved us to Dishoom": the memory that named the old place
+    (said again in the candidate, and no one of `people`) is restated at the new one, and replaces it;
+    returned with that memory. None when the candidate moves nothing to a named place, or names no place a
+    memory held."""
+    if candidate.event_start_at is not None or not (to := _TO_PLACE.search(candidate.content)):
+        return None
+    said = parse_claim(candidate.content).names
+    persons = {p.lower() for p in people}
+    for neighbour in neighbours:
+        held = [v.text for v in parse_claim(neighbour.content).all_values if v.type == "name"
+                and str(v.key).split()[0] in {n.split()[0] for n in said} and str(v.key) not in persons
+                and str(v.key).split()[0] not in persons and to["place"].lower() not in str(v.key)]
+        if len(held) == 1 and neighbour.content.count(held[0]) == 1:
+            content = neighbour.content.replace(held[0], to["place"])
+            return replace(candidate, content=content, kind=neighbour.kind, event_start_at=neighbour.event_start_at,
+                           reasons=(*candidate.reasons, "moved to a place")), neighbour
     return None
 
 
