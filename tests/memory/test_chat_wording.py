@@ -147,3 +147,9 @@ def test_a_second_fact_after_and_with_its_own_thing_is_its_own_memory() -> None:
                                          role="user")] == [
         "Oz's printer is on firmware 2.4", "Oz's scanner sits at 10.0.0.9"]
     assert [c.content for c in say("Oz", "take-home is about £2,100")] == ["Oz's take-home is about £2,100"]
+
+
+def test_a_question_dismissed_leaves_the_news_after_it() -> None:
+    assert is_padding("scrap that q")
+    assert [c.content for c in say("Di", "forget the printer stuff, my phone's a Pixel 8 now", role="user")] == [
+        "Di's phone is a Pixel 8 now"]

@@ -31,7 +31,7 @@ _DISCOURSE = re.compile(
     r"cool|nice|awesome|sure|totally|true|indeed|seriously|fyi|just so you know|for the records?|you know what|"
     r"to be honest|tbh|oh man|man|dude|ugh|phew|yay|hooray|wait|whoa|woah|yikes|gosh|geez|jeez|aha|heads up|"
     r"(?:big|good|great|bad|exciting|some) news|(?:a )?(?:bit|piece) of (?:good |bad )?news|(?:quick |small |little )?(?:life |work |personal )?update|[a-z]+ update(?=\s*[,:;!.-])|correction|"
-    r"sorry|change of plans?|plot twist|will do|right(?=\s*,|\s+so\b)|(?:all|everyone|guys|folks|team)(?=\s*,)|done(?=\s*[,!])|"
+    r"sorry|change of plans?|plot twist|will do|(?:forget|ignore|scrap|scratch) (?:about )?(?:that|this|it|the \w+ (?:stuff|thing|bit))(?: q| question)?|right(?=\s*,|\s+so\b)|(?:all|everyone|guys|folks|team)(?=\s*,)|done(?=\s*[,!])|"
     r"(?:quick |friendly |small )?reminder(?:\s+that)?|"
     r"it's official|plan of record|as usual|as always|(?:some )?background|quick one|ps|p\.s\.)"
     r"(?![\w'])[,!.:;\s-]*)+",

@@ -14,9 +14,11 @@ from datetime import date, datetime
 
 from mnemoflow.memory.english.lexicon import SEASONS, WEEKDAYS
 from mnemoflow.memory.english.temporal import RULED_OUT
+from mnemoflow.memory.english.verbs import is_past
 from mnemoflow.memory.relate.claim_values import AGE, Value
 from mnemoflow.memory.relate.claim_words import (
     ANTONYMS,
+    DEVICE_CLASSES,
     ENDED,
     FUNCTIONAL,
     PERSON_NOUNS,
@@ -29,7 +31,7 @@ from mnemoflow.memory.relate.claim_words import (
 )
 from mnemoflow.memory.relate.claims import Claim
 
-_STATUSES = frozenset({"diet", "relationship status"})  # one holds at a time, wherever it is said
+_STATUSES = frozenset({"diet", "relationship status", *DEVICE_CLASSES})  # one holds at a time, wherever it is said
 
 _QUALIFIER_STEMS = frozenset(stem(q) for q in QUALIFIERS) | QUALIFIERS
 
@@ -216,6 +218,16 @@ def _roles_agree(a: Value, b: Value) -> bool:
     return not (a.role and b.role and a.role != b.role)
 
 
+# a device come by, so now had ("got", "bought", "gave me"), and one had beside another ("also", "a spare")
+_ACQUIRED = re.compile(r"\b(?:got|bought|gave|given|picked up|ordered|upgraded|switched|traded|replaced|swapped|"
+                       r"treated|splashed out)\b", re.I)
+_ADDED = re.compile(r"\b(?:also|too|as well|another|second|spare|extra|backup)\b", re.I)
+# "got his mom a Pixel", "a Kindle for my sister": a device come by for someone else
+_OWNER = r"(?:his|her|their|my|our|[A-Z][\w-]*'s)"
+_FOR_ANOTHER = re.compile(rf"\b(?i:got|bought|ordered|gave)\s+{_OWNER}\s+(?P<who>\w+)\s+(?:an?|the)\b|"
+                          rf"\b(?i:for)\s+{_OWNER}\s+(?P<for>\w+)")
+
+
 def _aligned(new: Value, old_value: Value, cand: Claim, old: Claim) -> bool | None:
     """True: the two values fill the same slot; False: they cannot; None: no evidence either way."""
     kind = old_value.type
@@ -223,6 +235,13 @@ def _aligned(new: Value, old_value: Value, cand: Claim, old: Claim) -> bool | No
         return new.key[0] == old_value.key[0]  # type: ignore[index]
     if kind in ("diet", "relationship status"):
         return cand.subject == old.subject and cand.subject_head == old.subject_head
+    if kind in DEVICE_CLASSES:  # "work gave Lucia an iPhone 15" / "Lucia's phone is a Pixel 6a": her phone
+        held = bool(_ACQUIRED.search(cand.main)) or not any(  # "used an iPhone at uni": had, no more
+            is_past(w) for w in re.findall(r"[a-z]+", cand.main.lower()))
+        other = any(stem((m["who"] or m["for"]).lower()) in {stem(p) for p in PERSON_NOUNS}
+                    for m in _FOR_ANOTHER.finditer(cand.text))
+        return held and not other and not _ADDED.search(cand.text) and old.subject is not None and (
+            cand.subject == old.subject or old.subject in cand.names)
     if kind == "quantity" and new.unit == old_value.unit == AGE:  # "is 34" / "turned 35"; never younger
         return cand.subject == old.subject and cand.subject_head == old.subject_head and new.key > old_value.key
     if kind == "quantity" and new.unit and old_value.unit:

@@ -85,6 +85,7 @@ from typing import Literal
 from mnemoflow.memory.relate.claim_values import Value
 from mnemoflow.memory.relate.claim_words import (
     CLEARED,
+    DEVICE_CLASSES,
     PERSON_NOUNS,
     TIME_UNITS,
     overlap,
@@ -304,7 +305,8 @@ def _judge(cand: Claim, kind: str, cand_entities: frozenset[str], neighbour: Nei
                             f"value: an attributed and an unattributed statement disagree: {what}")
         if cand.change:
             return Decision("UPDATES", nid, 0.92, f"value: {what}, with change marker '{cand.change_text}'")
-        if kind != neighbour.kind:
+        if kind != neighbour.kind and not all(d.old.type in DEVICE_CLASSES for d in diffs):  # "got a Pixel 8 on
+            # Saturday" is dated, yet the phone it names is the phone now
             notes.append(f"parallel statement to {nid} ({neighbour.kind} vs {kind}: {what})")
             blocked = True
         elif _modality_clash(cand, old):
