@@ -7,10 +7,11 @@ from lifecycle time (when the store learnt it: `observed_at`, later valid_from/v
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Literal, Protocol
 
+from mnemoflow.memory.english.sentences import written_out
 from mnemoflow.models import MemoryKind
 
 
@@ -41,6 +42,14 @@ class GenerationContext:
     window: tuple[TurnView, ...] = ()
     memories: tuple[str, ...] = ()
     entities: tuple[str, ...] = ()
+
+    def written_out(self) -> GenerationContext:
+        """This context with every turn's chat spellings written out ("my bro", "im"), so the rules that read
+        the turns before this one (who "he" is, what a question asked) see the words they know."""
+        def out(turn: TurnView) -> TurnView:
+            return replace(turn, text=written_out(turn.text))
+        return replace(self, turn=out(self.turn), previous=self.previous and out(self.previous),
+                       window=tuple(out(t) for t in self.window))
 
 
 @dataclass(frozen=True)

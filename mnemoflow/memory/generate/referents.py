@@ -1,17 +1,26 @@
 """What a chat sentence leaves to its listener and a memory has to say: whose thing it names ("rent's £950
 now", "mum wants ...", "new number's ...": the speaker's), and what its "it", "they", "mine" and "that's where"
-point back to in the sentences before it. `rules` applies these to each clause it drafts."""
+point back to in the sentences before it, what a heading or a topic before a dash says, and who "she" may be.
+`rules` applies these to each clause it drafts."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
 
-from mnemoflow.memory.english.coref import NOT_NAMES, possessive
+from mnemoflow.memory.english.coref import (
+    NOT_NAMES,
+    Mention,
+    find_mentions,
+    possessive,
+    rewrite_persons,
+)
 from mnemoflow.memory.english.lexicon import MONTHS, WEEKDAYS
-from mnemoflow.memory.english.verbs import is_adverb, is_past
+from mnemoflow.memory.english.sentences import strip_padding, written_out
+from mnemoflow.memory.english.smalltalk import is_small_talk
+from mnemoflow.memory.english.verbs import expand_is, is_adverb, is_past
 from mnemoflow.memory.generate.candidates import GenerationContext, TurnView
-from mnemoflow.memory.generate.judge import _DETERMINERS, _has_verb
+from mnemoflow.memory.generate.judge import _DETERMINERS, _has_verb, display_name
 
 _OBJECT_IT = re.compile(r"(?<=[a-z] )it\b(?!\s*(?:is|was|will|has|had|'s)\b)")  # "take it black", not "it is"
 _NAMED_THING = re.compile(r"^\W*(?:(?:yes|yeah|yep|yup|sure|no|nope)\W+)?(?:a|an|the|my|our|some)\s+"
@@ -169,3 +178,46 @@ def continued_subject(sentence: str, before: Sequence[str], turn_text: str) -> s
         return None
     joined = re.escape(before[-1].rstrip(".!")[-20:]) + r"\s+[-\u2013\u2014]+\s+" + re.escape(sentence[:20])
     return said["who"].lower() if re.search(joined, turn_text) else None
+
+
+def dash_topic(sentences: Sequence[str], i: int, known: Iterable[str], speaker: str, addressee: str | None,
+               turn_text: str) -> str | None:
+    """Sentence `i` as the topic of the next when it is a few words with no verb and a dash joins them in the
+    turn ("mum's 60th dinner - I've booked ..."), in the memory's words ("Mum's 60th dinner"); else None."""
+    if i + 1 >= len(sentences):
+        return None
+    head = strip_padding(sentences[i], known).rstrip(".!,;:- ")
+    # "mum's 60th dinner" has no verb, "she's not in Spain anymore" has
+    owned = head if expand_is(head) != head else re.sub(r"\b(?!(?:he|she|it|that|there|what|who|here)'s)(\w+)'s\b", r"\1",
+                                                        head, flags=re.I)
+    if not head or len(head.split()) > 6 or head.endswith("?") or _has_verb(owned) or is_small_talk(head):
+        return None
+    if not re.search(re.escape(head[-15:]) + r"\s+[-\u2013\u2014]+\s+" + re.escape(sentences[i + 1][:15]),
+                     written_out(turn_text), re.I):
+        return None
+    said = rewrite_persons(head, speaker, addressee).text
+    return said[:1].upper() + said[1:]
+
+
+# "small change from leadership: Marco now takes over ...", "update: ...": a heading before the statement; one
+# that says what it is about ("change of plan on the dashboard:") is kept
+_HEADING = re.compile(r"^(?P<head>[A-Za-z][A-Za-z ]{0,40}):\s+(?=\S)")
+_TOPIC_IN = re.compile(r"\b(?:on|about|re|regarding|for|with)\s+\w+", re.I)
+
+
+def without_heading(body: str) -> str:
+    """`body` without a heading of a few verbless words before a colon that names no topic."""
+    heading = _HEADING.match(body)
+    if heading is None or _has_verb(heading["head"]) or _TOPIC_IN.search(heading["head"]):
+        return body
+    rest = body[heading.end():]
+    return rest if _has_verb(rest) and len(rest.split()) >= 3 else body
+
+
+def recent_mentions(context: GenerationContext, speaker: str) -> tuple[Mention, ...]:
+    """People named in the last four turns, newest first: who "she" may be."""
+    found: list[Mention] = []
+    for turn in list(reversed(context.window))[:4]:
+        found += find_mentions(turn.text, display_name(turn.speaker),
+                               speaker if display_name(turn.speaker) != speaker else None)
+    return tuple(found)

@@ -29,7 +29,6 @@ from mnemoflow.memory.english.sentences import (
     split_clauses,
     split_sentences,
     strip_padding,
-    written_out,
 )
 from mnemoflow.memory.english.smalltalk import is_advice, is_small_talk
 from mnemoflow.memory.english.temporal import resolve_dates
@@ -91,8 +90,11 @@ from mnemoflow.memory.generate.referents import (
     _where_it_is,
     _where_named_before,
     continued_subject,
+    dash_topic,
+    recent_mentions,
     they_asked_about,
     they_named_before,
+    without_heading,
 )
 from mnemoflow.models import MemoryKind
 from mnemoflow.scoring import fast_score
@@ -172,9 +174,6 @@ _MID_SENTENCE_NAME = re.compile(r"(?<=[a-z0-9,;] )[A-Z][\w.+#-]*")
 _FOR_THE_ASSISTANT = re.compile(r",?\s+(?:when|whenever|while|if|before|once)\s+you\s+(?!were\b|are\b|said\b)\w+\b.*$",
                                 re.I)
 _NO_LEAD = re.compile(r"^(?:no|nope|nah)\s*[,!.]\s+(?=\w)", re.I)
-# "small change from leadership: Marco now takes over ...", "update: ...": a heading before the statement
-_HEADING = re.compile(r"^(?P<head>[A-Za-z][A-Za-z ]{0,40}):\s+(?=\S)")
-_TOPIC_IN = re.compile(r"\b(?:on|about|re|regarding|for|with)\s+\w+", re.I)  # "change of plan on the dashboard:" says what
 
 
 class RuleEngine:
@@ -187,7 +186,7 @@ class RuleEngine:
         """Nothing to release: the rules hold no connection."""
 
     def generate(self, context: GenerationContext) -> list[Candidate]:
-        context = _written_out(context)
+        context = context.written_out()
         turn = context.turn
         if not turn.text.strip():
             return []
@@ -207,7 +206,7 @@ class RuleEngine:
         steps = [s for s in sentences if _STEP.match(s)]
         if len(steps) >= 2:
             return [self._candidate(self._procedure_list(info, sentences, steps), info)]
-        antecedents = _recent_mentions(context, speaker)
+        antecedents = recent_mentions(context, speaker)
         drafts: list[_Draft] = []
         i = 0
         if sentences and context.previous is not None:
@@ -221,7 +220,7 @@ class RuleEngine:
                         answered, i = [_joined(answered[0], detail)], 2
                 drafts += answered
         while i < len(units):
-            if topic := _dash_topic(info, sentences, i):  # "mum's 60th dinner - I've booked Ottolenghi": its topic
+            if topic := dash_topic(sentences, i, info.known, info.speaker, info.addressee, info.context.turn.text):  # "mum's 60th dinner - I've booked Ottolenghi": its topic
                 draft, after = self._statement(info, sentences[i + 1], antecedents, sentences[:i + 1])
                 if draft.store:
                     drafts.append(replace(draft, content=f"{topic}: {draft.content}"))
@@ -279,9 +278,7 @@ class RuleEngine:
             body, turn_ids = corrected
             reasons.append("correction")
         body = _NO_LEAD.sub("", body)
-        if (heading := _HEADING.match(body)) and not _has_verb(heading["head"]) and not _TOPIC_IN.search(heading["head"]) \
-                and _has_verb(rest := body[heading.end():]) and len(rest.split()) >= 3:
-            body = rest
+        body = without_heading(body)
         if (agreed := _AGREED.match(body)) and _PROPOSAL.search(info.context.previous.text if info.context.previous else ""):
             when = f"the {agreed['when']}" if re.match(r"\d+(?:st|nd|rd|th)$", agreed["when"]) else agreed["when"]
             body = f"it's moved to {when}{body[agreed.end():]}"  # "can we do the 29th instead?" / "29th it is"
@@ -496,39 +493,3 @@ def _asked_of(answerer: str, sentence: str) -> str:
 
 def _speakers(context: GenerationContext) -> list[str]:
     return [display_name(t.speaker) for t in context.window if not _is_assistant(t)]
-
-
-def _dash_topic(info: _Turn, sentences: Sequence[str], i: int) -> str | None:
-    """Sentence `i` as the topic of the next when it is a few words with no verb and a dash joins them in the
-    turn ("mum's 60th dinner - I've booked ..."), in the memory's words ("Mum's 60th dinner"); else None."""
-    if i + 1 >= len(sentences):
-        return None
-    head = strip_padding(sentences[i], info.known).rstrip(".!,;:- ")
-    # "mum's 60th dinner" has no verb, "she's not in Spain anymore" has
-    owned = head if expand_is(head) != head else re.sub(r"\b(?!(?:he|she|it|that|there|what|who|here)'s)(\w+)'s\b", r"\1",
-                                                        head, flags=re.I)
-    if not head or len(head.split()) > 6 or head.endswith("?") or _has_verb(owned) or is_small_talk(head):
-        return None
-    if not re.search(re.escape(head[-15:]) + r"\s+[-\u2013\u2014]+\s+" + re.escape(sentences[i + 1][:15]),
-                     written_out(info.context.turn.text), re.I):
-        return None
-    said = rewrite_persons(head, info.speaker, info.addressee).text
-    return said[:1].upper() + said[1:]
-
-
-def _written_out(context: GenerationContext) -> GenerationContext:
-    """The context with every turn's chat spellings written out ("my bro", "im"), so the rules that read the
-    turns before this one (who "he" is, what a question asked) see the words they know."""
-    def out(turn: TurnView) -> TurnView:
-        return replace(turn, text=written_out(turn.text))
-    return replace(context, turn=out(context.turn), previous=context.previous and out(context.previous),
-                   window=tuple(out(t) for t in context.window))
-
-
-def _recent_mentions(context: GenerationContext, speaker: str) -> tuple[Mention, ...]:
-    """People named in the last four turns, newest first: who "she" may be."""
-    found: list[Mention] = []
-    for turn in list(reversed(context.window))[:4]:
-        found += find_mentions(turn.text, display_name(turn.speaker),
-                               speaker if display_name(turn.speaker) != speaker else None)
-    return tuple(found)
