@@ -130,9 +130,10 @@ _ITS_IS = re.compile(r"\b([Ii])ts(?=\s+(?:\d|a|an|the|not|been|gonna|going|all|j
                      r"now|still|only|over|done|on|off|at|in|from|for)\b)")
 
 
+@lru_cache(maxsize=4096)
 def written_out(text: str) -> str:
     """`text` with its chat spellings written out: "im out tmrw, can u move it" -> "I'm out tomorrow, can you
-    move it", so every rule reads one spelling of each word."""
+    move it", so every rule reads one spelling of each word. Cached: each turn is read again as context."""
     return _ITS_IS.sub(r"\1t's", _CHAT_WORD.sub(_written_out, text))
 
 
