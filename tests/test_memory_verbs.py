@@ -85,6 +85,9 @@ CHANGES = {  # a fact, then what is true now: each leaves one current memory and
                                           "can't do the 18th now, so it's Friday September 19, 2030 instead"),
     "a club relocated to a new place": ("Our book club meets on Wednesdays at the Crown and Anchor",
                                         "book club has relocated to the upstairs room at Westfield Library"),
+    "a rehearsal moved to a place told with another preposition": (
+        "Our choir rehearses on Tuesdays at St Mary's hall",
+        "the hall flooded so choir has moved to the library on Fore Street"),
     "a count raised by a difference": ("Our cat Mog gets 2 units of insulin twice a day",
                                        "the vet is putting each jab up by 1 unit from tonight"),
     "a launch pulled in by an amount": ("The website relaunch is on Tuesday October 15, 2030",

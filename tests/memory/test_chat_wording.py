@@ -128,7 +128,8 @@ def test_declining_more_help_is_small_talk() -> None:
 
 def test_a_noun_written_like_a_request_verb_is_no_request() -> None:
     assert [c.content for c in say("Di", "take-home is about £2,100")] == ["Di's take-home is about £2,100"]
-    assert [c.content for c in say("Di", "book club has moved to Thursdays")] == ["Di's book club has moved to Thursdays"]
+    assert [c.content for c in say("Di", "book club has moved to Thursdays")] == [
+        "Di's book club has moved to Thursdays"]
 
 
 def test_a_request_to_keep_before_a_colon_leaves_what_to_keep() -> None:
@@ -139,7 +140,8 @@ def test_a_request_to_keep_before_a_colon_leaves_what_to_keep() -> None:
 def test_a_thing_said_booked_with_no_subject_is_the_speakers() -> None:
     [memory] = say("Yan", "physio booked for my shoulder, fri 14 june at 8:20")
     assert memory.content == "Yan has the physio booked for Yan's shoulder, Friday June 14, 2024 at 8:20"
-    assert [c.content for c in say("Yan", "the venue is booked for June", role="user")] == ["Yan's venue is booked for June 2024"]
+    assert [c.content for c in say("Yan", "the venue is booked for June", role="user")] == [
+        "Yan's venue is booked for June 2024"]
 
 
 def test_a_second_fact_after_and_with_its_own_thing_is_its_own_memory() -> None:
@@ -153,3 +155,11 @@ def test_a_question_dismissed_leaves_the_news_after_it() -> None:
     assert is_padding("scrap that q")
     assert [c.content for c in say("Di", "forget the printer stuff, my phone's a Pixel 8 now", role="user")] == [
         "Di's phone is a Pixel 8 now"]
+
+
+def test_may_after_a_day_number_is_the_month_and_so_without_a_comma_brings_a_result() -> None:
+    assert split_sentences("race is sun 17 may, we 3 may come") == ["race is Sunday 17 May, we 3 may come"]
+    assert split_clauses("the hall flooded so choir has moved to St Luke's", is_clause) == [
+        "the hall flooded", "choir has moved to St Luke's"]
+    assert split_clauses("I was so tired so we have cancelled it", is_clause) == [
+        "I was so tired so we have cancelled it"]

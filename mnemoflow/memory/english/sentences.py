@@ -56,9 +56,10 @@ _UNMARKED_QUESTION = (r"(?i:how|what|where|when|which|who|why)\s+(?i:can|could|s
 # "..., Ben you do drinks too?": a question put to someone in the words of a statement
 _YOU_QUESTION = r"(?:[A-Z][a-z]+,?\s+)?you\b[^.!]*\?$"
 # "..., so chess has relocated to the library": a result with a subject of its own, a thing
-_RESULT = re.compile(r"(?:the\s+)?(?!(?:i|we|you|he|she|it|they|that|this|there)\b)(?:[a-z]+\s+){1,3}?(?:has|have|is|are|will)"
-                     r"\s+\w+ed\b")
-_CLAUSE_BREAK = re.compile(r";\s+|:\s+(?=\S)|,\s+(?:and\s+|but\s+|so\s+)?(?=(?:(?:as usual|also|now|then|actually),?\s+)?"
+_RESULT = re.compile(r"(?:the\s+)?(?:(?!(?:i|we|you|he|she|it|they|that|this|there|so|and|but|then)\b)[a-z]+\s+){1,3}?"
+                     r"(?:has|have|is|are|will)\s+\w+ed\b")
+_CLAUSE_BREAK = re.compile(r";\s+|:\s+(?=\S)|"
+                           r",\s+(?:and\s+|but\s+|so\s+)?(?=(?:(?:as usual|also|now|then|actually),?\s+)?"
                            r"(?:I|I'm|I've|I'll|I'd|we|we're|we've|my|our|can you|could you|please)\b|" + _ASK + "|"
                            + _QUESTION + "|" + _UNMARKED_QUESTION + "|" + _YOU_QUESTION + r")|"
                            r"(?<=[\w,])\s+and\s+(?=(?:I|I'm|I've|I'll|I'd|we|we're|we've|we'll|my|our)\s|"
@@ -66,7 +67,7 @@ _CLAUSE_BREAK = re.compile(r";\s+|:\s+(?=\S)|,\s+(?:and\s+|but\s+|so\s+)?(?=(?:(
                            r"[\w-]+'s)\s|"
                            r"[A-Z][a-z]+(?:\s+(?:him|her)self)?\s+(?:is|was|has|had|can|can't|could|couldn't|will|won't|"
                            r"does|doesn't|did|didn't|isn't|wasn't)\s)|"
-                           r",\s+so\s+(?=" + _RESULT.pattern + ")")
+                           r"(?:,\s+|(?<=\w)\s+)so\s+(?=" + _RESULT.pattern + ")")
 _THING_ON_A_DAY = re.compile(rf"(?:the|my|our|his|her|their)\s.*\b(?:{'|'.join(WEEKDAYS + tuple(m.lower() for m in MONTHS))}|"
                              r"tomorrow)\b", re.I)
 # A tail clause that points back into the sentence before it ("..., I deployed it there last week").
@@ -93,6 +94,8 @@ _DAY_RANGE_RE = re.compile(rf"\b({_ANY_SHORT})\s*[-\u2013]\s*({_ANY_SHORT})\b", 
 _DAY_FULL = {**_DAY_SHORT, **{day[:3]: day.capitalize() for day in WEEKDAYS}}
 # "sat 22nd", "wed 5 june": before a day of the month every short form is a day ("sat" is no past of "sit")
 _DAY_BEFORE_DATE = re.compile(r"\b(mon|wed|sat|sun)\.?(?=\s+(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?\b)", re.I)
+_MAY_AFTER_DAY = re.compile(r"(?:(?<=\b\d\d )|(?<=\b\d )|(?<=\d(?:st|nd|rd|th) ))may\b"  # "17 may": the month, not "can"
+                            r"(?=\s*(?:[.,;:!?)-]|$|\d|(?:at|for|and|in|on|from|to)\b))")
 
 
 _DOTTED = re.compile(r"(?:[a-z]\.)+[a-z]")  # "d.c", "u.k": letters with periods
@@ -144,7 +147,7 @@ def _normalize(text: str) -> str:
     text = written_out(text)
     text = _CLOCK_WORDS.sub(_clock, text)
     text = _DAY_RANGE_RE.sub(lambda m: f"{_DAY_FULL[m[1].lower()]} to {_DAY_FULL[m[2].lower()]}", text)
-    text = _DAY_BEFORE_DATE.sub(lambda m: _DAY_FULL[m[1].lower()], text)
+    text = _MAY_AFTER_DAY.sub("May", _DAY_BEFORE_DATE.sub(lambda m: _DAY_FULL[m[1].lower()], text))
     text = _DAY_SHORT_RE.sub(lambda m: _DAY_SHORT[m.group().rstrip(".").lower()], text)
     return re.sub(r"[ \t]+", " ", _EMOJI.sub(" ", text)).strip()
 
@@ -204,7 +207,7 @@ def split_clauses(sentence: str, is_clause: Callable[[str], bool]) -> list[str]:
             units[0:1] = [head, tail]
         elif _REFERS_BACK.search(tail) and len(_POLAR_START.sub("", head).split()) >= 4:
             continue  # the tail needs the head to be understood
-        elif m.group().strip(", ") == "so" and _RESULT.match(tail) and is_clause(head):
+        elif m.group().strip(", ") == "so" and _RESULT.match(tail) and (is_clause(head) or is_clause(expand_is(head))):
             units[0:1] = [head, tail]  # "the pub got sold, so chess has relocated to the library": the result
         elif "and" in m.group() and (is_clause(head) or is_clause(expand_is(head))) and is_clause(tail):
             if find_entities(tail) or re.search(r"\d", tail) or _THING_ON_A_DAY.match(tail):

@@ -346,6 +346,7 @@ def _thing_ended(cand: Claim, old: Claim) -> bool:
                 any(cand.subject in anchor.split() for anchor in old.subject_anchors | {old.subject or ""}))
 
 
+_PLACE_LEADS = frozenset({"at", "in", "on", "to"})
 _MOVED_TO = re.compile(r"\b(?:mov|relocat|transferr|decamp)\w*\s+(?:\w+\s+)?to\s+(?P<where>.+)$", re.I)
 
 
@@ -362,7 +363,9 @@ def _same_preposition(cand: Claim, old: Claim, subject: set[str | None], lead: s
         return None
     for new in (v for v in cand.values if v.type == "name" and v.lead and v.key not in subject
                 and lead in (None, v.lead)):
-        for was in (v for v in old.values if v.type == "name" and v.lead == new.lead and v.key not in subject):
+        # moved "on Fore Street" from "at St Mary's hall": any place, whatever its preposition
+        leads = _PLACE_LEADS if moved and new.lead in _PLACE_LEADS else {new.lead}
+        for was in (v for v in old.values if v.type == "name" and v.lead in leads and v.key not in subject):
             if was.key != new.key and not _has(str(was.key), cand.names) and not _has(str(new.key), old.names):
                 return f"what is {new.lead}: {was.text} -> {new.text}"
     return None
