@@ -207,6 +207,12 @@ def test_a_shift_said_of_another_thing_leaves_the_lone_event_where_it_was(memory
     assert [e.event for e in moved.results] == ["UPDATE"] and "October 22, 2030" in moved.results[0].memory
 
 
+def test_a_bare_subject_is_said_as_the_memory_it_replaces_said_it(memory: Memory) -> None:
+    memory.add("Our choir rehearses on Tuesdays at St Mary's hall", user_id="alex")
+    [event] = memory.add("the hall flooded so choir has moved to the library on Fore Street", user_id="alex").results
+    assert event.event == "UPDATE" and event.memory == "Alex's choir has moved to the library on Fore Street"
+
+
 def test_a_provider_switched_to_is_no_new_place_for_the_device_swapped_with_it(memory: Memory) -> None:
     memory.add("Our router is a BT Smart Hub 2 in the hallway", user_id="alex")
     memory.add("switched broadband to Hyperoptic and they swapped the BT hub for a Deco mesh", user_id="alex")

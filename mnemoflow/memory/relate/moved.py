@@ -153,11 +153,12 @@ def with_held_subject(candidate: Candidate, held: Neighbour) -> Candidate | None
     bare = _BARE_SUBJECT.match(candidate.content)
     if bare is None or bare["word"].lower() in STOPWORDS:
         return None
-    owned = re.match(rf"^(?P<phrase>[A-Z][\w-]*'s\s+(?:[\w-]+\s+){{0,2}}?{bare['word'].lower()}(?:\s+(?P<noun>[a-z]+))?)\s",
+    owned = re.match(rf"^(?P<phrase>[A-Z][\w-]*'s\s+(?:[\w-]+\s+){{0,2}}?{bare['word'].lower()})(?:\s+(?P<noun>[a-z]+))?\s",
                      held.content)
-    if owned is None or (owned["noun"] and owned["noun"].endswith("s")):  # "Chidi's chess meets": no noun after it
+    if owned is None:
         return None
-    return replace(candidate, content=owned["phrase"] + candidate.content[bare.end("word"):],
+    noun = f" {owned['noun']}" if owned["noun"] and not owned["noun"].endswith("s") else ""  # "Omar's choir rehearses"
+    return replace(candidate, content=owned["phrase"] + noun + candidate.content[bare.end("word"):],
                    reasons=(*candidate.reasons, "subject as held"))
 
 
