@@ -125,6 +125,8 @@ LOOK_ALIKES = {  # what reads like a change and is not one: the first memory sta
                                   "Marco moved it to the wiki last month"),
     "a phone one had long ago": ("My phone is a OnePlus 9", "I used a Nokia 3310 as a teenager"),
     "another person's car of another make": ("I drive a Ford Fiesta", "my sister drives a Toyota Yaris"),
+    "a sport that is also a car's name": ("I drive a Ford Fiesta", "I play golf on Sundays now"),
+    "music that is also a car's name": ("I drive a Honda Civic", "I'm into jazz these days"),
     "a phone bought for someone else": ("My phone is a OnePlus 9", "got my dad a Pixel 8 for Christmas"),
     "a second device beside the first": ("My e-reader is a Kindle", "I also picked up a Kobo for the bath"),
     "another count up by a difference": ("Our cat Mog gets 2 units of insulin twice a day",

@@ -10,9 +10,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from mnemoflow.memory.english.lexicon import ABBREVIATIONS, MONTH_ABBREVIATIONS, MONTH_NUMBERS, NAME_CONNECTORS, SEASONS
+from mnemoflow.memory.english.lexicon import (
+    ABBREVIATIONS,
+    MONTH_ABBREVIATIONS,
+    MONTH_NUMBERS,
+    NAME_CONNECTORS,
+    SEASONS,
+)
 from mnemoflow.memory.relate.claim_words import (
     AMOUNT_ROLES,
+    DEVICE_CLASSES,
     NOT_NAMES,
     NUMBER_WORDS,
     ORDINALS,
@@ -242,6 +249,19 @@ def _time_key(text: str) -> int:
     if am and h == 12:
         h = 0
     return h * 60 + m
+
+
+_DEVICE_OF = {member: cls for cls, members in DEVICE_CLASSES.items() for member in members}
+
+
+def device_at(tokens: list[Token], k: int) -> str | None:
+    """The kind of device token `k` names ("phone" for "Pixel"), when it is written as a product line: a name
+    ("Golf", "iPhone"), a model ("ev6") or a word with its number after it ("iphone 15"); "plays golf", "a polo
+    shirt", "into jazz" are the words, not the cars."""
+    text = tokens[k].text
+    as_model = text[:1].isupper() or any(c.isupper() or c.isdigit() for c in text[1:]) or \
+        k + 1 < len(tokens) and tokens[k + 1].kind == "number"
+    return _DEVICE_OF.get(tokens[k].lower) if as_model else None
 
 
 def _is_content_word(tok: Token) -> bool:

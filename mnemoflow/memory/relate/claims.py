@@ -37,12 +37,12 @@ from mnemoflow.memory.relate.claim_values import (
     _mark_names,
     _mark_values,
     _role_of,
+    device_at,
     tokenize,
 )
 from mnemoflow.memory.relate.claim_words import (
     AUXILIARIES,
     CLEARED,
-    DEVICE_CLASSES,
     EXCLUSIVE_CLASSES,
     IRREGULAR_PAST,
     MEASURE_UNITS,
@@ -221,12 +221,9 @@ def _parse(text: str) -> _Parsed:
             for cls, members in EXCLUSIVE_CLASSES.items():
                 if t.lower in members:
                     out.append(Value(cls, t.lower, t.text, context=_context(tokens, k, k)))
-        if t.kind == "word" and (cls := _DEVICE_OF.get(t.lower)):  # "Pixel 6a", "an iphone 15": whatever its role
+        if t.kind == "word" and (cls := device_at(tokens, k)):  # "Pixel 6a", "an iphone 15": whatever its role
             out.append(Value(cls, t.lower, t.text, context=_context(tokens, k, k)))
     return _Parsed(tokens, out, names)
-
-
-_DEVICE_OF = {member: cls for cls, members in DEVICE_CLASSES.items() for member in members}
 
 
 def _ends_what_follows(tokens: list[Token], i: int) -> bool:
