@@ -16,7 +16,7 @@ _UP = re.compile(rf"\b(?P<dir>up|down)\s+(?:by\s+)?(?:{_MONEY})", re.I)
 _MORE = re.compile(rf"(?:{_MONEY})\s+(?P<dir>more|less|extra|cheaper|dearer)\b(?!\s+than\b)", re.I)  # not a comparison
 _OFF = re.compile(rf"\b(?:knocked|took|taken|knock)\s+(?:{_MONEY})\s+off\b", re.I)
 _AMOUNT = re.compile(r"(?P<cur>[$£€])\s?(?P<num>\d[\d,]*(?:\.\d+)?)")
-_DOWN = frozenset({"down", "less", "cheaper"})
+_DOWN = frozenset({"down", "less", "cheaper", "fewer"})
 
 
 def find_difference(text: str) -> tuple[float, str | None] | None:
@@ -40,7 +40,8 @@ def find_difference(text: str) -> tuple[float, str | None] | None:
 
 # "bumping each jab up by 2 units", "3 more reps", "down by 5 kg": a count of something changed by a difference
 _COUNT_UP = re.compile(r"\b(?P<dir>up|down)\s+(?:by\s+)?(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>[a-z]+)\b|"
-                       r"\b(?P<num2>\d+(?:\.\d+)?)\s*(?P<unit2>[a-z]+)\s+(?P<dir2>more|less|fewer|extra)\b(?!\s+than\b)", re.I)
+                       r"\b(?P<num2>\d+(?:\.\d+)?)\s*(?P<unit2>[a-z]+)\s+(?P<dir2>more|less|fewer|extra)\b(?!\s+than\b)",
+                       re.I)
 
 
 def find_count_difference(text: str) -> tuple[float, str] | None:
@@ -52,7 +53,7 @@ def find_count_difference(text: str) -> tuple[float, str] | None:
     if m is None:
         return None
     amount = float(m["num"] or m["num2"])
-    down = (m["dir"] or m["dir2"]).lower() in _DOWN | {"fewer"}
+    down = (m["dir"] or m["dir2"]).lower() in _DOWN
     return (-amount if down else amount), (m["unit"] or m["unit2"]).lower()
 
 

@@ -30,8 +30,11 @@ _DISCOURSE = re.compile(
     r"omg|btw|by the way|actually|honestly|anyway|anyways|also|plus|and|but|oh well|fun fact|guess what|great|"
     r"cool|nice|awesome|sure|totally|true|indeed|seriously|fyi|just so you know|for the records?|you know what|"
     r"to be honest|tbh|oh man|man|dude|ugh|phew|yay|hooray|wait|whoa|woah|yikes|gosh|geez|jeez|aha|heads up|"
-    r"(?:big|good|great|bad|exciting|some) news|(?:a )?(?:bit|piece) of (?:good |bad )?news|(?:quick |small |little )?(?:life |work |personal )?update|[a-z]+ update(?=\s*[,:;!.-])|correction|"
-    r"sorry|change of plans?|plot twist|will do|(?:forget|ignore|scrap|scratch) (?:about )?(?:that|this|it|the \w+ (?:stuff|thing|bit))(?: q| question)?|right(?=\s*,|\s+so\b)|(?:all|everyone|guys|folks|team)(?=\s*,)|done(?=\s*[,!])|"
+    r"(?:big|good|great|bad|exciting|some) news|(?:a )?(?:bit|piece) of (?:good |bad )?news|"
+    r"(?:quick |small |little )?(?:life |work |personal )?update|[a-z]+ update(?=\s*[,:;!.-])|correction|"
+    r"sorry|change of plans?|plot twist|will do|"
+    r"(?:forget|ignore|scrap|scratch) (?:about )?(?:that|this|it|the \w+ (?:stuff|thing|bit))(?: q| question)?|"
+    r"right(?=\s*,|\s+so\b)|(?:all|everyone|guys|folks|team)(?=\s*,)|done(?=\s*[,!])|"
     r"(?:quick |friendly |small )?reminder(?:\s+that)?|"
     r"it's official|plan of record|as usual|as always|(?:some )?background|quick one|ps|p\.s\.)"
     r"(?![\w'])[,!.:;\s-]*)+",
@@ -119,7 +122,7 @@ _CHAT_WORD = re.compile(r"(?<![\w'\-/.])(?:" + "|".join(sorted({*CONTRACTIONS_UN
                         reverse=True)) + r")(?![\w\-/]|'(?!s\b))", re.I)
 
 
-def _written_out(m: re.Match[str]) -> str:
+def _word_written_out(m: re.Match[str]) -> str:
     word = m.group()
     if word != word.lower() and (word != word.capitalize() or len(word) == 1):
         return word
@@ -137,7 +140,7 @@ _ITS_IS = re.compile(r"\b([Ii])ts(?=\s+(?:\d|a|an|the|not|been|gonna|going|all|j
 def written_out(text: str) -> str:
     """`text` with its chat spellings written out: "im out tmrw, can u move it" -> "I'm out tomorrow, can you
     move it", so every rule reads one spelling of each word. Cached: each turn is read again as context."""
-    return _ITS_IS.sub(r"\1t's", _CHAT_WORD.sub(_written_out, text))
+    return _ITS_IS.sub(r"\1t's", _CHAT_WORD.sub(_word_written_out, text))
 
 
 def _normalize(text: str) -> str:
@@ -202,20 +205,25 @@ def split_clauses(sentence: str, is_clause: Callable[[str], bool]) -> list[str]:
             continue
         if _REMINDER.match(tail) and not is_clause(head) and not re.search(r"\d", head):
             units[0:1] = [tail]  # "Catering again next week, remember I eat vegan": the fragment is the occasion
-        elif contrast or _REQUEST_START.match(tail) or _REQUEST_START.match(head) and is_clause(tail) or re.match(_QUESTION, tail) or re.match(_UNMARKED_QUESTION, tail) \
-                or re.match(_YOU_QUESTION, tail):
+        elif contrast or _REQUEST_START.match(tail) or (_REQUEST_START.match(head) and is_clause(tail)) \
+                or any(re.match(q, tail) for q in (_QUESTION, _UNMARKED_QUESTION, _YOU_QUESTION)):
             units[0:1] = [head, tail]
         elif _REFERS_BACK.search(tail) and len(_POLAR_START.sub("", head).split()) >= 4:
             continue  # the tail needs the head to be understood
-        elif m.group().strip(", ") == "so" and _RESULT.match(tail) and (is_clause(head) or is_clause(expand_is(head))):
+        elif m.group().strip(", ") == "so" and _RESULT.match(tail) and _said_as_clause(head, is_clause):
             units[0:1] = [head, tail]  # "the pub got sold, so chess has relocated to the library": the result
-        elif "and" in m.group() and (is_clause(head) or is_clause(expand_is(head))) and is_clause(tail):
+        elif "and" in m.group() and _said_as_clause(head, is_clause) and is_clause(tail):
             if find_entities(tail) or re.search(r"\d", tail) or _THING_ON_A_DAY.match(tail):
                 # "and I'm deciding by Friday" leans on the head; "and my first parkrun is the Saturday after next" does not
                 units[0:1] = [head, tail]
         elif m.group().strip() != "and" and not is_clause(head):
             units[0:1] = [head, tail]
     return units
+
+
+def _said_as_clause(text: str, is_clause: Callable[[str], bool]) -> bool:
+    """A clause as said, or once a noun's 's is written out ("firmware's on 3.14": firmware is on)."""
+    return is_clause(text) or is_clause(expand_is(text))
 
 
 def strip_padding(sentence: str, names: Iterable[str] = ()) -> str:

@@ -220,7 +220,8 @@ class RuleEngine:
                         answered, i = [_joined(answered[0], detail)], 2
                 drafts += answered
         while i < len(units):
-            if topic := dash_topic(sentences, i, info.known, info.speaker, info.addressee, info.context.turn.text):  # "mum's 60th dinner - I've booked Ottolenghi": its topic
+            # "mum's 60th dinner - I've booked Ottolenghi": the topic of the statement after it
+            if topic := dash_topic(sentences, i, info.known, info.speaker, info.addressee, info.context.turn.text):
                 draft, after = self._statement(info, sentences[i + 1], antecedents, sentences[:i + 1])
                 if draft.store:
                     drafts.append(replace(draft, content=f"{topic}: {draft.content}"))

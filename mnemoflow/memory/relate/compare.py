@@ -224,6 +224,7 @@ _ACQUIRED = re.compile(r"\b(?:got|bought|gave|given|picked up|ordered|upgraded|s
 _ADDED = re.compile(r"\b(?:also|too|as well|another|second|spare|extra|backup)\b", re.I)
 # "got his mom a Pixel", "a Kindle for my sister": a device come by for someone else
 _OWNER = r"(?:his|her|their|my|our|[A-Z][\w-]*'s)"
+_PERSON_STEMS = frozenset(stem(p) for p in PERSON_NOUNS)
 _FOR_ANOTHER = re.compile(rf"\b(?i:got|bought|ordered|gave)\s+{_OWNER}\s+(?P<who>\w+)\s+(?:an?|the)\b|"
                           rf"\b(?i:for)\s+{_OWNER}\s+(?P<for>\w+)")
 
@@ -238,8 +239,7 @@ def _aligned(new: Value, old_value: Value, cand: Claim, old: Claim) -> bool | No
     if kind in DEVICE_CLASSES:  # "work gave Lucia an iPhone 15" / "Lucia's phone is a Pixel 6a": her phone
         held = bool(_ACQUIRED.search(cand.main)) or not any(  # "used an iPhone at uni": had, no more
             is_past(w) for w in re.findall(r"[a-z]+", cand.main.lower()))
-        other = any(stem((m["who"] or m["for"]).lower()) in {stem(p) for p in PERSON_NOUNS}
-                    for m in _FOR_ANOTHER.finditer(cand.text))
+        other = any(stem((m["who"] or m["for"]).lower()) in _PERSON_STEMS for m in _FOR_ANOTHER.finditer(cand.text))
         return held and not other and not _ADDED.search(cand.text) and old.subject is not None and (
             cand.subject == old.subject or old.subject in cand.names)
     if kind == "quantity" and new.unit == old_value.unit == AGE:  # "is 34" / "turned 35"; never younger

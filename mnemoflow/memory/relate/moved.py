@@ -110,11 +110,11 @@ def moved_to_named_place(candidate: Candidate, neighbours: Sequence[Neighbour],
     memory held."""
     if candidate.event_start_at is not None or not (to := _TO_PLACE.search(candidate.content)):
         return None
-    said = parse_claim(candidate.content).names
+    said = {n.split()[0] for n in parse_claim(candidate.content).names}  # "Ottolenghi" of "Ottolenghi Spitalfields"
     persons = {p.lower() for p in people}
     for neighbour in neighbours:
         held = [v.text for v in parse_claim(neighbour.content).all_values if v.type == "name"
-                and str(v.key).split()[0] in {n.split()[0] for n in said} and str(v.key) not in persons
+                and str(v.key).split()[0] in said and str(v.key) not in persons
                 and str(v.key).split()[0] not in persons and to["place"].lower() not in str(v.key)]
         if len(held) == 1 and neighbour.content.count(held[0]) == 1:
             content = neighbour.content.replace(held[0], to["place"])
@@ -143,14 +143,14 @@ def restated_with_value(candidate: Candidate, held: Neighbour) -> Candidate | No
     return replace(candidate, content=found[0], kind=held.kind, reasons=(*candidate.reasons, "revalued")) if found else None
 
 
-_BARE_SUBJECT = re.compile(r"^(?P<word>[A-Za-z][a-z]+)\s+(?=(?:has|have|is|are|was|were|got|moved|relocated)\b)")
+_ONE_WORD_SUBJECT = re.compile(r"^(?P<word>[A-Za-z][a-z]+)\s+(?=(?:has|have|is|are|was|were|got|moved|relocated)\b)")
 
 
 def with_held_subject(candidate: Candidate, held: Neighbour) -> Candidate | None:
     """"Chess has relocated to the library" replacing "Chidi's chess club meets at the Red Lion": the bare
     subject is said as the memory it replaces said it ("Chidi's chess club"), so the new memory stands
     alone. None when the candidate's subject is more than one plain word or the memory's is not owned."""
-    bare = _BARE_SUBJECT.match(candidate.content)
+    bare = _ONE_WORD_SUBJECT.match(candidate.content)
     if bare is None or bare["word"].lower() in STOPWORDS:
         return None
     owned = re.match(rf"^(?P<phrase>[A-Z][\w-]*'s\s+(?:[\w-]+\s+){{0,2}}?{bare['word'].lower()})(?:\s+(?P<noun>[a-z]+))?\s",
@@ -185,7 +185,8 @@ def changed_by_difference(candidate: Candidate, neighbours: Sequence[Neighbour])
     that held the old amount, restated with it moved by the difference, and replaces it: returned with that
     memory. The memory is one holding a single amount that shares a topic with the candidate ("gym"), else
     the nearest such (at least `RESTATE_FROM`), else the only one among the neighbours."""
-    found, count = find_difference(candidate.content), find_count_difference(candidate.content)
+    found = find_difference(candidate.content)
+    count = find_count_difference(candidate.content) if found is None else None  # it reads no money itself
     if found is None and count is None:
         return None
     said = parse_claim(candidate.content)
