@@ -99,6 +99,14 @@ CHANGES = {  # a fact, then what is true now: each leaves one current memory and
     "a start moved, the old day ruled out": ("Marco takes over the on-call rota on Monday October 14, 2030",
                                              "small change: Marco now takes over on Wednesday October 16, 2030 "
                                              "instead of Monday"),
+    "a car sold and one picked up, lowercase": ("my car's a 2016 mazda cx-5 on 90k miles",
+                                                "sold the mazda last month, picked up a Skoda Enyaq"),
+    "a tool given up on, the new one moved to": ("I plan my week in Trello",
+                                                 "gave up on trello, moved all of it over to Asana"),
+    "an appointment on a new day, said as it": ("The vet appointment is on Tuesday October 8, 2030 at 4pm",
+                                                "the vet rang to move us, it's thursday the 10th now, same time"),
+    "an amount put up, said as the new one": ("My council tax is £1,480 a year",
+                                              "the council's put it up £1,560 from April"),
 }
 
 
@@ -131,6 +139,8 @@ LOOK_ALIKES = {  # what reads like a change and is not one: the first memory sta
     "a second device beside the first": ("My e-reader is a Kindle", "I also picked up a Kobo for the bath"),
     "another count up by a difference": ("Our cat Mog gets 2 units of insulin twice a day",
                                          "Mog's weight is up by 2 kg since the spring"),
+    "the same car named by its make": ("My car is a Volvo XC60", "I'm keeping the Volvo for the school run"),
+    "a second car of another make": ("My car is a Volvo XC60", "we bought a second car, a little Fiat 500"),
 }
 
 

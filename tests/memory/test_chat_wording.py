@@ -163,3 +163,42 @@ def test_may_after_a_day_number_is_the_month_and_so_without_a_comma_brings_a_res
         "the hall flooded", "choir has moved to St Luke's"]
     assert split_clauses("I was so tired so we have cancelled it", is_clause) == [
         "I was so tired so we have cancelled it"]
+
+
+def test_a_lone_noun_said_with_a_value_is_the_speakers_when_told_to_the_assistant() -> None:
+    assert [c.content for c in say("Eli", "physio is thurs 16th may at 9:15")] == [
+        "Eli's physio is Thursday May 16, 2024 at 9:15"]
+    assert [c.content for c in say("Eli", "gym is Fitness Hub on Bell Road", role="user")] == [
+        "Eli's gym is Fitness Hub on Bell Road"]
+    assert [c.content for c in say("Eli", "council's only gone and raised the parking permit to £95")][0].startswith(
+        "Eli's council has only gone")
+    # no value, or said to the group: nobody's in particular
+    assert say("Eli", "life is good") == []
+    lines = [("Ana", "who's coming on Saturday?"), ("Eli", "picnic's on Sunday now, rain forecast")]
+    assert not any(c.content.startswith("Eli's picnic") for c in stored(lines, NOW))
+
+
+def test_an_answer_that_states_the_speakers_own_thing_stands_alone() -> None:
+    assert [c.content for c in say("Eli", "mortgage's £1,020, that's the big one",
+                                   previous=("Assistant", "What are your main monthly bills?"))] == [
+        "Eli's mortgage is £1,020, that's the big one"]
+
+
+def test_mine_after_a_question_about_a_product_line_is_the_speakers() -> None:
+    contents = [c.content for c in say("Eli", "how often should a 2018 kia ceed get serviced? mine's on about 40k")]
+    assert contents == ["Eli's 2018 kia ceed is on about 40k"]
+
+
+def test_a_product_line_named_in_a_question_is_had() -> None:
+    assert "Eli has a kobo clara 2e" in [c.content for c in say("Eli", "can my kobo clara 2e read epubs from dropbox?")]
+
+
+def test_what_the_open_word_of_a_question_stood_for_goes_in_its_place() -> None:
+    assert [c.content for c in say("Eli", "yes, the Bramble Inn by the canal",
+                                   previous=("Assistant", "Have you found anywhere for the wake?"))] == [
+        "Eli has found the Bramble Inn by the canal for the wake"]
+
+
+def test_a_fortnight_and_a_weekday_said_with_a_are_read_as_such() -> None:
+    assert resolve_dates("the inspection is in a fortnight", NOW).start == datetime(2024, 5, 22)
+    assert resolve_dates("I was born on a Sunday", NOW).times == ()

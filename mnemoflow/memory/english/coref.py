@@ -68,6 +68,11 @@ _IT_VERBS = frozenset({"is", "was", "will", "starts", "ends", "takes", "costs", 
 # Words before a capitalised word that make it a place or a product, not a person ("to Lisbon", "using Go").
 _BEFORE_PLACE = frozenset({"in", "to", "from", "at", "near", "on", "for", "of", "into", "around", "via", "by",
                            "visit", "visiting", "visited", "using", "use", "uses", "with"})
+# family named the way one addresses them, a name for "she" or "he" ("Mum", "Grandad")
+_ADDRESSED_KIN = frozenset({"mum", "mom", "mam", "gran", "granny", "nan", "nana", "grandma", "dad", "grandad",
+                            "granddad", "grandpa"})
+# the words a place's name starts with: "St Thomas'" or "The Arch" is no one "she" can be
+_PLACE_TITLES = frozenset({"st", "saint", "mount", "mt", "lake", "port", "fort"})
 # Words that end a noun phrase ("my flight to Paris", "my job is").
 _NOT_NOUNS = _BEFORE_PLACE | _AFTER_OBJECT | AUXILIARIES | frozenset({
     "own", "very", "so", "which", "who", "that", "but", "or", "not", "can't", "won't", "don't", "isn't", "wasn't",
@@ -164,6 +169,10 @@ def find_mentions(text: str, speaker: str, addressee: str | None) -> tuple[Menti
         if low == "the" and i == 0 and (thing := _noun_phrase(words, 1, text)):
             found.append(Mention(f"{m.group()} {thing}", "n", strong=True))  # "The design review ..."
             continue
+        base = m.group().removesuffix("'s")
+        if base[:1].isupper() and base.lower() in _ADDRESSED_KIN:  # "Mum's hip op ..." / "I'll take her in"
+            found.append(Mention(base, "f" if base.lower() in _FEMALE else "m"))
+            continue
         name = _name_at(words, i)
         prev = words[i - 1].group().lower() if i else ""
         if name and m.group().endswith("'s") and (thing := _noun_phrase(words, i + 1, text)):
@@ -176,7 +185,8 @@ def find_mentions(text: str, speaker: str, addressee: str | None) -> tuple[Menti
         skip_to = j - 1
         if prev in {"named", "called"} or prev in _NEUTRAL | _ROLES_BEFORE_NAMES:
             found.append(Mention(name, strong=True))  # "new starter Gemma", "my colleague Sam": introduced
-        elif j == i + 1 and prev not in _BEFORE_PLACE and (i or _followed_by_verb(words, i)):
+        elif j == i + 1 and prev not in _BEFORE_PLACE and (i or _followed_by_verb(words, i)) and \
+                not (prev in _PLACE_TITLES or i and words[i - 1].group() == "The"):  # "St Thomas'", "The Arch"
             found.append(Mention(name))
     return tuple(found)
 

@@ -1,6 +1,6 @@
 """Word lists several parts of the rules share, one list per concept: month and weekday names, month
-abbreviations, seasons, the connectors inside names, abbreviations with a period, and the number words
-up to twelve. A module that needs more (temporal's "a couple of", claims' "dozen") extends these rather
+abbreviations, seasons, the connectors inside names, abbreviations with a period, the number words
+up to twelve, and the product lines that say what kind of device a thing is. A module that needs more (temporal's "a couple of", claims' "dozen") extends these rather
 than keeping its own copy."""
 
 from __future__ import annotations
@@ -34,3 +34,31 @@ CONTRACTIONS_UNMARKED = {
 CHAT_SPELLINGS = {"u": "you", "pls": "please", "plz": "please", "bday": "birthday", "tmrw": "tomorrow",
                   "tmr": "tomorrow", "tomoz": "tomorrow", "yr": "year", "yrs": "years", "wk": "week", "wks": "weeks",
                   "bro": "brother", "thx": "thanks", "ppl": "people", "appt": "appointment", "abt": "about"}
+
+# Product lines and the one device of a kind each is (a new phone replaces the phone): names that say the kind
+DEVICE_CLASSES: dict[str, frozenset[str]] = {
+    "phone": frozenset("""
+        iphone pixel galaxy oneplus xperia fairphone nokia motorola moto blackberry huawei xiaomi redmi oppo
+        """.split()),
+    "laptop": frozenset("""
+        macbook thinkpad chromebook zenbook xps ideapad vivobook inspiron elitebook probook
+        """.split()),
+    # makes and models (not those that are as often a name or a word: Mercedes, Zoe, Superb, Accord); "golf",
+    # "jazz" count as written as a product only (`claim_values.device_at`)
+    "car": frozenset("""
+        honda kia toyota hyundai nissan skoda volkswagen vw renault peugeot citroen vauxhall opel mazda subaru
+        volvo audi bmw lexus fiat tesla ford chevrolet chevy dodge dacia cupra polestar porsche
+        mitsubishi suzuki
+        octavia kodiaq karoq enyaq fabia kamiq golf polo passat tiguan touran corsa astra mokka fiesta
+        kuga mondeo mustang civic jazz cr-v hr-v corolla yaris prius rav4 camry aygo auris qashqai juke
+        micra x-trail clio megane captur ev6 ev9 niro sportage ceed picanto sorento ioniq tucson i10
+        i20 i30 elantra impreza crosstrek cx-5 cx-30 mx-5 xc40 xc60 xc90 v60 f-150 silverado
+        wrangler altima sentra tacoma taycan macan e-tron
+        """.split()),
+    "e-reader": frozenset({"kindle", "kobo", "boox"}),
+    "watch": frozenset({"fitbit", "garmin", "forerunner", "fenix", "venu"}),
+    "tablet": frozenset({"ipad"}),
+    "console": frozenset({"playstation", "ps4", "ps5", "xbox"}),
+}
+# any product line as a pattern, longest first ("cr-v" before "cr")
+DEVICE_WORDS = "|".join(sorted((w.replace("-", r"\-") for ws in DEVICE_CLASSES.values() for w in ws), key=len, reverse=True))

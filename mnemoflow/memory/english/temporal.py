@@ -64,7 +64,9 @@ _DATE_AFTER_DAY = re.compile(rf",?\s+(?:the\s+\d|\d{{1,2}}(?:st|nd|rd|th)\b|(?:{
                              rf"\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_ANY_MONTH})\b)", re.I)
 _OWNED_BEFORE = re.compile(r"\b(?:the|my|our|your|his|her|their)\s+(?:[a-z]+\s+)?$", re.I)
 _PLURAL_AFTER = re.compile(r"\s+[a-z]{3,}s\b(?<!ss\b)")
-_CHANGE = re.compile(r"\b(mov|chang|push|reschedul|shift|postpon|bump|switch|delay)\w*\b", re.I)
+# a change that takes effect from a date: "moved from Thursday", "put the rent up £90 from July", "going up from May"
+_CHANGE = re.compile(r"\b(?:(mov|chang|push|reschedul|shift|postpon|bump|switch|delay|rais|increas|reduc|lower)\w*|"
+                     r"(?:put|puts|putting|gone|going|goes|went)\b.{0,40}?\b(?:up|down))\b", re.I)
 _TARGET_WORDS = {"to", "until", "till", "for", "by", "into", "before"}
 _TARGET_WEEKDAY = re.compile(rf"\b(?:{'|'.join(_TARGET_WORDS)})\s+(?:{_WEEKDAY}),?\s+$", re.I)
 _BARE_AFTER = _TARGET_WORDS | {"of", "from", "since", "after", "through", "during", "over", "do", "make"} | set(WEEKDAYS) | {
@@ -284,8 +286,8 @@ def _weeks_from(m: re.Match[str], today: date, _past: bool) -> _Span:
 def _offset(m: re.Match[str], today: date, _past: bool) -> _Span:
     n = _number(m["n"]) * (-1 if m["ago"] else 1)
     unit = m["unit"].lower()
-    if unit in {"day", "week"}:
-        day = today + timedelta(days=n * (7 if unit == "week" else 1))
+    if unit in {"day", "week", "fortnight"}:
+        day = today + timedelta(days=n * {"day": 1, "week": 7, "fortnight": 14}[unit])
     else:
         day = _add_months(today, n * (12 if unit == "year" else 1))
     return _Span(day, day + timedelta(days=1), day_text(day), mode="keep")
@@ -408,11 +410,11 @@ _PATTERNS: tuple[tuple[re.Pattern[str], _Handler], ...] = (
     (_rx(_PREP + r"\bthe\s+(?P<unit>weekend|week)\s+after\s+next\b"), _unit_after_next),
     (_rx(r"\b(?P<prep>)(?P<n>" + _NUM + r")\s+(?P<unit>weeks?|fortnight)\s+(?:on\s+|from\s+)?(?P<anchor>today|tomorrow|"
          + _WEEKDAY + r")\b"), _weeks_from),
-    (_rx(_PREP + r"(?<!\bevery )(?<!\beach )\b(?:(?P<dir>next|last|this|the coming|coming)\s+)?"
+    (_rx(_PREP + r"(?<!\bevery )(?<!\beach )(?<!\ba )\b(?:(?P<dir>next|last|this|the coming|coming)\s+)?"
          r"(?P<day>" + _WEEKDAY + r")\b"
          r"(?!\s+(?:morning|afternoon|evening|night)s\b)" + _PART), _weekday),
-    (_rx(r"\b(?P<prep>)in\s+(?P<n>" + _NUM + r")\s+(?P<unit>day|week|month|year)s?\b(?P<ago>)"), _offset),
-    (_rx(r"\b(?P<prep>)(?P<n>" + _NUM + r")\s+(?P<unit>day|week|month|year)s?\s+(?P<ago>ago)\b"), _offset),
+    (_rx(r"\b(?P<prep>)in\s+(?P<n>" + _NUM + r")\s+(?P<unit>day|week|fortnight|month|year)s?\b(?P<ago>)"), _offset),
+    (_rx(r"\b(?P<prep>)(?P<n>" + _NUM + r")\s+(?P<unit>day|week|fortnight|month|year)s?\s+(?P<ago>ago)\b"), _offset),
     (_rx(_PREP + r"\b(?P<month>" + _ANY_MONTH + r")\.?\s+(?P<day>\d{1,2})(?:st|nd|rd|th)?\b"
          r"(?!:)(?:,?\s+(?P<year>(?:19|20)\d\d)\b)?"), _calendar_day),
     (_rx(_PREP + r"\b(?:the\s+)?(?P<day>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<month>" + _ANY_MONTH + r")\b"
@@ -430,7 +432,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], _Handler], ...] = (
     (_rx(r"\b(?P<prep>in|since|from|by|during|until|of|back in)\s+(?P<year>(?:19|20)\d\d)\b(?![-/.:]\d)"), _year),
 )
 _ANY_DATE_WORD = re.compile(r"\d|\b(?:today|tonight|tomorrow|yesterday|night|morning|afternoon|evening|next|last|"
-                            r"this|coming|past|following|weekend|ago|(?:day|week|month|year)s?|"
+                            r"this|coming|past|following|weekend|ago|(?:day|week|fortnight|month|year)s?|"
                             + _WEEKDAY + "|" + _ANY_MONTH + "|" + _SEASON + r")\b", re.I)
 # A calendar day is an appointment: only its own clause says whether it is past ("I checked the booking,
 # it's June 16" is ahead).

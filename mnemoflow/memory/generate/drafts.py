@@ -18,7 +18,7 @@ from mnemoflow.memory.english.coref import (
     possessive,
     rewrite_persons,
 )
-from mnemoflow.memory.english.lexicon import MONTHS, WEEKDAYS
+from mnemoflow.memory.english.lexicon import DEVICE_WORDS, MONTHS, WEEKDAYS
 from mnemoflow.memory.english.sentences import (
     split_clauses,
     split_sentences,
@@ -273,10 +273,16 @@ _OWNED_NAMED = re.compile(rf"\bmy\s+(?P<name>{_NAMED_WORD}(?:\s+{_NAMED_WORD})*)
                           r"(?=\s*(?:[?,.!]|$|\s+(?:for|to|in|on|at|with|from|and|or|if|when)\b))")
 
 
+# "my galaxy s23", "my 2012 honda civic": a product line the speaker has, with its model number
+_MY_DEVICE = re.compile(rf"\bmy\s+(?P<thing>(?:(?:19|20)\d\d\s+)?(?:[a-z]+\s+)?(?:{DEVICE_WORDS})"
+                        r"(?:(?:\s+[a-z]+)?\s+[\w-]*\d[\w-]*)?)(?![\w-])", re.I)
+
+
 def _told_in_asking(question: str) -> str | None:
     """What a question or request tells about the speaker, in their words: "Ideas for a rainy day with my
     two children, Ella and Sam?" -> "my two children are Ella and Sam"; "Any good climbing gyms near me?"
-    -> "I'm looking for good climbing gyms near me"; "... on my Ridgeline Volt 3?" -> "I have a Ridgeline Volt 3"."""
+    -> "I'm looking for good climbing gyms near me"; "... on my Ridgeline Volt 3?" -> "I have a Ridgeline Volt 3";
+    "how do I stop my galaxy s23 ...?" -> "I have a galaxy s23"."""
     if kin := _KIN_NAMED.search(question):
         return f"my {kin['kin']} {'are' if ' and ' in kin['names'] else 'is'} {kin['names']}"
     if looking := _LOOKING_FOR.match(question):
@@ -285,6 +291,9 @@ def _told_in_asking(question: str) -> str | None:
     if owned and owned["name"].split()[0].lower() not in (*WEEKDAYS, *(m.lower() for m in MONTHS)) and \
             not owned["name"].isupper():  # "my CV", "my GP": an abbreviation, no named thing
         name = owned["name"]
+        return f"I have {'an' if name[0].lower() in 'aeiou' else 'a'} {name}"
+    if device := _MY_DEVICE.search(question):  # "how do I stop my galaxy s23 auto-updating apps?"
+        name = device["thing"]
         return f"I have {'an' if name[0].lower() in 'aeiou' else 'a'} {name}"
     return None
 

@@ -207,6 +207,9 @@ def _yes_no(q: Question, answer: str) -> FollowUp | None:
         return FollowUp((Segment(_join(q.subject, q.aux, "never", " ".join(words)), False),), "no")
     if no and not q.aux and q.rest and is_past(q.rest.split()[0]):
         return None  # "You moved, right?" / "No": the negated statement needs the verb's base form
+    if yes and rest and not no_longer and re.search(r"\b(?:any|some)(?:thing|where|one)\b", q.rest, re.I) and \
+            (named := _open_yes_no(q, rest)) is not None:
+        return named  # "Have you booked anywhere for dinner?" / "yep, Dishoom in Covent Garden"
     base = statement(q, negate=bool(no), no_longer=no_longer)
     leftover = rest if rest and is_clause(rest) else None
     if yes and rest and not leftover and re.search(r"\bany\b", base) and _NUMBER.match(rest):
@@ -242,8 +245,9 @@ def _each_item(q: Question, answer: str) -> FollowUp | None:
 
 
 def _open_yes_no(q: Question, answer: str) -> FollowUp | None:
-    """"Are you allergic to anything?" / "Just bee stings": the answer names what "anything" stood for."""
-    open_word = re.search(r"\b(anything|something|anyone|someone|any\s+\w+)\b", q.rest, re.I)
+    """"Are you allergic to anything?" / "Just bee stings": the answer names what "anything" (or "anywhere")
+    stood for."""
+    open_word = re.search(r"\b(anything|something|anyone|someone|anywhere|somewhere|any\s+\w+)\b", q.rest, re.I)
     if not open_word or is_clause(answer):
         return None
     fragment = _fragment(answer)

@@ -15,7 +15,7 @@ from mnemoflow.memory.english.coref import (
     possessive,
     rewrite_persons,
 )
-from mnemoflow.memory.english.lexicon import MONTHS, WEEKDAYS
+from mnemoflow.memory.english.lexicon import DEVICE_WORDS, MONTHS, WEEKDAYS
 from mnemoflow.memory.english.sentences import strip_padding, written_out
 from mnemoflow.memory.english.smalltalk import is_small_talk
 from mnemoflow.memory.english.verbs import expand_is, is_adverb, is_past
@@ -38,14 +38,18 @@ _NOT_NOUN_AFTER = frozenset({"and", "or", "also", "just", "still", "now", "never
 # estate get serviced? mine's on about 92k miles": the named thing the question was about
 _MINE = re.compile(r"^mine(?='s\b| is\b)", re.I)
 _THE_NAMED = re.compile(r"\b(?:the|an?)\s+(?P<thing>(?:(?:19|20)\d\d\s+)?(?:[A-Z][\w-]*\s+)+[a-z]+)\b(?=[^?]*\?$)")
+# "when's a 2012 honda civic due a timing belt?": a product line, with the words before it and its model number
+_THE_DEVICE = re.compile(rf"\b(?:the|an?|my)\s+(?P<thing>(?:[\w-]+\s+){{0,2}}(?:{DEVICE_WORDS})(?:\s+[\w-]*\d[\w-]*)?)"
+                         r"(?![\w-])", re.I)
 
 
 def _mine_named_before(body: str, before: Sequence[str]) -> str:
     """"mine's on 3.2.7" right after a question about "the Tessel AX router": the speaker's Tessel AX router.
-    Only a named thing (capitalised words and its noun) of a question just before; anything else is left."""
+    Only a named thing (capitalised words and its noun, or a product line) of a question just before; anything
+    else is left."""
     if not before or not _MINE.match(body) or not before[-1].endswith("?"):
         return body
-    named = list(_THE_NAMED.finditer(before[-1]))
+    named = list(_THE_NAMED.finditer(before[-1])) or list(_THE_DEVICE.finditer(before[-1]))
     return f"my {named[-1]['thing']}{body[4:]}" if named else body
 
 
@@ -138,21 +142,28 @@ _PRONOUNS = frozenset({"it", "that", "this", "what", "who", "where", "there", "h
 _THING_NOW = re.compile(r"^(?P<noun>[a-z]{3,})'s\s+(?=\S+(?:\s+\S+){0,3}\s+now$)", re.I)
 # "salary's gone up to 52k", "rent's just gone up": said lowercase, not a name
 _THING_MOVED = re.compile(r"^(?P<noun>[a-z]{3,})'s\s+(?=(?:gone|going|been|got|up|down|just|finally|[a-z]+ed)\b)")
+# "dentist is tues 4th march at 10:40", "office is Harbour Exchange", "rent's £1,150": one lowercase noun said with
+# a value (a number, a name) and no owner
+_THING_VALUED = re.compile(r"^(?P<noun>[a-z]{3,})(?P<verb>'s|\s+is|\s+was)\s+(?=[^,;]*?(?:\d|\b[A-Z][a-z]))")
 
 
-def _owned_by_speaker(body: str, speaker: str, known: Iterable[str]) -> str:
+def _owned_by_speaker(body: str, speaker: str, known: Iterable[str], to_assistant: bool = True) -> str:
     """A chat sentence drops the "my" before its subject ("Rent on the two-bed is £1,300"): the thing is the
-    speaker's, and the memory says so. Not for a known name, nor when the words after it read as a verb."""
+    speaker's, and the memory says so. Not for a known name, nor when the words after it read as a verb; a
+    lone noun with a value ("dentist is tues 4th march") only when told to the assistant (in a group "party's
+    on Sunday" is the group's)."""
     if new := _NEW_THING.match(body):
         after = body[new.end('verb'):].split()[:1]
         verb = new["verb"] if new["verb"] != "'s" else " has" if after and is_past(after[0]) else " is"  # "'s arrived"
         return f"{possessive(speaker)} new {new['noun'].lower()}{verb}{body[new.end('verb'):]}"
     if kin := _BARE_KIN.match(body):  # "mum wants to go over to giffgaff": the speaker's mum
         return f"my {kin['kin'].lower()}{body[kin.end():]}"
-    now = _THING_NOW.match(body) or _THING_MOVED.match(body)
+    now = _THING_NOW.match(body) or _THING_MOVED.match(body) or (_THING_VALUED.match(body) if to_assistant else None)
     if now and now["noun"].lower() not in _DETERMINERS | _DAY_WORDS | _PRONOUNS | {k.lower() for k in known}:
         rest = body[now.end():]
-        verb = "has" if rest.split()[:1] and (is_past(rest.split()[0]) or rest.split()[0] in ("just", "finally")) else "is"
+        said = rest.split()[:2]  # "salary's gone up", "landlord's only gone and put the rent up": has
+        verb = "has" if said and (is_past(said[0]) or said[0] in ("just", "finally") or len(said) == 2 and
+                                  said[0] in ("only", "already", "also", "now") and is_past(said[1])) else "is"
         return f"my {now['noun'].lower()} {verb} {rest}"
     bare = _BARE_SUBJECT.match(body)
     if bare is not None and bare["compound"]:

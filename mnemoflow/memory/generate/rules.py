@@ -334,8 +334,8 @@ class RuleEngine:
                 reasons.append("subject supplied")
         if len(expand_is(body).split()) + len(_CONTRACTED.findall(body)) < 3:
             return skip("too short")  # "Fun!", "Alex!"; "I'm vegan", "Lisbon's off" count as the three words they become
-        body = _it_named_before(expand_is(_mine_named_before(_owned_by_speaker(body, info.speaker, info.known), before)),
-                                before)
+        owned = _owned_by_speaker(body, info.speaker, info.known, info.addressee in (None, "the assistant"))
+        body = _it_named_before(expand_is(_mine_named_before(owned, before)), before)
         body = _where_it_is(_where_named_before(body, before), before)
         rewrite = rewrite_persons(body, info.speaker, info.addressee, antecedents)
         content = prefix + rewrite.text
@@ -363,6 +363,8 @@ class RuleEngine:
             return [accepted]
         if not is_polar(answer) and is_small_talk(strip_padding(answer, info.known).rstrip(".!?,; ")):
             return None  # "Thanks, Melanie!" answers nothing; the next sentences stand on their own
+        if _owned_by_speaker(answer, info.speaker, info.known, info.addressee in (None, "the assistant")) != answer:
+            return None  # "What are your biggest costs?" / "rent's £1,150": a statement of the speaker's own thing
         asker = "the assistant" if _is_assistant(previous) else display_name(previous.speaker)
         question = _asked_of(info.speaker, strip_padding(questions[-1], info.known))
         reply = re.sub(r"^(?:(?:oh+|um+|uh+|hmm+|well|haha+|lol|ah+|sadly|unfortunately|luckily|thankfully|honestly|"

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from mnemoflow.memory.english.lexicon import (
     ABBREVIATIONS,
+    DEVICE_CLASSES,
     MONTH_ABBREVIATIONS,
     MONTH_NUMBERS,
     NAME_CONNECTORS,
@@ -19,7 +20,6 @@ from mnemoflow.memory.english.lexicon import (
 )
 from mnemoflow.memory.relate.claim_words import (
     AMOUNT_ROLES,
-    DEVICE_CLASSES,
     NOT_NAMES,
     NUMBER_WORDS,
     ORDINALS,
@@ -256,12 +256,17 @@ _DEVICE_OF = {member: cls for cls, members in DEVICE_CLASSES.items() for member 
 
 def device_at(tokens: list[Token], k: int) -> str | None:
     """The kind of device token `k` names ("phone" for "Pixel"), when it is written as a product line: a name
-    ("Golf", "iPhone"), a model ("ev6") or a word with its number after it ("iphone 15"); "plays golf", "a polo
-    shirt", "into jazz" are the words, not the cars."""
-    text = tokens[k].text
+    ("Golf", "iPhone"), a model ("ev6"), a word with its number after it ("iphone 15", "galaxy s23"), after a
+    model year or beside its make ("2012 civic", "honda jazz"); "plays golf", "a polo shirt", "into jazz" are
+    the words, not the cars."""
+    kind = _DEVICE_OF.get(tokens[k].lower)
+    if kind is None:
+        return None
+    text, before, after = tokens[k].text, tokens[k - 1].text if k else "", tokens[k + 1].text if k + 1 < len(tokens) else ""
     as_model = text[:1].isupper() or any(c.isupper() or c.isdigit() for c in text[1:]) or \
-        k + 1 < len(tokens) and tokens[k + 1].kind == "number"
-    return _DEVICE_OF.get(tokens[k].lower) if as_model else None
+        any(c.isdigit() for c in after) or re.fullmatch(r"(?:19|20)\d\d", before) is not None or \
+        kind in (_DEVICE_OF.get(before.lower()), _DEVICE_OF.get(after.lower()))  # "iphone 15", "2012 honda civic"
+    return kind if as_model else None
 
 
 def _is_content_word(tok: Token) -> bool:

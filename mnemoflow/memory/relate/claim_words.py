@@ -68,18 +68,6 @@ EXCLUSIVE_CLASSES: dict[str, frozenset[str]] = {
                        "flexitarian", "keto", "paleo"}),
     "relationship status": frozenset({"single", "engaged", "married", "divorced", "widowed", "separated"}),
 }
-# Product lines and the one device of a kind each is (a new phone replaces the phone): names that say the kind
-DEVICE_CLASSES: dict[str, frozenset[str]] = {
-    "phone": frozenset({"iphone", "pixel", "oneplus", "xperia", "fairphone", "nokia", "motorola", "blackberry"}),
-    "laptop": frozenset({"macbook", "thinkpad", "chromebook", "zenbook", "xps", "ideapad", "vivobook", "inspiron"}),
-    "car": frozenset({"octavia", "golf", "polo", "corsa", "fiesta", "civic", "corolla", "yaris", "prius", "qashqai",
-                      "juke", "clio", "fabia", "passat", "tiguan", "kuga", "ev6", "ioniq", "niro", "tesla", "mondeo",
-                      "astra", "micra", "rav4", "cx-5", "outback", "impreza", "jazz", "mustang", "camry", "accord"}),
-    "e-reader": frozenset({"kindle", "kobo"}),
-    "watch": frozenset({"fitbit", "garmin", "forerunner", "fenix"}),
-    "tablet": frozenset({"ipad"}),
-    "console": frozenset({"playstation", "ps4", "ps5", "xbox"}),
-}
 # The role an amount plays; amounts with different roles are different slots ("budget" vs "spent").
 AMOUNT_ROLES: dict[str, str] = {
     "budget": "budget", "limit": "budget", "cap": "budget", "allowance": "budget",
@@ -128,6 +116,7 @@ STRONG_CHANGE = (
     (r"(?:raised|raises|increased|increases|lowered|lowers|reduced|reduces|cut|cuts|bump(?:ed|s|ing)|hik(?:ed|es|ing)|up(?:ped|s|ping)|"
      r"(?:went|goes|gone|going|is|are|was|were|'s|'re) (?:up|down)) (?:[\w',]+ ){0,3}?to(?= [$€£¥]?\d| (?:a |an )?(?:"
      + "|".join(NUMBER_WORDS) + r")\b)"),
+    r"put(?:s|ting)? (?:[\w']+ ){0,3}?(?:up|down)(?: to| by)?(?= [$€£¥]\d)",  # "put the rent up £1,240 from July"
 )
 WEAK_CHANGE = (r"now", r"actually", r"these days", r"nowadays")
 # what a thing that ended is said to be ("the Fitbit died", "the Slate's retired", "the bike was stolen")

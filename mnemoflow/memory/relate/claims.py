@@ -221,7 +221,8 @@ def _parse(text: str) -> _Parsed:
             for cls, members in EXCLUSIVE_CLASSES.items():
                 if t.lower in members:
                     out.append(Value(cls, t.lower, t.text, context=_context(tokens, k, k)))
-        if t.kind == "word" and (cls := device_at(tokens, k)):  # "Pixel 6a", "an iphone 15": whatever its role
+        if t.kind == "word" and (cls := device_at(tokens, k)) and not (  # "Pixel 6a", "an iphone 15": any role
+                k + 1 < len(tokens) and device_at(tokens, k + 1) == cls):  # "Kia Niro": the model
             out.append(Value(cls, t.lower, t.text, context=_context(tokens, k, k)))
     return _Parsed(tokens, out, names)
 

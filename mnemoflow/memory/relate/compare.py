@@ -12,13 +12,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 
-from mnemoflow.memory.english.lexicon import SEASONS, WEEKDAYS
+from mnemoflow.memory.english.lexicon import DEVICE_CLASSES, SEASONS, WEEKDAYS
 from mnemoflow.memory.english.temporal import RULED_OUT
 from mnemoflow.memory.english.verbs import is_past
 from mnemoflow.memory.relate.claim_values import AGE, Value
 from mnemoflow.memory.relate.claim_words import (
     ANTONYMS,
-    DEVICE_CLASSES,
     ENDED,
     FUNCTIONAL,
     PERSON_NOUNS,
@@ -229,6 +228,10 @@ _FOR_ANOTHER = re.compile(rf"\b(?i:got|bought|ordered|gave)\s+{_OWNER}\s+(?P<who
                           rf"\b(?i:for)\s+{_OWNER}\s+(?P<for>\w+)")
 
 
+def _names_word(text: str, word: str) -> bool:
+    return re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", text, re.I) is not None
+
+
 def _aligned(new: Value, old_value: Value, cand: Claim, old: Claim) -> bool | None:
     """True: the two values fill the same slot; False: they cannot; None: no evidence either way."""
     kind = old_value.type
@@ -237,6 +240,8 @@ def _aligned(new: Value, old_value: Value, cand: Claim, old: Claim) -> bool | No
     if kind in ("diet", "relationship status"):
         return cand.subject == old.subject and cand.subject_head == old.subject_head
     if kind in DEVICE_CLASSES:  # "work gave Lucia an iPhone 15" / "Lucia's phone is a Pixel 6a": her phone
+        if _names_word(old.text, str(new.key)) or _names_word(cand.text, str(old_value.key)):
+            return False  # "keeping the Volvo" / "the car is a Volvo V60": the same car, by its make
         held = bool(_ACQUIRED.search(cand.main)) or not any(  # "used an iPhone at uni": had, no more
             is_past(w) for w in re.findall(r"[a-z]+", cand.main.lower()))
         other = any(stem((m["who"] or m["for"]).lower()) in _PERSON_STEMS for m in _FOR_ANOTHER.finditer(cand.text))

@@ -73,13 +73,17 @@ def moved_by_amount(candidate: Candidate, neighbours: Sequence[Neighbour],
 _CLAUSES = re.compile(r",\s+(?!\d{4}\b)(?:so\s+|and\s+|but\s+)?|;\s+|\s+so\s+(?=it|we|they)")
 
 
+_IT_IS_NOW = re.compile(r"^(?:so\s+)?it(?:'s|\s+is)\s+.*?\bnow\b", re.I)  # "it's tuesday the 11th now"
+
+
 def moved_to_named_day(candidate: Candidate, neighbours: Sequence[Neighbour],
                        now: datetime) -> tuple[Candidate, Neighbour] | None:
-    """"Can't do the 18th now, so it's Friday September 19 instead": a strong change that puts "it" on a day
-    names no thing, so the thing is the lone event still ahead among the neighbours (or the nearest, at least
+    """"Can't do the 18th now, so it's Friday September 19 instead", "it's tuesday the 11th now": a strong change
+    (or "it's ... now") that puts "it" on a day names no thing, so the thing is the lone event still ahead
+    among the neighbours (or the nearest, at least
     `RESTATE_FROM` near), restated on that day; returned with that memory. None when the changed clause
     has a subject of its own or no one day."""
-    clauses = [c for c in _CLAUSES.split(candidate.content) if parse_claim(c).change == "strong"]
+    clauses = [c for c in _CLAUSES.split(candidate.content) if parse_claim(c).change == "strong" or _IT_IS_NOW.match(c)]
     said = parse_claim(clauses[-1]) if clauses else None
     days = [v.key for v in said.values if v.type == "date"] if said else []
     if said is None or len(days) != 1 or not all(isinstance(getattr(days[0], f), int) for f in ("year", "month", "day")):
@@ -193,6 +197,8 @@ def changed_by_difference(candidate: Candidate, neighbours: Sequence[Neighbour])
     topic = said.stems - {said.subject} - STOPWORDS
     holding = [(n, text) for n in neighbours
                if (text := with_difference(n.content, *found) if found else with_count_difference(n.content, *count))]
+    if found and any(_new_amount_said(candidate.content, found[0], n.content) for n, _ in holding):
+        return None  # the amount may be the new one of that memory: read as said
     named = [(n, t) for n, t in holding if topic & _topic(n.content)]
     near = [(n, t) for n, t in holding if (n.vector_similarity or 0.0) >= RESTATE_FROM]
     pool = named or near or (holding if len(holding) == 1 else [])
@@ -202,6 +208,15 @@ def changed_by_difference(candidate: Candidate, neighbours: Sequence[Neighbour])
     if (since := _FROM_MONTH.search(candidate.content)) and since["when"].lower() not in text.lower():
         text = f"{text} from {since['when']}"
     return replace(candidate, content=text, kind=neighbour.kind, reasons=(*candidate.reasons, "changed by")), neighbour
+
+
+def _new_amount_said(content: str, difference: float, held: str) -> bool:
+    """"put the rent up £1,240 from July" of a rent of £1,150: an amount said after "up" with no "by" that is
+    as large as the held amount itself is the new amount, not what was added to it."""
+    if re.search(r"\b(?:up|down)\s+by\b", content, re.I):
+        return False
+    amounts = [v.key[1] for v in parse_claim(held).all_values if v.type == "money"]  # type: ignore[index]
+    return len(amounts) == 1 and abs(difference) >= amounts[0]
 
 
 def with_count_difference(content: str, difference: float, unit: str) -> str | None:
@@ -221,8 +236,9 @@ def _topic(content: str) -> frozenset[str]:
 
 
 def _what_is_on(content: str) -> frozenset[str]:
-    """What a dated statement says is on that day, in content stems: not who, nor the day's own words."""
-    return parse_claim(content).stems - _CALENDAR - STOPWORDS - MEASURE_UNITS
+    """What a dated statement says is on that day, in content stems: not who, nor the day's own words, nor
+    what it keeps ("same time", "same place")."""
+    return parse_claim(re.sub(r"\bsame\s+\w+", "", content, flags=re.I)).stems - _CALENDAR - STOPWORDS - MEASURE_UNITS
 
 
 _CALENDAR = frozenset(stem(word.lower()) for word in (*MONTHS, *WEEKDAYS))

@@ -82,10 +82,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
+from mnemoflow.memory.english.lexicon import DEVICE_CLASSES
 from mnemoflow.memory.relate.claim_values import Value
 from mnemoflow.memory.relate.claim_words import (
     CLEARED,
-    DEVICE_CLASSES,
     PERSON_NOUNS,
     TIME_UNITS,
     overlap,

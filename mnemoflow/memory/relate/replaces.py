@@ -17,9 +17,11 @@ from mnemoflow.memory.relate.restate import adds_alongside, asserted
 _ENDING = re.compile(rf"\b(?:died|retired|(?:is|'s|was|were|got|been) (?:{ENDED})|traded\b.*?\bin\b|sold|offloaded|got rid of|gave away|"
                      r"escaped|left|closed|cancell?ed|quit|dropped|ditched|scrapped|binned|broke down|gave up on)\b",
                      re.IGNORECASE)
-# a thing come into one's life: what may take the place of the thing that ended
-_ACQUIRED = re.compile(r"\b(?:got|bought|picked up|ordered|signed up|joined|adopted|moved (?:in)?to|"
-                       r"switched|went with|(?:gone|went|moved) over to|ended up (?:going )?with)\b", re.IGNORECASE)
+# a thing come into one's life: what may take the place of the thing that ended ("moved everything over to")
+_WHAT = r"(?: (?:it|them|everything|all|all of it|my \w+|our \w+))?"
+_ACQUIRED = re.compile(r"\b(?:got|bought|picked up|ordered|signed up|joined|adopted|switched|went with|"
+                       rf"moved{_WHAT}(?: over| across)? (?:in)?to|(?:gone|went){_WHAT} (?:over|across) to|"
+                       r"ended up (?:going )?with)\b", re.IGNORECASE)
 
 
 def ends_a_thing(text: str) -> bool:

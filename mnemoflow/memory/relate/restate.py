@@ -23,9 +23,18 @@ learnt as well is not a language replaced.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
-from mnemoflow.memory.relate.claim_words import FUNCTIONAL, PERSON_NOUNS, QUALIFIERS, STOPWORDS, TIME_UNITS, stem
+from mnemoflow.memory.english.lexicon import DEVICE_CLASSES
 from mnemoflow.memory.relate.claim_values import Value
+from mnemoflow.memory.relate.claim_words import (
+    FUNCTIONAL,
+    PERSON_NOUNS,
+    QUALIFIERS,
+    STOPWORDS,
+    TIME_UNITS,
+    stem,
+)
 from mnemoflow.memory.relate.claims import Claim, parse_claim
 from mnemoflow.memory.relate.compare import _subject_link
 
@@ -126,8 +135,8 @@ def restatements(candidate: str, neighbour: str) -> tuple[str, ...]:
         neighbour = neighbour[:tail.start()]
     new, old = parse_claim(candidate), parse_claim(neighbour)
     keep = {new.subject, old.subject} - {None}
-    old_values = [v for v in old.all_values if str(v.key) not in keep]
-    new_values = [v for v in new.all_values if str(v.key) not in keep]
+    old_values = [v for v in _whole(old.all_values) if str(v.key) not in keep]
+    new_values = [v for v in _whole(new.all_values) if str(v.key) not in keep]
     dropped = [v for v in old_values if not any(v.compatible(w) for w in new_values)]
     added = list({w.text: w for w in new_values if not any(w.compatible(v) for v in old_values)}.values())
     swapped = [_swap(neighbour, [(a, b)]) for a in dropped for b in added if a.type == b.type]
@@ -138,6 +147,12 @@ def restatements(candidate: str, neighbour: str) -> tuple[str, ...]:
             swapped.insert(0, _swap(neighbour, list(zip(olds, news))))
     swapped += _complement_swaps(candidate, neighbour, old)
     return tuple(dict.fromkeys(s for s in swapped if s != neighbour))[:SWAPS_PER_PAIR]
+
+
+def _whole(values: Sequence[Value]) -> list[Value]:
+    """The values to swap whole: a product line inside a name ("Ford" of "Ford Focus") goes with the name."""
+    names = [v.text for v in values if v.type == "name"]
+    return [v for v in values if v.type not in DEVICE_CLASSES or not any(v.text in name for name in names)]
 
 
 # "... and it always feels so rushed", "... and the battery is dead by lunch": a second clause about something else
