@@ -107,6 +107,8 @@ CHANGES = {  # a fact, then what is true now: each leaves one current memory and
                                                 "the vet rang to move us, it's thursday the 10th now, same time"),
     "an amount put up, said as the new one": ("My council tax is £1,480 a year",
                                               "the council's put it up £1,560 from April"),
+    "a phone given, the old one named going": ("My phone is a Pixel 7",
+                                               "work gave me an iPhone 15, the pixel is going on ebay"),
 }
 
 

@@ -240,7 +240,7 @@ def _aligned(new: Value, old_value: Value, cand: Claim, old: Claim) -> bool | No
     if kind in ("diet", "relationship status"):
         return cand.subject == old.subject and cand.subject_head == old.subject_head
     if kind in DEVICE_CLASSES:  # "work gave Lucia an iPhone 15" / "Lucia's phone is a Pixel 6a": her phone
-        if _names_word(old.text, str(new.key)) or _names_word(cand.text, str(old_value.key)):
+        if _names_word(old.text, str(new.key)):  # (the old one named beside a new one is what it replaces)
             return False  # "keeping the Volvo" / "the car is a Volvo V60": the same car, by its make
         held = bool(_ACQUIRED.search(cand.main)) or not any(  # "used an iPhone at uni": had, no more
             is_past(w) for w in re.findall(r"[a-z]+", cand.main.lower()))
