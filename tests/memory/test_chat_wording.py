@@ -202,3 +202,13 @@ def test_what_the_open_word_of_a_question_stood_for_goes_in_its_place() -> None:
 def test_a_fortnight_and_a_weekday_said_with_a_are_read_as_such() -> None:
     assert resolve_dates("the inspection is in a fortnight", NOW).start == datetime(2024, 5, 22)
     assert resolve_dates("I was born on a Sunday", NOW).times == ()
+
+
+def test_an_allergen_answered_to_a_question_about_allergies_says_who_is_allergic() -> None:
+    asked = ("Assistant", "Great, any food allergies I should plan around?")
+    assert [c.content for c in say("Ren", "just my husband - sesame", previous=asked)] == [
+        "Ren's husband is allergic to sesame"]
+    assert [c.content for c in say("Ren", "tree nuts sadly", previous=asked)] == ["Ren is allergic to tree nuts"]
+    # a food answered to another question, or an allergen in a statement of its own, is read as said
+    assert not any("allergic" in c.content for c in say("Ren", "pasta with prawns please",
+                                                         previous=("Assistant", "What would you like for dinner?")))

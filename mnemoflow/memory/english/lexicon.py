@@ -1,6 +1,6 @@
 """Word lists several parts of the rules share, one list per concept: month and weekday names, month
 abbreviations, seasons, the connectors inside names, abbreviations with a period, the number words
-up to twelve, and the product lines that say what kind of device a thing is. A module that needs more (temporal's "a couple of", claims' "dozen") extends these rather
+up to twelve, the product lines that say what kind of device a thing is, and the food allergens. A module that needs more (temporal's "a couple of", claims' "dozen") extends these rather
 than keeping its own copy."""
 
 from __future__ import annotations
@@ -62,3 +62,20 @@ DEVICE_CLASSES: dict[str, frozenset[str]] = {
 }
 # any product line as a pattern, longest first ("cr-v" before "cr")
 DEVICE_WORDS = "|".join(sorted((w.replace("-", r"\-") for ws in DEVICE_CLASSES.values() for w in ws), key=len, reverse=True))
+# the food allergens, each with the foods that hold it, and the words said for them
+ALLERGENS: dict[str, frozenset[str]] = {
+    "tree nut": frozenset({"almond", "walnut", "cashew", "pecan", "pistachio", "hazelnut", "macadamia",
+                           "marzipan", "praline", "brazil nut", "pine nut"}),
+    "peanut": frozenset({"peanut", "satay"}),
+    "shellfish": frozenset({"shrimp", "prawn", "crab", "lobster", "crayfish", "langoustine", "scampi",
+                            "mussel", "oyster", "clam", "scallop"}),
+    "fish": frozenset({"salmon", "tuna", "cod", "anchovy", "sardine", "trout", "haddock", "mackerel"}),
+    "milk": frozenset({"milk", "cheese", "butter", "cream", "yogurt", "yoghurt", "cheesecake"}),
+    "egg": frozenset({"egg", "meringue", "mayonnaise"}),
+    "wheat": frozenset({"wheat", "bread", "pasta", "couscous", "semolina"}),
+    "soy": frozenset({"soy", "tofu", "edamame", "tempeh"}),
+    "sesame": frozenset({"sesame", "tahini", "hummus"}),
+}
+ALLERGEN_ALIASES = {"tree nuts": "tree nut", "nuts from trees": "tree nut", "peanuts": "peanut", "dairy": "milk",
+                     "eggs": "egg", "gluten": "wheat", "soya": "soy", "shellfish": "shellfish", "fish": "fish",
+                     "sesame seeds": "sesame"}

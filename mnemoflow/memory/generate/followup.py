@@ -14,10 +14,16 @@ finds it and `with_destination` puts it back into the answer.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
-from mnemoflow.memory.english.lexicon import MONTHS, NUMBERS_TO_TWELVE, WEEKDAYS
+from mnemoflow.memory.english.lexicon import (
+    ALLERGEN_ALIASES,
+    ALLERGENS,
+    MONTHS,
+    NUMBERS_TO_TWELVE,
+    WEEKDAYS,
+)
 from mnemoflow.memory.english.verbs import (
     PAST_FORMS,
     SAME_IN_PAST,
@@ -426,3 +432,26 @@ def is_going_without_place(text: str) -> bool:
 def with_destination(statement: str, place: str) -> str:
     """`place` put after the verb of going: "Ben is coming with Alex" -> "Ben is coming to Japan with Alex"."""
     return _GOING.sub(lambda m: f"{m.group()} to {place}", statement, count=1)
+
+
+# a question after what someone can't eat: "Any allergies or dietary needs?", "any foods you avoid?"
+_ASKS_ALLERGIES = re.compile(r"\b(?:allerg\w*|dietary|diets?|intoleran\w+|foods? (?:you|they|he|she) (?:avoid|can't)|"
+                             r"can't eat)\b", re.I)
+_ALLERGEN_WORDS = sorted({*ALLERGENS, *(f"{a}s" for a in ALLERGENS), *ALLERGEN_ALIASES, "nuts", "nut",
+                          *(f for foods in ALLERGENS.values() for f in foods),
+                          *(f"{f}s" for foods in ALLERGENS.values() for f in foods)}, key=len, reverse=True)
+_ALLERGEN = re.compile(rf"\b(?P<what>(?:{'|'.join(map(re.escape, _ALLERGEN_WORDS))})"
+                       rf"(?:(?:,| and| &) (?:{'|'.join(map(re.escape, _ALLERGEN_WORDS))}))*)\b", re.I)
+_WHOSE = re.compile(r"\b(?P<who>(?:my|our) (?:[a-z]+ )?(?:son|daughter|kid|husband|wife|partner|mum|mom|dad|brother|"
+                    r"sister|friend|boyfriend|girlfriend)|(?!(?:Yes|Yeah|Yep|Just|Only|Like|Oh|No|Nope)\b)[A-Z][a-z]+)\b")
+
+
+def allergy_answer(question: str, answer: str, has_verb: Callable[[str], bool]) -> str | None:
+    """"Any allergies or dietary needs?" / "just Theo — peanuts": an answer with no verb of its own that
+    names an allergen says who is allergic to it ("Theo is allergic to peanuts"; the speaker when it names
+    no one: "yeah shellfish" -> "I'm allergic to shellfish"). None for any other answer."""
+    if not _ASKS_ALLERGIES.search(question) or not (food := _ALLERGEN.search(answer)) or \
+            has_verb(answer[:food.start()] + answer[food.end():]):  # "peanuts" is no verb
+        return None
+    who = _WHOSE.search(answer)
+    return f"{who['who']} is allergic to {food['what']}" if who else f"I'm allergic to {food['what']}"

@@ -58,6 +58,7 @@ from mnemoflow.memory.generate.drafts import (
     _with_subject,
 )
 from mnemoflow.memory.generate.followup import (
+    allergy_answer,
     destination,
     is_clause,
     is_going_without_place,
@@ -365,6 +366,9 @@ class RuleEngine:
             return None  # "Thanks, Melanie!" answers nothing; the next sentences stand on their own
         if _owned_by_speaker(answer, info.speaker, info.known, info.addressee in (None, "the assistant")) != answer:
             return None  # "What are your biggest costs?" / "rent's £1,150": a statement of the speaker's own thing
+        said = re.split(r"(?<=[.!?])\s", info.context.turn.text.strip())[0]  # "just Theo — peanuts."
+        if allergy := allergy_answer(questions[-1], strip_padding(said, info.known), _has_verb):
+            return [self._statement(info, allergy, antecedents)[0]]
         asker = "the assistant" if _is_assistant(previous) else display_name(previous.speaker)
         question = _asked_of(info.speaker, strip_padding(questions[-1], info.known))
         reply = re.sub(r"^(?:(?:oh+|um+|uh+|hmm+|well|haha+|lol|ah+|sadly|unfortunately|luckily|thankfully|honestly|"

@@ -5,27 +5,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from mnemoflow.memory.english.lexicon import ALLERGEN_ALIASES, ALLERGENS
 from mnemoflow.memory.generate.inference.common import _NAME, Derived, _first_match, _states
 
-_ALLERGENS: dict[str, frozenset[str]] = {
-    "tree nut": frozenset({"almond", "walnut", "cashew", "pecan", "pistachio", "hazelnut", "macadamia",
-                           "marzipan", "praline", "brazil nut", "pine nut"}),
-    "peanut": frozenset({"peanut", "satay"}),
-    "shellfish": frozenset({"shrimp", "prawn", "crab", "lobster", "crayfish", "langoustine", "scampi",
-                            "mussel", "oyster", "clam", "scallop"}),
-    "fish": frozenset({"salmon", "tuna", "cod", "anchovy", "sardine", "trout", "haddock", "mackerel"}),
-    "milk": frozenset({"milk", "cheese", "butter", "cream", "yogurt", "yoghurt", "cheesecake"}),
-    "egg": frozenset({"egg", "meringue", "mayonnaise"}),
-    "wheat": frozenset({"wheat", "bread", "pasta", "couscous", "semolina"}),
-    "soy": frozenset({"soy", "tofu", "edamame", "tempeh"}),
-    "sesame": frozenset({"sesame", "tahini", "hummus"}),
-}
-_ALLERGEN_ALIASES = {"tree nuts": "tree nut", "nuts from trees": "tree nut", "peanuts": "peanut", "dairy": "milk",
-                     "eggs": "egg", "gluten": "wheat", "soya": "soy", "shellfish": "shellfish", "fish": "fish",
-                     "sesame seeds": "sesame"}
 # every food class a rule may exclude: the allergens, and what diets leave out besides
 _FOODS: dict[str, frozenset[str]] = {
-    **_ALLERGENS,
+    **ALLERGENS,
     "meat": frozenset({"beef", "pork", "chicken", "lamb", "bacon", "ham", "sausage", "steak", "turkey", "duck",
                        "veal", "chorizo", "salami", "prosciutto", "meatball", "venison"}),
     "honey": frozenset({"honey"}),
@@ -71,7 +56,7 @@ def allergen(items: Sequence[tuple[str, str]]) -> list[Derived]:
     for mid, text in items:
         if m := _first_match(_ALLERGIC, text):
             what = m.group("what").strip()
-            cls = _ALLERGEN_ALIASES.get(what) or (what if what in _ALLERGENS else None)
+            cls = ALLERGEN_ALIASES.get(what) or (what if what in ALLERGENS else None)
             if cls:
                 allergies.append((m.group("o"), cls, mid))
     out = []
