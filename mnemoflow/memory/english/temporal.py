@@ -64,9 +64,8 @@ _DATE_AFTER_DAY = re.compile(rf",?\s+(?:the\s+\d|\d{{1,2}}(?:st|nd|rd|th)\b|(?:{
                              rf"\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_ANY_MONTH})\b)", re.I)
 _OWNED_BEFORE = re.compile(r"\b(?:the|my|our|your|his|her|their)\s+(?:[a-z]+\s+)?$", re.I)
 _PLURAL_AFTER = re.compile(r"\s+[a-z]{3,}s\b(?<!ss\b)")
-# a change that takes effect from a date: "moved from Thursday", "put the rent up £90 from July", "going up from May"
 _CHANGE = re.compile(r"\b(?:(mov|chang|push|reschedul|shift|postpon|bump|switch|delay|rais|increas|reduc|lower)\w*|"
-                     r"(?:put|puts|putting|gone|going|goes|went)\b.{0,40}?\b(?:up|down))\b", re.I)
+                     r"(?:put|puts|putting|gone|going|goes|went)\b.{0,40}?\b(?:up|down))\b", re.I)  # "put it up ... from"
 _TARGET_WORDS = {"to", "until", "till", "for", "by", "into", "before"}
 _TARGET_WEEKDAY = re.compile(rf"\b(?:{'|'.join(_TARGET_WORDS)})\s+(?:{_WEEKDAY}),?\s+$", re.I)
 _BARE_AFTER = _TARGET_WORDS | {"of", "from", "since", "after", "through", "during", "over", "do", "make"} | set(WEEKDAYS) | {
@@ -186,8 +185,7 @@ def _is_past(text: str, start: int, end: int, prep: str | None, clause_only: boo
 
 
 def _number(text: str) -> int:
-    text = text.lower()
-    return int(text) if text.isdigit() else _NUMBERS[text]
+    return int(text) if text.isdigit() else _NUMBERS[text.lower()]
 
 
 # Each handler gets the match, today's date and whether the clause is past tense; None rejects it.

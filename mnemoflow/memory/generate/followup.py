@@ -24,6 +24,7 @@ from mnemoflow.memory.english.lexicon import (
     NUMBERS_TO_TWELVE,
     WEEKDAYS,
 )
+from mnemoflow.memory.english.sentences import split_clauses
 from mnemoflow.memory.english.verbs import (
     PAST_FORMS,
     SAME_IN_PAST,
@@ -446,6 +447,12 @@ _WHOSE = re.compile(r"\b(?P<who>(?:my|our) (?:[a-z]+ )?(?:son|daughter|kid|husba
                     r"sister|friend|boyfriend|girlfriend)|(?!(?:Yes|Yeah|Yep|Just|Only|Like|Oh|No|Nope)\b)[A-Z][a-z]+)\b")
 
 
+def first_said(text: str) -> str:
+    """A turn up to its first full stop, the dashes in it kept: "just Theo — peanuts." of "just Theo — peanuts.
+    properly serious"."""
+    return re.split(r"(?<=[.!?])\s", text.strip())[0]
+
+
 def allergy_answer(question: str, answer: str, has_verb: Callable[[str], bool]) -> str | None:
     """"Any allergies or dietary needs?" / "just Theo — peanuts": an answer with no verb of its own that
     names an allergen says who is allergic to it ("Theo is allergic to peanuts"; the speaker when it names
@@ -455,3 +462,22 @@ def allergy_answer(question: str, answer: str, has_verb: Callable[[str], bool]) 
         return None
     who = _WHOSE.search(answer)
     return f"{who['who']} is allergic to {food['what']}" if who else f"I'm allergic to {food['what']}"
+
+
+def asked_of(answerer: str, sentence: str) -> str:
+    """"I'll do the food, Ben you do drinks too?": the question is the last clause that asks one, put to the
+    answerer by name; a sentence that is one question ("what's his name, so I can ...?") stays whole."""
+    for clause in reversed(split_clauses(sentence, is_clause)[1:]):
+        asked = re.sub(rf"^{re.escape(answerer)},?\s+(?=you\b)", "", clause)
+        if asked.endswith("?") and parse_question(asked):
+            return asked
+    return sentence
+
+
+def refined(topic: str, slot: str) -> str | None:
+    """"Which ankle?" / "Left": the word or two that answer which one go before the noun the statement asked
+    about named ("twisted my ankle" -> "twisted my left ankle"); None when the noun is not in it."""
+    m = re.fullmatch(r"\s*\((?P<noun>[a-z][\w ]*): (?P<which>[\w-]+(?: [\w-]+)?)\)", slot)
+    if m is None or not (said := re.search(rf"\b{re.escape(m['noun'])}\b", topic)):
+        return None
+    return f"{topic[:said.start()]}{m['which'].lower()} {topic[said.start():]}".rstrip(".!")

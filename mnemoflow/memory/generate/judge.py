@@ -71,6 +71,11 @@ class _Turn:
     known: tuple[str, ...]  # names the scope or the conversation already has
     seen: frozenset[str] = frozenset()  # words written capitalised mid-sentence nearby: names, not sentence starts
 
+    @property
+    def to_assistant(self) -> bool:
+        """Told to the assistant (or to no one yet), not to others in a group."""
+        return self.addressee in (None, "the assistant")
+
 
 def _not_worth_keeping(info: _Turn, body: str, content: str, personal: bool, has_detail: bool) -> str | None:
     """Why a statement is not a memory (a feeling, praise, a generic truth, a vague or half-resolved

@@ -59,11 +59,14 @@ from mnemoflow.memory.generate.drafts import (
 )
 from mnemoflow.memory.generate.followup import (
     allergy_answer,
+    asked_of,
     destination,
+    first_said,
     is_clause,
     is_going_without_place,
     is_polar,
     merge,
+    refined,
     with_destination,
 )
 from mnemoflow.memory.generate.judge import (
@@ -83,7 +86,6 @@ from mnemoflow.memory.generate.judge import (
     _Turn,
     display_name,
 )
-from mnemoflow.memory.generate.questions import parse_question
 from mnemoflow.memory.generate.referents import (
     _it_named_before,
     _mine_named_before,
@@ -286,7 +288,7 @@ class RuleEngine:
             body = f"it's moved to {when}{body[agreed.end():]}"  # "can we do the 29th instead?" / "29th it is"
             reasons.append("agreed change")
         if to_do := _TO_DO.match(body):
-            doer = "I" if info.addressee in (None, "the assistant") or body.lower().startswith("remind me") else "you"
+            doer = "I" if info.to_assistant or body.lower().startswith("remind me") else "you"
             body = f"{doer} need to {body[to_do.end():]}"
             reasons.append("explicit remember")
         elif kept := _KEEP_THE.match(body):  # "can you note the gate code, it's 4471#": the speaker's gate code
@@ -325,7 +327,7 @@ class RuleEngine:
         elif (wish := _WOULD_BE_NICE.match(body)) and not _PRONOUN_START.match(wish["what"]):
             body = f"I would like {_lower_first(wish['what'])}"  # "Somewhere with fado would be lovely"
         else:
-            if info.addressee in (None, "the assistant") and not _LISTENER_START.match(body):
+            if info.to_assistant and not _LISTENER_START.match(body):
                 body = _FOR_THE_ASSISTANT.sub("", body)  # "I'm on Pacific time when you book the sync"
             body, added = _with_subject(body)
             if added and body.startswith("I ") and (who := continued_subject(sentence, before, info.context.turn.text)):
@@ -335,7 +337,7 @@ class RuleEngine:
                 reasons.append("subject supplied")
         if len(expand_is(body).split()) + len(_CONTRACTED.findall(body)) < 3:
             return skip("too short")  # "Fun!", "Alex!"; "I'm vegan", "Lisbon's off" count as the three words they become
-        owned = _owned_by_speaker(body, info.speaker, info.known, info.addressee in (None, "the assistant"))
+        owned = _owned_by_speaker(body, info.speaker, info.known, info.to_assistant)
         body = _it_named_before(expand_is(_mine_named_before(owned, before)), before)
         body = _where_it_is(_where_named_before(body, before), before)
         rewrite = rewrite_persons(body, info.speaker, info.addressee, antecedents)
@@ -364,13 +366,13 @@ class RuleEngine:
             return [accepted]
         if not is_polar(answer) and is_small_talk(strip_padding(answer, info.known).rstrip(".!?,; ")):
             return None  # "Thanks, Melanie!" answers nothing; the next sentences stand on their own
-        if _owned_by_speaker(answer, info.speaker, info.known, info.addressee in (None, "the assistant")) != answer:
+        if _owned_by_speaker(answer, info.speaker, info.known, info.to_assistant) != answer:
             return None  # "What are your biggest costs?" / "rent's £1,150": a statement of the speaker's own thing
-        said = re.split(r"(?<=[.!?])\s", info.context.turn.text.strip())[0]  # "just Theo — peanuts."
-        if allergy := allergy_answer(questions[-1], strip_padding(said, info.known), _has_verb):
+        if allergy := allergy_answer(questions[-1], strip_padding(first_said(info.context.turn.text), info.known),
+                                     _has_verb):
             return [self._statement(info, allergy, antecedents)[0]]
         asker = "the assistant" if _is_assistant(previous) else display_name(previous.speaker)
-        question = _asked_of(info.speaker, strip_padding(questions[-1], info.known))
+        question = asked_of(info.speaker, strip_padding(questions[-1], info.known))
         reply = re.sub(r"^(?:(?:oh+|um+|uh+|hmm+|well|haha+|lol|ah+|sadly|unfortunately|luckily|thankfully|honestly|"
                        r"actually|surprisingly|happily|wait|hold on|sorry)\b[\s,.!]*)+", "", answer.strip(), flags=re.I)
         if not re.search(r"\w", reply):
@@ -393,7 +395,7 @@ class RuleEngine:
             topic = self._topic(info, previous)
             if topic is None:
                 return None
-            content, turn_ids = _refined(topic.content, content) or topic.content.rstrip(".!") + content, \
+            content, turn_ids = refined(topic.content, content) or topic.content.rstrip(".!") + content, \
                 topic.turn_ids + turn_ids
         place = None
         if is_going_without_place(question):  # "When are you going?": where to was said before
@@ -471,31 +473,12 @@ class RuleEngine:
         )
 
 
-def _refined(topic: str, slot: str) -> str | None:
-    """"Which ankle?" / "Left": the word or two that answer which one go before the noun the statement asked
-    about named ("twisted my ankle" -> "twisted my left ankle"); None when the noun is not in it."""
-    m = re.fullmatch(r"\s*\((?P<noun>[a-z][\w ]*): (?P<which>[\w-]+(?: [\w-]+)?)\)", slot)
-    if m is None or not (said := re.search(rf"\b{re.escape(m['noun'])}\b", topic)):
-        return None
-    return f"{topic[:said.start()]}{m['which'].lower()} {topic[said.start():]}".rstrip(".!")
-
-
 def _addressee(context: GenerationContext) -> str | None:
     """Who "you" is: the previous speaker, else the latest other speaker in the window."""
     other = context.previous or next((t for t in reversed(context.window) if t.speaker != context.turn.speaker), None)
     if other is None:
         return None
     return "the assistant" if _is_assistant(other) else display_name(other.speaker)
-
-
-def _asked_of(answerer: str, sentence: str) -> str:
-    """"I'll do the food, Ben you do drinks too?": the question is the last clause that asks one, put to the
-    answerer by name; a sentence that is one question ("what's his name, so I can ...?") stays whole."""
-    for clause in reversed(split_clauses(sentence, is_clause)[1:]):
-        asked = re.sub(rf"^{re.escape(answerer)},?\s+(?=you\b)", "", clause)
-        if asked.endswith("?") and parse_question(asked):
-            return asked
-    return sentence
 
 
 def _speakers(context: GenerationContext) -> list[str]:
