@@ -212,3 +212,17 @@ def test_an_allergen_answered_to_a_question_about_allergies_says_who_is_allergic
     # a food answered to another question, or an allergen in a statement of its own, is read as said
     assert not any("allergic" in c.content for c in say("Ren", "pasta with prawns please",
                                                          previous=("Assistant", "What would you like for dinner?")))
+
+
+def test_an_allergy_said_without_its_allergen_is_to_the_one_the_turn_named() -> None:
+    assert "Ren is allergic to sesame seeds" in [c.content for c in say("Ren", "no sesame seeds on mine please, "
+                                                                                "I'm allergic")]
+    assert "Ren is allergic to walnuts" in [c.content for c in say("Ren", "skip the walnuts tho, im allergic")]
+    assert "The cat sheds everywhere and Ren is allergic" in [
+        c.content for c in say("Ren", "the cat sheds everywhere and I'm allergic")]  # no food named: as said
+
+
+def test_a_count_answered_with_an_aside_keeps_the_count_in_its_place() -> None:
+    assert [c.content for c in say("Ren", "9, if the twins make it",
+                                   previous=("Assistant", "How many people are coming?"))] == [
+        "9 people are coming, if the twins make it"]

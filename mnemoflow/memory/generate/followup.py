@@ -360,6 +360,9 @@ def _wh(q: Question, text: str) -> FollowUp | None:
         if " and " in text and aux in {"is", "was"}:
             aux = "are" if aux == "is" else "were"
         noun = f" {q.noun}" if q.noun and q.noun.lower() not in text.lower() else ""
+        counted = re.match(rf"^(?P<n>\d+|{_NUMBER_WORD})\s*[,;]\s+(?P<aside>.+)$", text, re.I) if wh == "how many" else None
+        if counted:  # "How many are coming?" / "14, basically the whole class": the count, then what it adds
+            return FollowUp((said(counted["n"] + noun + " "), ask(_join(aux, rest)), said(", " + counted["aside"])), "wh")
         return FollowUp((said(text + noun + " "), ask(_join(aux, rest))), "wh")
     if q.aux in _BE and not rest and wh in {"who", "whom", "what", "which", "how much", "how long", "how old",
                                               "what kind of", "what sort of", "what type of", "how far"}:
@@ -481,3 +484,12 @@ def refined(topic: str, slot: str) -> str | None:
     if m is None or not (said := re.search(rf"\b{re.escape(m['noun'])}\b", topic)):
         return None
     return f"{topic[:said.start()]}{m['which'].lower()} {topic[said.start():]}".rstrip(".!")
+
+
+def with_allergen(body: str, turn_text: str) -> str:
+    """"nothing with peanuts tho, im allergic": an allergy said without what to is to the allergens the turn
+    named ("I'm allergic to peanuts", "... to prawns and crab"); left as said when the turn names none."""
+    if not re.search(r"\ballergic$", body):
+        return body
+    named = list(dict.fromkeys(m["what"].lower() for m in _ALLERGEN.finditer(turn_text)))
+    return f"{body} to {' and '.join(named)}" if named else body

@@ -67,6 +67,7 @@ from mnemoflow.memory.generate.followup import (
     is_polar,
     merge,
     refined,
+    with_allergen,
     with_destination,
 )
 from mnemoflow.memory.generate.judge import (
@@ -339,7 +340,7 @@ class RuleEngine:
             return skip("too short")  # "Fun!", "Alex!"; "I'm vegan", "Lisbon's off" count as the three words they become
         owned = _owned_by_speaker(body, info.speaker, info.known, info.to_assistant)
         body = _it_named_before(expand_is(_mine_named_before(owned, before)), before)
-        body = _where_it_is(_where_named_before(body, before), before)
+        body = with_allergen(_where_it_is(_where_named_before(body, before), before), info.context.turn.text)
         rewrite = rewrite_persons(body, info.speaker, info.addressee, antecedents)
         content = prefix + rewrite.text
         has_detail = _has_detail(info, rewrite.text)
