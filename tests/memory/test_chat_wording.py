@@ -74,6 +74,13 @@ def test_an_ing_noun_after_a_possessive_is_no_progressive() -> None:
      ["can you sort a meal plan", "I'm training for a marathon"]),
     ("I'm in Leeds, and Omar is in York", ["I'm in Leeds,", "Omar is in York"]),
     ("I got a raise, so we're at 60k now", ["I got a raise, so we're at 60k now"]),  # one change, one unit
+    ("the boiler failed again so we've booked Heatfix for Monday",
+     ["the boiler failed again", "we've booked Heatfix for Monday"]),
+    ("the worktops are late so they've pushed the install back", [  # nothing named: it leans on the reason
+        "the worktops are late so they've pushed the install back"]),
+    ("my dog Rolo had his checkup last week, he's on 15mg of carprofen now",
+     ["my dog Rolo had his checkup last week", "he's on 15mg of carprofen now"]),
+    ("I met Ana at the gym, she's lovely", ["I met Ana at the gym, she's lovely"]),
 ])
 def test_clauses_of_different_standing_are_split(sentence: str, units: list[str]) -> None:
     assert split_clauses(sentence, is_clause) == units

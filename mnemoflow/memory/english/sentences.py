@@ -60,7 +60,10 @@ _UNMARKED_QUESTION = (r"(?i:how|what|where|when|which|who|why)\s+(?i:can|could|s
 _YOU_QUESTION = r"(?:[A-Z][a-z]+,?\s+)?you\b[^.!]*\?$"
 # "..., so chess has relocated to the library": a result with a subject of its own, a thing
 _RESULT = re.compile(r"(?:the\s+)?(?:(?!(?:i|we|you|he|she|it|they|that|this|there|so|and|but|then)\b)[a-z]+\s+){1,3}?"
-                     r"(?:has|have|is|are|will)\s+\w+ed\b")
+                     r"(?:has|have|is|are|will)\s+\w+ed\b|"
+                     r"(?:they|we)(?:'ve|'re|\s+have|\s+are)\s+\w+ed\b(?=[^,.;]*(?:\d|\b[A-Z]))")  # "so they've bumped Mochi up to 3"
+# "my cat got diagnosed last month, she's on 2 units twice a day": a second fact, with a number, of the one just named
+_COUNTED_AFTER = re.compile(r",\s+(?=(?:she|he)(?:'s|\s+is|\s+has|\s+gets|\s+takes)\s+[^,.;]*\d)")
 _CLAUSE_BREAK = re.compile(r";\s+|:\s+(?=\S)|"
                            r",\s+(?:and\s+|but\s+|so\s+)?(?=(?:(?:as usual|also|now|then|actually),?\s+)?"
                            r"(?:I|I'm|I've|I'll|I'd|we|we're|we've|my|our|can you|could you|please)\b|" + _ASK + "|"
@@ -70,7 +73,7 @@ _CLAUSE_BREAK = re.compile(r";\s+|:\s+(?=\S)|"
                            r"[\w-]+'s)\s|"
                            r"[A-Z][a-z]+(?:\s+(?:him|her)self)?\s+(?:is|was|has|had|can|can't|could|couldn't|will|won't|"
                            r"does|doesn't|did|didn't|isn't|wasn't)\s)|"
-                           r"(?:,\s+|(?<=\w)\s+)so\s+(?=" + _RESULT.pattern + ")")
+                           r"(?:,\s+|(?<=\w)\s+)so\s+(?=" + _RESULT.pattern + ")|" + _COUNTED_AFTER.pattern)
 _THING_ON_A_DAY = re.compile(rf"(?:the|my|our|his|her|their)\s.*\b(?:{'|'.join(WEEKDAYS + tuple(m.lower() for m in MONTHS))}|"
                              r"tomorrow)\b", re.I)
 # A tail clause that points back into the sentence before it ("..., I deployed it there last week").
@@ -212,6 +215,8 @@ def split_clauses(sentence: str, is_clause: Callable[[str], bool]) -> list[str]:
             continue  # the tail needs the head to be understood
         elif m.group().strip(", ") == "so" and _RESULT.match(tail) and _said_as_clause(head, is_clause):
             units[0:1] = [head, tail]  # "the pub got sold, so chess has relocated to the library": the result
+        elif _COUNTED_AFTER.match(m.group() + tail) and _said_as_clause(head, is_clause) and is_clause(tail):
+            units[0:1] = [head, tail]
         elif "and" in m.group() and _said_as_clause(head, is_clause) and is_clause(tail):
             if find_entities(tail) or re.search(r"\d", tail) or _THING_ON_A_DAY.match(tail):
                 # "and I'm deciding by Friday" leans on the head; "and my first parkrun is the Saturday after next" does not
