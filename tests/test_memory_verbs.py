@@ -169,12 +169,17 @@ def test_direct_adds_of_a_change_leave_one_current_memory(memory: Memory, before
     assert not memory.get(first.results[0].id).is_latest  # the past version is still there, marked
 
 
-def test_what_takes_the_place_of_a_thing_ended_in_the_same_add_replaces_it_too(memory: Memory) -> None:
-    notes = memory.add("I use Evernote for all my notes", user_id="alex")
-    switched = memory.add("binned Evernote, we've gone over to Notion", user_id="alex")
+@pytest.mark.parametrize(("before", "after", "new"), [
+    ("I use Evernote for all my notes", "binned Evernote, we've gone over to Notion", "Notion"),
+    ("I back up my photos to Dropbox", "finally dumped dropbox, my photos all live in iCloud now", "iCloud"),
+])
+def test_what_takes_the_place_of_a_thing_ended_in_the_same_add_replaces_it_too(memory: Memory, before: str,
+                                                                              after: str, new: str) -> None:
+    notes = memory.add(before, user_id="alex")
+    switched = memory.add(after, user_id="alex")
     assert [(e.event, e.previous_id) for e in switched.results] == [("UPDATE", notes.results[0].id)] * 2
-    [notion] = [e for e in switched.results if "Notion" in e.memory]
-    assert notion.id in {m.id for m in memory.get_all(user_id="alex")}
+    [replacing] = [e for e in switched.results if new in e.memory]
+    assert replacing.id in {m.id for m in memory.get_all(user_id="alex")}
 
 
 @pytest.mark.parametrize(("before", "after"), list(LOOK_ALIKES.values()), ids=list(LOOK_ALIKES))

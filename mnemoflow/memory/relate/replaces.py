@@ -15,7 +15,8 @@ from mnemoflow.memory.relate.restate import adds_alongside, asserted
 
 # the verbs that end the thing they name, or that end the subject itself ("the Fitbit died")
 _ENDING = re.compile(rf"\b(?:died|retired|(?:is|'s|was|were|got|been) (?:{ENDED})|traded\b.*?\bin\b|sold|offloaded|got rid of|gave away|"
-                     r"escaped|left|closed|cancell?ed|quit|dropped|ditched|scrapped|binned|broke down|gave up on)\b",
+                     r"escaped|left|closed|cancell?ed|quit|dropped|dumped|ditched|scrapped|binned|abandoned|broke down|"
+                     r"gave up on|stopped (?:using|going to|buying|ordering))\b",
                      re.IGNORECASE)
 # a thing come into one's life: what may take the place of the thing that ended ("moved everything over to")
 _WHAT = r"(?: (?:it|them|everything|all|all of it|my \w+|our \w+))?"
