@@ -1,7 +1,7 @@
 """Word lists several parts of the rules share, one list per concept: month and weekday names, month
 abbreviations, seasons, the connectors inside names, abbreviations with a period, the number words
-up to twelve, the product lines that say what kind of device a thing is, and the food allergens. A module that needs more (temporal's "a couple of", claims' "dozen") extends these rather
-than keeping its own copy."""
+up to twelve, the product lines that say what kind of device a thing is, and the food allergens. A module
+that needs more (temporal's "a couple of", claims' "dozen") extends these rather than keeping its own copy."""
 
 from __future__ import annotations
 
@@ -61,7 +61,12 @@ DEVICE_CLASSES: dict[str, frozenset[str]] = {
     "console": frozenset({"playstation", "ps4", "ps5", "xbox"}),
 }
 # any product line as a pattern, longest first ("cr-v" before "cr")
-DEVICE_WORDS = "|".join(sorted((w.replace("-", r"\-") for ws in DEVICE_CLASSES.values() for w in ws), key=len, reverse=True))
+DEVICE_WORDS = "|".join(sorted((w.replace("-", r"\-") for ws in DEVICE_CLASSES.values() for w in ws), key=len,
+                               reverse=True))
+# a product line named with up to two words before it and its model after it: "2012 honda civic", "galaxy s23",
+# "kobo clara 2e" (the group "thing")
+DEVICE_PHRASE = (rf"(?P<thing>(?:[\w-]+\s+){{0,2}}(?:{DEVICE_WORDS})(?:(?:\s+[a-z]+)?\s+[\w-]*\d[\w-]*)?)"
+                 r"(?![\w-])")
 # the food allergens, each with the foods that hold it, and the words said for them
 ALLERGENS: dict[str, frozenset[str]] = {
     "tree nut": frozenset({"almond", "walnut", "cashew", "pecan", "pistachio", "hazelnut", "macadamia",

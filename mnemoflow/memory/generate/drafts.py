@@ -18,7 +18,7 @@ from mnemoflow.memory.english.coref import (
     possessive,
     rewrite_persons,
 )
-from mnemoflow.memory.english.lexicon import DEVICE_WORDS, MONTHS, WEEKDAYS
+from mnemoflow.memory.english.lexicon import DEVICE_PHRASE, MONTHS, WEEKDAYS
 from mnemoflow.memory.english.sentences import (
     split_clauses,
     split_sentences,
@@ -274,8 +274,7 @@ _OWNED_NAMED = re.compile(rf"\bmy\s+(?P<name>{_NAMED_WORD}(?:\s+{_NAMED_WORD})*)
 
 
 # "my galaxy s23", "my 2012 honda civic": a product line the speaker has, with its model number
-_MY_DEVICE = re.compile(rf"\bmy\s+(?P<thing>(?:(?:19|20)\d\d\s+)?(?:[a-z]+\s+)?(?:{DEVICE_WORDS})"
-                        r"(?:(?:\s+[a-z]+)?\s+[\w-]*\d[\w-]*)?)(?![\w-])", re.I)
+_MY_DEVICE = re.compile(rf"\bmy\s+{DEVICE_PHRASE}", re.I)
 
 
 def _told_in_asking(question: str) -> str | None:

@@ -14,7 +14,7 @@ finds it and `with_destination` puts it back into the answer.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from mnemoflow.memory.english.lexicon import (
@@ -32,6 +32,7 @@ from mnemoflow.memory.english.verbs import (
     past,
     third_person,
 )
+from mnemoflow.memory.generate.judge import _has_verb
 from mnemoflow.memory.generate.questions import (
     _BE,
     _DO,
@@ -456,12 +457,12 @@ def first_said(text: str) -> str:
     return re.split(r"(?<=[.!?])\s", text.strip())[0]
 
 
-def allergy_answer(question: str, answer: str, has_verb: Callable[[str], bool]) -> str | None:
+def allergy_answer(question: str, answer: str) -> str | None:
     """"Any allergies or dietary needs?" / "just Theo — peanuts": an answer with no verb of its own that
     names an allergen says who is allergic to it ("Theo is allergic to peanuts"; the speaker when it names
     no one: "yeah shellfish" -> "I'm allergic to shellfish"). None for any other answer."""
     if not _ASKS_ALLERGIES.search(question) or not (food := _ALLERGEN.search(answer)) or \
-            has_verb(answer[:food.start()] + answer[food.end():]):  # "peanuts" is no verb
+            _has_verb(answer[:food.start()] + answer[food.end():]):  # "peanuts" is no verb
         return None
     who = _WHOSE.search(answer)
     return f"{who['who']} is allergic to {food['what']}" if who else f"I'm allergic to {food['what']}"

@@ -15,7 +15,7 @@ from mnemoflow.memory.english.coref import (
     possessive,
     rewrite_persons,
 )
-from mnemoflow.memory.english.lexicon import DEVICE_WORDS, MONTHS, WEEKDAYS
+from mnemoflow.memory.english.lexicon import DEVICE_PHRASE, MONTHS, WEEKDAYS
 from mnemoflow.memory.english.sentences import strip_padding, written_out
 from mnemoflow.memory.english.smalltalk import is_small_talk
 from mnemoflow.memory.english.verbs import expand_is, is_adverb, is_past
@@ -39,8 +39,7 @@ _NOT_NOUN_AFTER = frozenset({"and", "or", "also", "just", "still", "now", "never
 _MINE = re.compile(r"^mine(?='s\b| is\b)", re.I)
 _THE_NAMED = re.compile(r"\b(?:the|an?)\s+(?P<thing>(?:(?:19|20)\d\d\s+)?(?:[A-Z][\w-]*\s+)+[a-z]+)\b(?=[^?]*\?$)")
 # "when's a 2012 honda civic due a timing belt?": a product line, with the words before it and its model number
-_THE_DEVICE = re.compile(rf"\b(?:the|an?|my)\s+(?P<thing>(?:[\w-]+\s+){{0,2}}(?:{DEVICE_WORDS})(?:\s+[\w-]*\d[\w-]*)?)"
-                         r"(?![\w-])", re.I)
+_THE_DEVICE = re.compile(rf"\b(?:the|an?|my)\s+{DEVICE_PHRASE}", re.I)
 
 
 def _mine_named_before(body: str, before: Sequence[str]) -> str:

@@ -369,8 +369,7 @@ class RuleEngine:
             return None  # "Thanks, Melanie!" answers nothing; the next sentences stand on their own
         if _owned_by_speaker(answer, info.speaker, info.known, info.to_assistant) != answer:
             return None  # "What are your biggest costs?" / "rent's £1,150": a statement of the speaker's own thing
-        if allergy := allergy_answer(questions[-1], strip_padding(first_said(info.context.turn.text), info.known),
-                                     _has_verb):
+        if allergy := allergy_answer(questions[-1], strip_padding(first_said(info.context.turn.text), info.known)):
             return [self._statement(info, allergy, antecedents)[0]]
         asker = "the assistant" if _is_assistant(previous) else display_name(previous.speaker)
         question = asked_of(info.speaker, strip_padding(questions[-1], info.known))
