@@ -14,7 +14,7 @@ import hashlib
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
@@ -91,8 +91,10 @@ class ParsedTranscript:
 
 
 def parse_transcript(data: bytes, uri: str, *, max_bytes: int) -> ParsedTranscript:
-    """Validate a transcript file's bytes into landing rows; every problem becomes an error record."""
+    """Validate a transcript file's bytes into landing rows; every problem becomes an error record.
+    A turn without `session_id` belongs to the file's own session, named after the file."""
     parsed = ParsedTranscript()
+    file_session = PurePosixPath(uri.split("?", 1)[0]).stem
 
     def error(reason: str) -> None:
         parsed.errors.append(IngestErrorRecord(CONNECTOR, uri, "transcript", reason))
@@ -140,7 +142,7 @@ def parse_transcript(data: bytes, uri: str, *, max_bytes: int) -> ParsedTranscri
             error(f"line {line_no}: a turn must be a JSON object")
             continue
         try:
-            turn = TranscriptTurn.model_validate(record)
+            turn = TranscriptTurn.model_validate({"session_id": file_session, **record})
         except ValidationError as exc:
             error(f"line {line_no}: {_describe(exc)}")
             continue

@@ -300,9 +300,10 @@ def extract_jsonl(data: bytes, name: str, settings: Settings) -> Extracted:
 
 # ---------------------------------------------------------------------- routing
 def looks_like_transcript(data: bytes, name: str) -> bool:
-    """Whether a .json/.jsonl file belongs to the conversations connector: its first record has
-    `session_id` and `turn_id`, or there is no record to judge by (not UTF-8, not JSON, empty),
-    in which case the transcript parser reports the problem line by line, as it always has."""
+    """Whether a .json/.jsonl file belongs to the conversations connector: its first record is a turn
+    (`turn_id`, with `session_id` or `speaker`: a chat exported without sessions is one session), or
+    there is no record to judge by (not UTF-8, not JSON, empty), in which case the transcript parser
+    reports the problem line by line, as it always has."""
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -318,4 +319,5 @@ def looks_like_transcript(data: bytes, name: str) -> bool:
             first = document[0] if document else None
         else:
             first = _json_records(document)[0][1] if isinstance(document, dict) else None
-    return first is None or (isinstance(first, dict) and {"session_id", "turn_id"} <= first.keys())
+    return first is None or (isinstance(first, dict) and "turn_id" in first
+                             and bool({"session_id", "speaker"} & first.keys()))

@@ -140,6 +140,8 @@ def test_record_cap(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None
     ("chat.json", b'[{"session_id": "s1", "turn_id": "1"}, {"session_id": "s1", "turn_id": "2"}]', True),
     ("chat.jsonl", b'not json\n{"session_id": "s1", "turn_id": "1"}\n', True),  # first parsable record decides
     ("events.jsonl", b'{"event": "login", "session_id": "s1"}\n', False),  # session_id alone is not a turn
+    ("chat.jsonl", b'{"turn_id": "1", "speaker": "Ana", "text": "hi"}\n', True),  # no sessions: the file is one
+    ("scores.jsonl", b'{"turn_id": "1", "score": 3}\n', False),  # a turn_id alone is not a turn either
     ("tasks.json", b'[{"id": 1, "title": "x"}]', False),
     ("catalog.json", b'{"items": [{"sku": "A-1"}]}', False),
     ("broken.json", b'[{"session_id": "s1", "turn_id": "1"},', True),  # unparsable: the transcript parser reports it

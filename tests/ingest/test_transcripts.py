@@ -67,6 +67,17 @@ def test_a_json_list_transcript_is_read_like_jsonl(service: MemoryService, tmp_p
     assert service.ingest(SCOPE, [path]).report.turns_added == 4
 
 
+def test_a_transcript_without_sessions_is_one_session_named_after_its_file(
+        service: MemoryService, tmp_path: Path) -> None:
+    path = tmp_path / "alex-chat.jsonl"
+    path.write_text("".join(json.dumps({k: v for k, v in t.items() if k != "session_id"}) + "\n" for t in TURNS))
+    outcome = service.ingest(SCOPE, [path])
+    assert (outcome.report.turns_added, outcome.report.errors) == (4, [])
+    assert service.store.list_memories(SCOPE)  # a transcript, not records: memories are made from its turns
+    result = service.recall(SCOPE, "when is the trip to Japan?", k=3)
+    assert {c.session_id for item in result.items for c in item.citations if c.turn_id} == {"alex-chat"}
+
+
 def test_the_same_file_in_two_scopes_stays_apart(service: MemoryService, tmp_path: Path) -> None:
     path = write_transcript(tmp_path / "chat.jsonl", TURNS)
     service.ingest(SCOPE, [path])
