@@ -105,6 +105,22 @@ def test_an_emoji_between_words_ends_a_sentence_and_an_aside_does_not() -> None:
         "Ember & Oak (my candle shop!) goes live on June 3.", "Can you help?"]
 
 
+def test_a_face_typed_in_ascii_is_read_like_an_emoji() -> None:
+    assert split_sentences("lost my wallet on the bus :( had to cancel both cards") == [
+        "lost my wallet on the bus", "had to cancel both cards"]
+    assert split_sentences("the new flat has a balcony :D") == ["the new flat has a balcony"]
+    assert split_sentences("love the sofa <3 delivery is on Friday") == ["love the sofa", "delivery is on Friday"]
+    for kept in ("the score was 3:2 at half time", "pick option 8) from the menu", "see http://x.org/a for it"):
+        assert split_sentences(kept) == [kept]
+
+
+def test_chat_fillers_that_end_a_clause_are_padding() -> None:
+    assert strip_padding("the bike lock code is 5190* btw") == "the bike lock code is 5190*"
+    assert strip_padding("my shift moved to nights lol, starting Sunday") == "my shift moved to nights, starting Sunday"
+    assert strip_padding("we're in, haha") == "we're in"
+    assert strip_padding("the lol cats calendar is on the fridge") == "the lol cats calendar is on the fridge"
+
+
 def test_asides_that_qualify_the_telling_are_padding() -> None:
     assert strip_padding("I'm with Northgate Savings if that matters") == "I'm with Northgate Savings"
     assert strip_padding("Change of plan, the launch is on Friday") == "the launch is on Friday"

@@ -23,7 +23,9 @@ from mnemoflow.memory.english.names import find_entities
 from mnemoflow.memory.english.verbs import expand_is
 
 _BOUNDARY = re.compile(r"(?:[.!?]+|\u2026)[\"')\]]*\s+|\s+[-\u2013\u2014]+\s+|\n+")
-_EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F\u200D]+")
+# An emoji, or a face typed as one ":(", ";)", ":D", ":-P", "<3" (a token of its own): read alike
+_EMOJI = re.compile("(?:[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F\u200D]+"
+                    r"|(?<!\S)(?:[:;=][-'^]?[()\[\]DPpO/\\|*3]+|<3+)(?!\S))")
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
 _DISCOURSE = re.compile(
     r"^(?:(?:oh+|ooh+|ah+|aw+|well|so|yeah|yea|yes|yep|ok|okay|alright|hey|hi|hm+|um+|uh+|haha+|hah|lol|lmao|wow|"
@@ -43,8 +45,10 @@ _DISCOURSE = re.compile(
 # "For the party planning, just so you know: ...": a short topic said before a discourse marker.
 _LEAD_IN = re.compile(r"^(?:for|about|re|regarding|as for|speaking of)\s+[^,:;.!?]{1,40}?,\s*"
                       r"(?=(?:just so you know|fyi|heads up|for the records?|by the way|btw)\b)", re.I)
-_TRAILING_FILLER = re.compile(r"[,;]?\s+(?:though|ha|haha+|lol|lmao|ugh|tbh|fwiw|obvs|obvi|if (?:that|it) (?:matters|helps|makes "
+_TRAILING_FILLER = re.compile(r"[,;]?\s+(?:though|ha|ugh|obvs|obvi|if (?:that|it) (?:matters|helps|makes "
                               r"(?:any )?(?:sense|a difference)))\s*([.!?]*)$", re.I)
+# Chat fillers that end a clause wherever it ends: "the code is 4471# btw, remember that", "starts monday lol, ..."
+_CLAUSE_FILLER = re.compile(r"[,;]?\s+(?:lol|lmao|rofl|haha+|hehe+|btw|tbh|fwiw|ngl)(?=\s*(?:[,;:.!?]|$))", re.I)
 # A request to the listener after a statement: "..., keep dairy out of the plan", "..., remind my husband",
 # "..., so examples in Python please". "remember/don't forget (that)" brings in a statement of its own.
 _ASK = (r"(?:please\s+)?(?:keep|remind|book|schedule|send|tell|add|use|note|leave|skip|pick|plan)\b|"
@@ -246,7 +250,7 @@ def strip_padding(sentence: str, names: Iterable[str] = ()) -> str:
             break
         text = stripped
     text = vocatives[1].sub("", text) if vocatives else text
-    return _TRAILING_FILLER.sub(r"\1", text)
+    return _TRAILING_FILLER.sub(r"\1", _CLAUSE_FILLER.sub("", text))
 
 
 def is_padding(sentence: str) -> bool:
