@@ -109,6 +109,8 @@ CHANGES = {  # a fact, then what is true now: each leaves one current memory and
                                               "the council's put it up £1,560 from April"),
     "a phone given, the old one named going": ("My phone is a Pixel 7",
                                                "work gave me an iPhone 15, the pixel is going on ebay"),
+    "a bike of another make come by, the word bike unsaid": ("My bike is a 2021 Cannondale Quick 4",
+                                                             "picked up a secondhand Orbea at the weekend :)"),
 }
 
 

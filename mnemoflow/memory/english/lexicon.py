@@ -55,6 +55,10 @@ DEVICE_CLASSES: dict[str, frozenset[str]] = {
         i20 i30 elantra impreza crosstrek cx-5 cx-30 mx-5 xc40 xc60 xc90 v60 f-150 silverado
         wrangler altima sentra tacoma taycan macan e-tron
         """.split()),
+    # bike makes, written as a product only (`claim_values.device_at`): "Trek", not "a trek up the hill"
+    "bike": frozenset("""
+        trek brompton cannondale bianchi pinarello cervelo colnago orbea boardman vanmoof lapierre merida ribble
+        """.split()),
     "e-reader": frozenset({"kindle", "kobo", "boox"}),
     "watch": frozenset({"fitbit", "garmin", "forerunner", "fenix", "venu"}),
     "tablet": frozenset({"ipad"}),
