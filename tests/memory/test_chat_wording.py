@@ -185,6 +185,15 @@ def test_a_lone_noun_said_with_a_value_is_the_speakers_when_told_to_the_assistan
     assert not any(c.content.startswith("Eli's picnic") for c in stored(lines, NOW))
 
 
+def test_a_lone_thing_that_met_its_end_is_the_speakers_when_told_to_the_assistant() -> None:
+    assert [c.content for c in say("Eli", "kettle died on us, using the hob for now")][0].startswith(
+        "Eli's kettle died")
+    assert [c.content for c in say("Eli", "scooter got pinched from outside the library")] == [
+        "Eli's scooter got pinched from outside the library"]
+    lines = [("Ana", "how was the drive up?"), ("Eli", "van broke down near Carlisle, we're waiting for the AA")]
+    assert not any(c.content.startswith("Eli's van") for c in stored(lines, NOW))  # the group's van, maybe
+
+
 def test_an_answer_that_states_the_speakers_own_thing_stands_alone() -> None:
     assert [c.content for c in say("Eli", "mortgage's £1,020, that's the big one",
                                    previous=("Assistant", "What are your main monthly bills?"))] == [

@@ -144,19 +144,26 @@ _THING_MOVED = re.compile(r"^(?P<noun>[a-z]{3,})'s\s+(?=(?:gone|going|been|got|u
 # "dentist is tues 4th march at 10:40", "office is Harbour Exchange", "rent's £1,150": one lowercase noun said with
 # a value (a number, a name) and no owner
 _THING_VALUED = re.compile(r"^(?P<noun>[a-z]{3,})(?P<verb>'s|\s+is|\s+was)\s+(?=[^,;]*?(?:\d|\b[A-Z][a-z]))")
+# "laptop died on me", "trek got nicked outside the gym", "car's been written off": a lowercase thing that met
+# its end, said with no owner
+_THING_ENDED = re.compile(r"^(?P<noun>[a-z]{3,})(?='s\s|\s)(?:'s)?\s*(?:(?:got|has|had|was|is|been|just|finally)\s+){0,2}"
+                          r"(?:died|broke(?:n| down)?|stolen|nicked|pinched|written off|totall?ed|packed (?:in|up))\b")
 
 
 def _owned_by_speaker(body: str, speaker: str, known: Iterable[str], to_assistant: bool = True) -> str:
     """A chat sentence drops the "my" before its subject ("Rent on the two-bed is £1,300"): the thing is the
     speaker's, and the memory says so. Not for a known name, nor when the words after it read as a verb; a
-    lone noun with a value ("dentist is tues 4th march") only when told to the assistant (in a group "party's
-    on Sunday" is the group's)."""
+    lone noun with a value ("dentist is tues 4th march") or that met its end ("laptop died") only when told to
+    the assistant (in a group "party's on Sunday" is the group's)."""
     if new := _NEW_THING.match(body):
         after = body[new.end('verb'):].split()[:1]
         verb = new["verb"] if new["verb"] != "'s" else " has" if after and is_past(after[0]) else " is"  # "'s arrived"
         return f"{possessive(speaker)} new {new['noun'].lower()}{verb}{body[new.end('verb'):]}"
     if kin := _BARE_KIN.match(body):  # "mum wants to go over to giffgaff": the speaker's mum
         return f"my {kin['kin'].lower()}{body[kin.end():]}"
+    if (ended := _THING_ENDED.match(body) if to_assistant else None) and \
+            ended["noun"] not in _DETERMINERS | _DAY_WORDS | _PRONOUNS | {k.lower() for k in known}:
+        return f"my {body}"
     now = _THING_NOW.match(body) or _THING_MOVED.match(body) or (_THING_VALUED.match(body) if to_assistant else None)
     if now and now["noun"].lower() not in _DETERMINERS | _DAY_WORDS | _PRONOUNS | {k.lower() for k in known}:
         rest = body[now.end():]
