@@ -28,6 +28,7 @@ from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import GroupKFold, cross_val_predict
 
 from mnemoflow.config import load_settings
+from mnemoflow.embedding.local import LocalEmbedder
 from mnemoflow.eval.scenario_run import run_scenario
 from mnemoflow.eval.scenario_scores import match_memories
 from mnemoflow.eval.scenarios import load_scenarios
@@ -68,8 +69,6 @@ def main() -> None:
         rows += labelled_memories(folder, lambda s: "dev")
     for folder in args.unseen:
         rows += labelled_memories(folder, lambda s, name=folder.name: f"unseen {name}")
-    from mnemoflow.embedding.local import LocalEmbedder
-
     kinds = sorted({row["kind"] for row in rows})
     x = features(rows, np.asarray(LocalEmbedder().embed([row["content"] for row in rows])), kinds)
     y = np.asarray([row["extra"] for row in rows], dtype=int)

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from mnemoflow.memory.english.lexicon import MONTHS, WEEKDAYS
+from mnemoflow.memory.english.lexicon import ADDRESSED_KIN, MONTHS, WEEKDAYS
 from mnemoflow.memory.english.tense import STATE_ED
 from mnemoflow.memory.english.verbs import AUXILIARIES, PAST_FORMS, agree, is_adverb
 
@@ -68,9 +68,6 @@ _IT_VERBS = frozenset({"is", "was", "will", "starts", "ends", "takes", "costs", 
 # Words before a capitalised word that make it a place or a product, not a person ("to Lisbon", "using Go").
 _BEFORE_PLACE = frozenset({"in", "to", "from", "at", "near", "on", "for", "of", "into", "around", "via", "by",
                            "visit", "visiting", "visited", "using", "use", "uses", "with"})
-# family named the way one addresses them, a name for "she" or "he" ("Mum", "Grandad")
-_ADDRESSED_KIN = frozenset({"mum", "mom", "mam", "gran", "granny", "nan", "nana", "grandma", "dad", "grandad",
-                            "granddad", "grandpa"})
 # the words a place's name starts with: "St Thomas'" or "The Arch" is no one "she" can be
 _PLACE_TITLES = frozenset({"st", "saint", "mount", "mt", "lake", "port", "fort"})
 # Words that end a noun phrase ("my flight to Paris", "my job is").
@@ -170,7 +167,7 @@ def find_mentions(text: str, speaker: str, addressee: str | None) -> tuple[Menti
             found.append(Mention(f"{m.group()} {thing}", "n", strong=True))  # "The design review ..."
             continue
         base = m.group().removesuffix("'s")
-        if base[:1].isupper() and base.lower() in _ADDRESSED_KIN:  # "Mum's hip op ..." / "I'll take her in"
+        if base[:1].isupper() and base.lower() in ADDRESSED_KIN:  # "Mum's hip op ..." / "I'll take her in": a name
             found.append(Mention(base, "f" if base.lower() in _FEMALE else "m"))
             continue
         name = _name_at(words, i)

@@ -34,6 +34,9 @@ CONTRACTIONS_UNMARKED = {
 CHAT_SPELLINGS = {"u": "you", "pls": "please", "plz": "please", "bday": "birthday", "tmrw": "tomorrow",
                   "tmr": "tomorrow", "tomoz": "tomorrow", "yr": "year", "yrs": "years", "wk": "week", "wks": "weeks",
                   "bro": "brother", "thx": "thanks", "ppl": "people", "appt": "appointment", "abt": "about"}
+# family named the way one addresses them, with no "my" ("Mum's hip op", "dad wants to come")
+ADDRESSED_KIN = frozenset({"mum", "mom", "mam", "gran", "granny", "nan", "nana", "grandma", "dad", "grandad",
+                           "granddad", "grandpa"})
 
 # Product lines and the one device of a kind each is (a new phone replaces the phone): names that say the kind
 DEVICE_CLASSES: dict[str, frozenset[str]] = {

@@ -290,11 +290,11 @@ def _told_in_asking(question: str) -> str | None:
     if owned and owned["name"].split()[0].lower() not in (*WEEKDAYS, *(m.lower() for m in MONTHS)) and \
             not owned["name"].isupper():  # "my CV", "my GP": an abbreviation, no named thing
         name = owned["name"]
-        return f"I have {'an' if name[0].lower() in 'aeiou' else 'a'} {name}"
-    if device := _MY_DEVICE.search(question):  # "how do I stop my galaxy s23 auto-updating apps?"
+    elif device := _MY_DEVICE.search(question):  # "how do I stop my galaxy s23 auto-updating apps?"
         name = device["thing"]
-        return f"I have {'an' if name[0].lower() in 'aeiou' else 'a'} {name}"
-    return None
+    else:
+        return None
+    return f"I have {'an' if name[0].lower() in 'aeiou' else 'a'} {name}"
 
 
 def _starts_with_a_noun(info: _Turn, fragment: str) -> bool:

@@ -15,7 +15,12 @@ from mnemoflow.memory.english.coref import (
     possessive,
     rewrite_persons,
 )
-from mnemoflow.memory.english.lexicon import DEVICE_PHRASE, MONTHS, WEEKDAYS
+from mnemoflow.memory.english.lexicon import (
+    ADDRESSED_KIN,
+    DEVICE_PHRASE,
+    MONTHS,
+    WEEKDAYS,
+)
 from mnemoflow.memory.english.sentences import strip_padding, written_out
 from mnemoflow.memory.english.smalltalk import is_small_talk
 from mnemoflow.memory.english.verbs import expand_is, is_adverb, is_past
@@ -134,7 +139,8 @@ _BARE_SUBJECT = re.compile(r"^(?P<noun>[A-Za-z][a-z]+)(?P<rest>(?:\s+[a-z][\w-]*
 # "new number's 07700 900456", "New place is in Braga": a new thing said with no owner is the speaker's
 _NEW_THING = re.compile(r"^new\s+(?P<noun>[a-z]+(?:\s+[a-z]+)?)(?P<verb>'s|\s+is|\s+are)\s", re.I)
 # family said the way one addresses them, with no "my": "mum wants ...", "Dad's retiring in May"
-_BARE_KIN = re.compile(r"^(?P<kin>mum|mom|mam|dad|gran|nan|nana|grandad|grandma|grandpa)(?=\s+[a-z]|'s\s+[a-z]+ing\b)", re.I)
+_BARE_KIN = re.compile(rf"^(?P<kin>{'|'.join(sorted(ADDRESSED_KIN, key=len, reverse=True))})(?=\s+[a-z]|'s\s+[a-z]+ing\b)",
+                       re.I)
 _PRONOUNS = frozenset({"it", "that", "this", "what", "who", "where", "there", "here", "he", "she", "one", "everyone",
                        "everything", "nothing", "let", "mine", "yours", "ours", "theirs", "hers", "his"})
 # "password's greenowl91 now", "rent's £950 now": a thing's new value, said with no owner, is the speaker's
@@ -161,11 +167,11 @@ def _owned_by_speaker(body: str, speaker: str, known: Iterable[str], to_assistan
         return f"{possessive(speaker)} new {new['noun'].lower()}{verb}{body[new.end('verb'):]}"
     if kin := _BARE_KIN.match(body):  # "mum wants to go over to giffgaff": the speaker's mum
         return f"my {kin['kin'].lower()}{body[kin.end():]}"
-    if (ended := _THING_ENDED.match(body) if to_assistant else None) and \
-            ended["noun"] not in _DETERMINERS | _DAY_WORDS | _PRONOUNS | {k.lower() for k in known}:
+    no_thing = _DETERMINERS | _DAY_WORDS | _PRONOUNS | {k.lower() for k in known}  # words no thing of the speaker's is
+    if (ended := _THING_ENDED.match(body) if to_assistant else None) and ended["noun"] not in no_thing:
         return f"my {body}"
     now = _THING_NOW.match(body) or _THING_MOVED.match(body) or (_THING_VALUED.match(body) if to_assistant else None)
-    if now and now["noun"].lower() not in _DETERMINERS | _DAY_WORDS | _PRONOUNS | {k.lower() for k in known}:
+    if now and now["noun"].lower() not in no_thing:
         rest = body[now.end():]
         said = rest.split()[:2]  # "salary's gone up", "landlord's only gone and put the rent up": has
         verb = "has" if said and (is_past(said[0]) or said[0] in ("just", "finally") or len(said) == 2 and
