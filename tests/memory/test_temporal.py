@@ -99,6 +99,31 @@ def test_statements_joined_by_a_semicolon_keep_their_own_tense() -> None:
     assert resolved.text == "Lily ended up choosing Riverside; Lily starts in fall 2022"
 
 
+@pytest.mark.parametrize(("text", "rewritten"), [
+    ("ordered a new bike, arrives friday", "ordered a new bike, arrives on May 10, 2024"),
+    ("flew out monday, she lands thursday", "flew out on May 6, 2024, she lands on May 9, 2024"),
+    ("it got stolen friday, the new one comes monday", "it got stolen on May 3, 2024, the new one comes on May 13, 2024"),
+    ("we went hiking, and on saturday we had a picnic", "we went hiking, and on May 4, 2024 we had a picnic"),
+    ("I visited mom on monday, and dad on tuesday", "I visited mom on May 6, 2024, and dad on May 7, 2024"),
+    ("we bought two shirts, three boxes friday", "we bought two shirts, three boxes on May 3, 2024"),
+])
+def test_a_clause_with_a_present_verb_of_its_own_keeps_its_tense(text: str, rewritten: str) -> None:
+    """A present verb in the date's own clause says what is scheduled; a clause without a verb of its own (or
+    with only plural nouns) takes the tense of the statement it belongs to."""
+    assert resolve_dates(text, WED).text == rewritten
+
+
+@pytest.mark.parametrize(("text", "rewritten"), [
+    ("grabbed coffee on the way in today", "grabbed coffee on the way in on May 8, 2024"),
+    ("staying in tonight", "staying in on the night of May 8, 2024"),
+    ("I'll read it in tomorrow's paper", "I'll read it in May 9, 2024's paper"),
+    ("friday's game is at 6", "May 10, 2024's game is at 6"),
+])
+def test_in_before_a_day_is_not_the_days_and_a_day_owning_a_thing_takes_no_preposition(text: str,
+                                                                                        rewritten: str) -> None:
+    assert resolve_dates(text, WED).text == rewritten
+
+
 def test_a_weekday_naming_a_kind_of_thing_is_not_a_date() -> None:
     sunday = datetime(2024, 4, 14, 9, 0)
     for text in ("I joined the club for the long Sunday runs", "I skip my Monday classes"):

@@ -34,6 +34,7 @@ from mnemoflow.memory.english.tense import (
     PAST_TIME,
     PLANNED,
     has_past_verb,
+    has_present_verb,
 )
 
 _MONTH_NUMBER = MONTH_NUMBERS | MONTH_ABBREVIATIONS
@@ -42,6 +43,7 @@ _ANY_MONTH = _FULL_MONTH + "|" + "|".join(sorted(MONTH_ABBREVIATIONS, key=len, r
 _NUMBERS = {"a": 1, "an": 1} | NUMBERS_TO_TWELVE | {"a couple of": 2, "a couple": 2, "couple of": 2}
 _NUM = r"\d{1,3}|a couple of|a couple|couple of|an?|" + "|".join(NUMBERS_TO_TWELVE)
 _PREP = r"(?:\b(?P<prep>on|in|by|until|till|from|since|before|after|during|for|at|over|through)\s+)?"
+_DAY_PREP = _PREP.replace("on|in|", "on|")  # "staying in tonight", "on the way in today": "in" is not the day's
 _PART = r"(?:\s+(?P<part>morning|afternoon|evening|night)\b)?"
 _KEEP_PREPS = {"by", "until", "till", "from", "since", "before", "after", "during", "for", "over", "through"}
 _RECURRING = re.compile(r"\b((?<!\d(?:st|nd|rd|th) )(?:birthdays?|anniversary)(?!\s+(?:party|dinner|drinks|lunch))|born|"
@@ -181,6 +183,8 @@ def _is_past(text: str, start: int, end: int, prep: str | None, clause_only: boo
             return False
         if PAST.search(scope) or has_past_verb(scope):
             return not (PLANNED.search(text[lo:start]) and not PAST_TIME.search(statement))
+        if scope is not statement and has_present_verb(text[lo:start]):
+            return False  # "ordered a bike, arrives friday": a present verb of its own, not the statement's past
     return False
 
 
@@ -309,10 +313,8 @@ def _calendar_day(m: re.Match[str], today: date, past: bool) -> _Span | None:
     year = today.year
     candidates = [y for y in (year - 1, year, year + 1) if day <= _month_length(y, month)]
     dates = [date(y, month, day) for y in candidates]
-    if past:
-        chosen = max((d for d in dates if d <= today), default=None)
-    else:
-        chosen = min((d for d in dates if d >= today), default=None)
+    before, after = [d for d in dates if d <= today], [d for d in dates if d >= today]
+    chosen = (max(before) if before else None) if past else (min(after) if after else None)
     return _day_span(chosen) if chosen else None
 
 
@@ -322,10 +324,8 @@ def _day_of_month(m: re.Match[str], today: date, past: bool) -> _Span | None:
         return None
     named = re.search(r"\b(" + _WEEKDAY + r")\W*$", m.string[:m.start()], re.I)  # "Wednesday the 16th"
     weekday = WEEKDAYS.index(named.group(1).lower()) if named else None
-    first = today.replace(day=1)
-    step = -1 if past else 1
     for k in range(0, 13):
-        month = _add_months(first, k * step)
+        month = _add_months(today.replace(day=1), k * (-1 if past else 1))
         if day <= _month_length(month.year, month.month):
             candidate = month.replace(day=day)
             if ((past and candidate <= today) or (not past and candidate >= today)) and (
@@ -395,7 +395,7 @@ def _rx(pattern: str) -> re.Pattern[str]:
 
 
 _PATTERNS: tuple[tuple[re.Pattern[str], _Handler], ...] = (
-    (_rx(_PREP + r"\b(?P<word>the day after tomorrow|the day before yesterday|today|tonight|tomorrow|yesterday|"
+    (_rx(_DAY_PREP + r"\b(?P<word>the day after tomorrow|the day before yesterday|today|tonight|tomorrow|yesterday|"
          r"last night|this (?:morning|afternoon|evening))\b" + _PART), _relative_day),
     (_rx(_PREP + r"(?<!\bthe )\b(?P<dir>next|last|this|the coming|the past|the following|coming)\s+"
          r"(?P<unit>week|month|year|weekend)\b(?!'s)"), _relative_unit),
@@ -408,7 +408,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], _Handler], ...] = (
     (_rx(_PREP + r"\bthe\s+(?P<unit>weekend|week)\s+after\s+next\b"), _unit_after_next),
     (_rx(r"\b(?P<prep>)(?P<n>" + _NUM + r")\s+(?P<unit>weeks?|fortnight)\s+(?:on\s+|from\s+)?(?P<anchor>today|tomorrow|"
          + _WEEKDAY + r")\b"), _weeks_from),
-    (_rx(_PREP + r"(?<!\bevery )(?<!\beach )(?<!\ba )\b(?:(?P<dir>next|last|this|the coming|coming)\s+)?"
+    (_rx(_DAY_PREP + r"(?<!\bevery )(?<!\beach )(?<!\ba )\b(?:(?P<dir>next|last|this|the coming|coming)\s+)?"
          r"(?P<day>" + _WEEKDAY + r")\b"
          r"(?!\s+(?:morning|afternoon|evening|night)s\b)" + _PART), _weekday),
     (_rx(r"\b(?P<prep>)in\s+(?P<n>" + _NUM + r")\s+(?P<unit>day|week|fortnight|month|year)s?\b(?P<ago>)"), _offset),
@@ -451,8 +451,8 @@ def _render(m: re.Match[str], span: _Span, text: str) -> str:
     prep = m["prep"]
     if prep and prep.lower() in _KEEP_PREPS:
         rendered = f"{prep} {span.bare}"
-    elif not prep and _word_before(text, m.start()).lower() in _BARE_AFTER:
-        rendered = span.bare  # "moved to June 14" -> "moved to June 14, 2024"; "Monday the 11th"
+    elif not prep and (_word_before(text, m.start()).lower() in _BARE_AFTER or text.startswith("'s", m.end())):
+        rendered = span.bare  # "moved to June 14" -> "moved to June 14, 2024"; "Monday the 11th"; "tomorrow's"
     elif m.start() == 0 and not prep and _VERB_AFTER.match(text, m.end()):
         rendered = span.bare
     else:

@@ -5,7 +5,14 @@ from __future__ import annotations
 
 import re
 
-from mnemoflow.memory.english.verbs import PAST_FORMS
+from mnemoflow.memory.english.lexicon import NUMBERS_TO_TWELVE
+from mnemoflow.memory.english.verbs import (
+    NOT_VERBS,
+    PAST_FORMS,
+    is_adverb,
+    looks_like_base_verb,
+    third_person,
+)
 
 FUTURE = re.compile(r"\b(will|'ll|would|going to|gonna|plan(s|ning)?|next|tomorrow|upcoming|soon|hope to|want to|"
                     r"starting|beginning|"
@@ -36,5 +43,26 @@ def has_past_verb(text: str) -> bool:
             return True
         after_be = i > 0 and words[i - 1] in _BE_LIKE  # "is booked" is a state, "booked" an act
         if len(word) > 4 and word.endswith("ed") and word not in STATE_ED and not after_be:
+            return True
+    return False
+
+
+# Words after which an -s word is a plural noun, not a verb ("two boxes", "of tiles", "my shifts"; but "the new
+# one comes").
+_NOUN_AFTER = NOT_VERBS | (NUMBERS_TO_TWELVE.keys() - {"one"}) | {
+    "my", "your", "our", "his", "her", "their", "its", "some", "many", "few", "these", "those", "more", "no"}
+
+
+def has_present_verb(text: str) -> bool:
+    """A verb in the present said of someone or something ("arrives", "she lands", "school starts"). Said with
+    a date it tells what is scheduled, so that clause keeps its own tense ("ordered a bike, arrives friday")."""
+    words = _WORD.findall(text.lower())
+    for i, word in enumerate(words):
+        if len(word) < 4 or word.endswith(("ss", "us", "is", "'s")) or is_adverb(word):
+            continue
+        if i and (words[i - 1] in _NOUN_AFTER or words[i - 1].isdigit()):
+            continue
+        bases = (word[:-1], word[:-2], word[:-3] + "y")
+        if any(third_person(base) == word and looks_like_base_verb(base) for base in bases):
             return True
     return False
