@@ -74,6 +74,12 @@ def test_a_topic_before_a_discourse_marker_and_a_reminder_that_are_padding() -> 
     assert strip_padding("For dinner, I want pasta") == "For dinner, I want pasta"  # no marker: content
 
 
+def test_a_greeting_and_a_for_reference_are_padding() -> None:
+    assert strip_padding("Hello there, for reference my commuter bike is a Boardman") == "my commuter bike is a Boardman"
+    assert strip_padding("hiya! for future reference the alarm code is 90210") == "the alarm code is 90210"
+    assert strip_padding("For reference books, I use the library") == "For reference books, I use the library"
+
+
 @pytest.mark.parametrize(("sentence", "clauses"), [
     ("I'm catering again next week, remember I eat vegan", ["I'm catering again next week", "remember I eat vegan"]),
     ("Catering again next week, remember I eat vegan", ["remember I eat vegan"]),  # the fragment is the occasion

@@ -28,9 +28,11 @@ _EMOJI = re.compile("(?:[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F\u200D]+"
                     r"|(?<!\S)(?:[:;=][-'^]?[()\[\]DPpO/\\|*3]+|<3+)(?!\S))")
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
 _DISCOURSE = re.compile(
-    r"^(?:(?:oh+|ooh+|ah+|aw+|well|so|yeah|yea|yes|yep|ok|okay|alright|hey|hi|hm+|um+|uh+|haha+|hah|lol|lmao|wow|"
+    r"^(?:(?:oh+|ooh+|ah+|aw+|well|so|yeah|yea|yes|yep|ok|okay|alright|(?:hey|hi|hello|hiya|howdy)(?: there)?|"
+    r"hm+|um+|uh+|haha+|hah|lol|lmao|wow|"
     r"omg|btw|by the way|actually|honestly|anyway|anyways|also|plus|and|but|oh well|fun fact|guess what|great|"
     r"cool|nice|awesome|sure|totally|true|indeed|seriously|fyi|just so you know|for the records?|you know what|"
+    r"for (?:future )?reference(?=\s*[,:;!.-]|\s+(?:my|our|the|his|her|their|i|we)\b)|"
     r"to be honest|tbh|oh man|man|dude|ugh|phew|yay|hooray|wait|whoa|woah|yikes|gosh|geez|jeez|aha|heads up|"
     r"(?:big|good|great|bad|exciting|some) news|(?:a )?(?:bit|piece) of (?:good |bad )?news|"
     r"(?:quick |small |little )?(?:life |work |personal )?update|[a-z]+ update(?=\s*[,:;!.-])|correction|"
