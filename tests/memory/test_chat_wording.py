@@ -242,3 +242,22 @@ def test_a_count_answered_with_an_aside_keeps_the_count_in_its_place() -> None:
     assert [c.content for c in say("Ren", "9, if the twins make it",
                                    previous=("Assistant", "How many people are coming?"))] == [
         "9 people are coming, if the twins make it"]
+
+
+def test_a_hedge_is_small_talk_and_a_modal_without_subject_is_the_speakers() -> None:
+    said = say("Tomas", "might drop down to the 10k instead of the half, we'll see", role="user")
+    assert [c.content for c in said] == ["Tomas might drop down to the 10k instead of the half"]
+    assert [c.content for c in say("Tomas", "decided: doing the 10k, not the half", role="user")] == [
+        "Tomas decided: doing the 10k, not the half"]
+    assert say("Tomas", "could be a cold, could be covid", role="user") == []  # "it could be": no one's
+    said = say("Maria", "Congrats on the promotion! Must have taken a lot of work.")
+    assert not [c for c in said if "Maria must" in c.content]  # what may have been, not Maria's
+    said = say("Tomas", "Noted, shifting my slides to match.", previous=("Priya", "The review slips to Friday."))
+    assert not [c for c in said if "Tomas noted" in c.content]  # "Noted," acknowledges; "Decided:" announces
+    assert say("Tomas", "fingers crossed, time will tell") == []
+
+
+def test_a_thanks_said_as_ta_or_cheers_is_small_talk_and_padding() -> None:
+    assert say("Raff", "ok will look, ta", previous=("Assistant", "The server is at 192.168.1.40")) == []
+    assert [c.content for c in say("Raff", "my new number is 07700 900123, cheers", role="user")] == [
+        "Raff's new number is 07700 900123"]

@@ -38,7 +38,7 @@ _SMALL_TALK = re.compile(
     r"(?:a |an |such a |such an )?(?:" + _REACTION_WORDS + r")(?: \w+)?|"
     r"(?:what|how) (?:a |an )?" + _INTENSIFIERS + r"(?:" + _REACTION_WORDS + r")(?: \w+)?|"
     r"you're (?:right|welcome|the best|amazing|awesome|a lifesaver|so sweet|too kind)|you (?:too|rock)|"
-    r"thanks?\b.*|thank you\b.*|thx\b.*|ty|much appreciated|appreciate (?:it|that)|i appreciate (?:it|that|you)\b.*|"
+    r"thanks?\b.*|thank you\b.*|thx\b.*|ty|ta|much appreciated|appreciate (?:it|that)|i appreciate (?:it|that|you)\b.*|"
     r"no way|oh no|omg|yay|aww+|ugh|hmm+|oops|not sure|i don't know|dunno|idk|never mind|nevermind|"
     r"don't worry(?: about it)?|let me (?:know|think|check|see)\b.*|feel free\b.*|hope (?:that|this|it) helps|"
     r"happy to help|glad (?:to help|i could help|to hear (?:it|that))|"
@@ -56,7 +56,8 @@ _SMALL_TALK = re.compile(
     r"double-check|have a look|have a think|come back to you|keep an eye|figure|come to|go with|take it|sort it|handle it|"
     r"keep you posted)\b.*|"
     r"(?:it's|it is) (?:raining|pouring|snowing|freezing|boiling|roasting|so (?:hot|cold|grim|grey|windy))\b.*|"
-    r"i can't sleep|(?:you two )?sort it out\b.*|i can tell|i could tell|you bet|anytime)"
+    r"i can't sleep|(?:you two )?sort it out\b.*|i can tell|i could tell|you bet|anytime|"
+    r"(?:we(?:'ll| will)|let's|lets) see(?: how it goes)?|time will tell|who knows|fingers crossed)"
     r"(?: too| as well| again| so much| all)*$", re.I)
 _EMOTION = re.compile(
     r"^(?:(?:i'm|i am|i was|i feel|i felt|i've been|we're|we are|we were|feeling|been)\s+)?" + _INTENSIFIERS +

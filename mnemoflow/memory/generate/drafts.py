@@ -369,9 +369,14 @@ _BOOKED = re.compile(r"^(?P<thing>(?!(?:I|we|you|he|she|they|it|that|this|all|ev
                      re.I)
 
 
+_MODALS = frozenset({"can't", "cannot", "won't", "couldn't", "might", "should", "could", "would", "must"})
+# "could be a cold", "must have taken a lot of work": what may be or have been, said of no one
+_IMPERSONAL = re.compile(r"^\S+\s+(?:have\b|be\s+(?:a|an|the|some|that|this|nothing|something)\b)")
+
+
 def _with_subject(body: str) -> tuple[str, bool]:
     """Chat drops the subject ("Moved to Lisbon in March"); put the speaker's "I" back."""
-    first = body.split()[0].lower() if body.split() else ""
+    first = body.split()[0].lower().rstrip(":") if body.split() else ""  # "Decided: the 10k" ("Noted," acknowledges)
     low = body[:1].lower() + body[1:]
     if (booked := _BOOKED.match(body)) and not re.fullmatch(r"[A-Z][a-z]+", booked["thing"]):
         thing = _lower_first(booked["thing"])
@@ -389,7 +394,8 @@ def _with_subject(body: str) -> tuple[str, bool]:
         return "I've " + low, True
     if re.match(r"^back (?:on|with)\s", low):  # "back on semi-skimmed": where the speaker is again
         return "I'm " + low, True
-    if first in {"can't", "cannot", "won't", "couldn't"}:  # "can't do the 22nd anymore": the speaker can't
+    modal = first in _MODALS or (first == "will" and body.startswith("will "))  # a capital "Will" may be a name
+    if modal and not _IMPERSONAL.match(low):  # "can't do the 22nd anymore", "might drop to the 10k"
         return "I " + low, True
     if first in {"just", "finally", "recently", "also", "already", "currently", "now", "really", "still"}:
         first = body.split()[1].lower() if len(body.split()) > 1 else ""
