@@ -50,7 +50,8 @@ _LEAD_IN = re.compile(r"^(?:for|about|re|regarding|as for|speaking of)\s+[^,:;.!
 _TRAILING_FILLER = re.compile(r"[,;]?\s+(?:though|ha|ugh|obvs|obvi|if (?:that|it) (?:matters|helps|makes "
                               r"(?:any )?(?:sense|a difference)))\s*([.!?]*)$", re.I)
 # Chat fillers and thanks that end a clause wherever it ends: "the code is 4471# btw, remember that", "..., ta"
-_CLAUSE_FILLER = re.compile(r"[,;]?\s+(?:lol|lmao|rofl|haha+|hehe+|btw|tbh|fwiw|ngl|ta|thx|cheers)(?=\s*(?:[,;:.!?]|$))", re.I)
+_CLAUSE_FILLER = re.compile(r"[,;]?\s+(?:lol|lmao|rofl|haha+|hehe+|btw|tbh|fwiw|ngl|ta|thx|cheers)"
+                             r"(?=\s*(?:[,;:.!?]|$))", re.I)
 # A request to the listener after a statement: "..., keep dairy out of the plan", "..., remind my husband",
 # "..., so examples in Python please". "remember/don't forget (that)" brings in a statement of its own.
 _ASK = (r"(?:please\s+)?(?:keep|remind|book|schedule|send|tell|add|use|note|leave|skip|pick|plan)\b|"

@@ -178,12 +178,12 @@ def _is_past(text: str, start: int, end: int, prep: str | None, clause_only: boo
     # statements joined by ";" keep their own tense: "Lily chose Riverside; Lily starts in the fall"
     after = text.find(";", end)
     statement = text[text.rfind(";", 0, start) + 1:after if after >= 0 else len(text)]
-    for scope in (text[lo:start] + " " + text[end:hi],) + (() if clause_only else (statement,)):
+    for own, scope in ((True, text[lo:start] + " " + text[end:hi]),) + (() if clause_only else ((False, statement),)):
         if FUTURE.search(scope):
             return False
         if PAST.search(scope) or has_past_verb(scope):
             return not (PLANNED.search(text[lo:start]) and not PAST_TIME.search(statement))
-        if scope is not statement and has_present_verb(text[lo:start]):
+        if own and has_present_verb(text[lo:start]):
             return False  # "ordered a bike, arrives friday": a present verb of its own, not the statement's past
     return False
 
