@@ -152,6 +152,36 @@ class Settings(BaseSettings):
     store_lock_timeout_s: float = Field(
         30.0, ge=0, description="How long to wait for another process to release the DuckDB file."
     )
+    store_url: str | None = Field(
+        None, description="Where the system of record lives. Unset: the DuckDB file in the home (one machine). "
+        "A postgresql:// URL: every table in that PostgreSQL database, shared by any number of servers and "
+        "workers (DuckDB's postgres extension runs the store's SQL there; see docs/distributed.md).")
+    vectors_url: str | None = Field(
+        None, description="Where LanceDB keeps the vector and full-text tables. Unset: <home>/lancedb. An "
+        "s3://bucket/prefix URL: an S3-compatible bucket shared by every server (s3_* settings reach it).")
+    vectors_read_consistency_s: float = Field(
+        0.0, ge=0, description="With a shared vectors_url: how stale another process's writes may be in this "
+        "one's searches (LanceDB's read_consistency_interval; 0 checks for new versions on every search).")
+    s3_endpoint: str | None = Field(None, description="S3-compatible endpoint, e.g. http://127.0.0.1:9000; unset: AWS.")
+    s3_region: str = Field("us-east-1", description="Region of the bucket.")
+    s3_access_key_id: SecretStr | None = Field(None, description="Access key of the bucket; unset: the AWS defaults.")
+    s3_secret_access_key: SecretStr | None = Field(None, description="Secret key of the bucket.")
+    store_connect_timeout_s: float = Field(
+        10.0, gt=0, description="How long to wait for the store_url's or vectors_url's server to answer before "
+        "saying it cannot be reached.")
+    worker_heartbeat_s: float = Field(
+        5.0, gt=0, description="On a shared store: how often a server or worker says it is alive; a job leased by "
+        "a process silent for three beats is taken over by another.")
+    dask_address: str | None = Field(
+        None, description="A dask.distributed scheduler (tcp://host:8786) that bulk ingest and reembed fan their "
+        "extraction, chunking and embedding out to; unset: a LocalCluster in the process.")
+    server: str | None = Field(
+        None, description="Send every command through this server (http://host:port) instead of the home's own; "
+        "several, comma-separated, are tried in order and the first that answers is used. With server_token, "
+        "the way a client reaches a cluster (`mnemoflow cluster up` prints both).")
+    server_token: SecretStr | None = Field(
+        None, description="The operator token servers of a shared store accept from local clients (every server "
+        "of a cluster is given the same one); unset: each `serve` makes its own and writes it into its home.")
     outbox_batch_size: int = Field(
         1024, ge=1, description="Jobs claimed per outbox pass; large batches let the model sort texts by "
         "length and pad less (256 costs ~15% more embedding time than 1024).",

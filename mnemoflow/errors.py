@@ -23,6 +23,11 @@ class ConfigError(TerminalError):
     """Settings that cannot work together."""
 
 
+class UnreachableError(ConfigError):
+    """A configured service (the store_url's database, the vectors_url's bucket) cannot be reached at
+    start: a setting to fix, said in one line before anything is written."""
+
+
 class ScopeError(TerminalError):
     """A missing or malformed tenant/user scope."""
 
@@ -39,12 +44,21 @@ class StoreBusyError(TransientError):
     """Another process holds the DuckDB file for longer than the configured wait."""
 
 
+class StoreUnavailableError(TransientError):
+    """The shared store (PostgreSQL, the vectors' bucket) stopped answering; the request may be retried."""
+
+
 class ServerUnavailableError(TransientError):
     """The home's server stopped answering in the middle of a call."""
 
 
 class EmbeddingUnavailableError(TransientError):
     """The embedding provider could not be reached or failed; rows stay pending."""
+
+
+class VectorsUnavailableError(EmbeddingUnavailableError):
+    """The vectors' bucket (vectors_url) could not be reached: rows wait for their vectors as when the
+    embedder is down, and recall answers from the system of record's keyword search."""
 
 
 class IntegrityError(TerminalError):

@@ -402,9 +402,14 @@ class MemoryService:
         columns, rows = self.store.sql(statement, params)
         return SqlResult(columns=columns, rows=to_jsonable_python([list(r) for r in rows]))
 
-    def snapshot(self, out_dir: Path) -> dict[str, int]:
-        """A consistent Parquet copy of every table and view in `out_dir`; rows per table."""
-        return self.store.snapshot(out_dir)
+    def snapshot(self, out_dir: str) -> dict[str, int]:
+        """A consistent Parquet copy of every table and view in `out_dir` (a folder, or an `s3://` URL
+        reached with the s3_* settings); rows per table."""
+        if out_dir.startswith("s3://"):
+            from mnemoflow.storage.backends import bucket_options
+
+            return self.store.snapshot(out_dir, bucket_options(self.settings))
+        return self.store.snapshot(Path(out_dir))
 
     def outbox_status(self, tenant_id: str | None = None) -> OutboxStatus:
         """Outbox jobs by kind and status, the oldest pending job's age, and the dead letters with their errors."""

@@ -44,6 +44,7 @@ from mnemoflow.storage import Scope
 from mnemoflow.storage.scope import ID_PATTERN
 from mnemoflow.tree_models import Profile
 
+RETRY_AFTER_S = 1  # what a 503 asks a client to wait: the shared store reconnects at its next request
 _STATUS = {NotFoundError: 404, ScopeError: 422, BadInputError: 422, StoreBusyError: 503}
 
 
@@ -116,7 +117,9 @@ def create_app(service: MemoryService, lifespan: Any = None) -> FastAPI:
 
     @app.exception_handler(MnemoflowError)
     def _error(_: Request, exc: MnemoflowError) -> JSONResponse:
-        return JSONResponse(status_code=status_of(exc), content={"detail": str(exc)})
+        # a transient failure (the store restarting, a busy file) is worth a retry, and says when
+        headers = {"Retry-After": str(RETRY_AFTER_S)} if exc.transient else None
+        return JSONResponse(status_code=status_of(exc), content={"detail": str(exc)}, headers=headers)
 
     @app.exception_handler(StarletteHTTPException)
     async def _refused(request: Request, exc: StarletteHTTPException) -> Response:

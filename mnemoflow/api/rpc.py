@@ -47,7 +47,8 @@ def rpc_router(service: MemoryService, token: str, status_of: Any) -> APIRouter:
             result = getattr(service, method)(**kwargs)
             return JSONResponse({"result": spec.result.dump_python(result, mode="json")})
         except MnemoflowError as exc:
-            return JSONResponse(error_payload(exc), status_code=status_of(exc))
+            headers = {"Retry-After": "1"} if exc.transient else None
+            return JSONResponse(error_payload(exc), status_code=status_of(exc), headers=headers)
         except Exception as exc:  # a bug or a library failing: the client gets one line, the log the trace
             log.exception("rpc %s failed", method)
             failure = MnemoflowError(f"the server failed running {method}: {type(exc).__name__}: {exc}")

@@ -2,7 +2,7 @@
 its service and scope, and `main`, which turns every error into one line and an exit code.
 
 Exit codes: 0 done; 1 done, but some input could not be read (see ingest_errors) or the
-operation failed; 2 a wrong argument (one line on stderr).
+operation failed; 2 a wrong argument or a configured store that cannot be reached (one line on stderr).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn
 from typer.exceptions import TyperException
 
 from mnemoflow.config import load_settings
-from mnemoflow.errors import MnemoflowError, ScopeError
+from mnemoflow.errors import MnemoflowError, ScopeError, UnreachableError
 from mnemoflow.storage.scope import Scope
 
 if TYPE_CHECKING:  # the service loads the storage engines (~2 s); parsing arguments should not wait
@@ -94,7 +94,7 @@ def main(argv: list[str] | None = None) -> None:
         hint = f" (try '{ctx.command_path} --help')" if ctx is not None else ""
         err.print(f"mnemoflow: {exc.format_message()}{hint}", markup=False)
         sys.exit(getattr(exc, "exit_code", 2))
-    except (ArgumentError, ScopeError) as exc:
+    except (ArgumentError, ScopeError, UnreachableError) as exc:
         err.print(f"mnemoflow: {exc}", markup=False)
         sys.exit(2)
     except MnemoflowError as exc:

@@ -51,15 +51,20 @@ def sql(
 
 @app.command()
 def snapshot(
-    out_dir: Annotated[Path, typer.Option("--out", help="A new or empty directory for the Parquet files.")],
+    out_dir: Annotated[str, typer.Option("--out", help="A new or empty directory for the Parquet files, or an "
+                                                       "s3://bucket/prefix (reached with the s3_* settings).")],
     home: Home = None,
 ) -> None:
     """A consistent Parquet copy of every table and view (one file each), for notebooks and BI."""
-    target = out_dir.expanduser().resolve()
-    if target.exists() and (not target.is_dir() or any(target.iterdir())):
-        raise ArgumentError(f"--out {out_dir}: exists and is not an empty directory")
-    if not target.parent.is_dir():
-        raise ArgumentError(f"--out {out_dir}: no such directory {target.parent}")
+    if out_dir.startswith("s3://"):
+        target = out_dir
+    else:
+        local = Path(out_dir).expanduser().resolve()
+        if local.exists() and (not local.is_dir() or any(local.iterdir())):
+            raise ArgumentError(f"--out {out_dir}: exists and is not an empty directory")
+        if not local.parent.is_dir():
+            raise ArgumentError(f"--out {out_dir}: no such directory {local.parent}")
+        target = str(local)
     with service_for(home) as service:
         written = service.snapshot(target)
     out.print(f"{len(written)} tables, {sum(written.values())} rows in {target}", markup=False)

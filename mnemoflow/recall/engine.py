@@ -28,7 +28,7 @@ from typing import Any
 
 from mnemoflow.chunking import day_label
 from mnemoflow.embedding.base import Embedder
-from mnemoflow.errors import EmbeddingUnavailableError
+from mnemoflow.errors import EmbeddingUnavailableError, VectorsUnavailableError
 from mnemoflow.memory.relate.entities import entity_id
 from mnemoflow.models import MemoryItem, RecallItem, RecallResult
 from mnemoflow.recall import tree
@@ -162,7 +162,12 @@ def _search(
         except EmbeddingUnavailableError as exc:
             warnings.append(f"vector search skipped: {exc}")
     if bm25:
-        found["bm25"] = [h for future in bm25 for h in future.result()]
+        try:
+            found["bm25"] = [h for future in bm25 for h in future.result()]
+        except VectorsUnavailableError as exc:  # the bucket is down: the system of record's own keyword search
+            warnings.append(f"BM25 from the system of record's keyword search: {exc}")
+            found["bm25"] = [h for t in targets for h in store.keyword_search(
+                scope, t, query, config.depth, include_history=True, only=only if t == "memories" else None)]
     for hits in found.values():
         hits.sort(key=lambda h: (-h.score, h.target, h.id))
     return found, warnings

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from mnemoflow.config import Settings
-from mnemoflow.errors import ConfigError
 from mnemoflow.storage.scope import Scope
 
 if TYPE_CHECKING:
@@ -24,31 +23,22 @@ def __getattr__(name: str) -> Any:
 
 
 def open_store(settings: Settings) -> Store:
-    """Open (creating and migrating if needed) the store under `settings.home`.
+    """Open (creating and migrating if needed) the store `settings` name: by default the DuckDB file and
+    the LanceDB folder under `settings.home`; on a shared store, the PostgreSQL database of
+    `store_url` and the LanceDB tables of `vectors_url` (storage/backends.py maps a URL to its engine).
 
-    The one entry point: a later layout (a file per tenant shard, LanceDB on object
-    storage) changes this function, not its callers.
+    The one entry point: a layout changes this function, not its callers.
     """
-    import duckdb
-
-    from mnemoflow.embedding import embedding_dimensions
-    from mnemoflow.storage.connection import connect
-    from mnemoflow.storage.lance_index import LanceIndex
-    from mnemoflow.storage.migrations import apply_migrations
+    from mnemoflow.storage.backends import open_database, open_vectors
     from mnemoflow.storage.store import Store
 
+    db = open_database(settings)
     try:
-        settings.home.mkdir(parents=True, exist_ok=True)
-        con = connect(settings.duckdb_path, settings.store_lock_timeout_s)
-    except (OSError, duckdb.IOException) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc).splitlines()[0]
-        raise ConfigError(f"cannot use {settings.home} as the home directory: {reason}") from None
-    try:
-        apply_migrations(con)
-        index = LanceIndex(settings.lancedb_path, settings.resolved_embedding_model, embedding_dimensions(settings))
+        index = open_vectors(settings)
     except BaseException:
-        con.close()
+        db.close()
         raise
-    return Store(con, index, max_attempts=settings.outbox_max_attempts, lease_s=settings.outbox_lease_s,
+    return Store(db, index, max_attempts=settings.outbox_max_attempts, lease_s=settings.outbox_lease_s,
                  bm25_engine=settings.bm25_engine, backoff_s=settings.outbox_backoff_s,
-                 backoff_max_s=settings.outbox_backoff_max_s, access_flush_s=settings.recall_access_flush_s)
+                 backoff_max_s=settings.outbox_backoff_max_s, access_flush_s=settings.recall_access_flush_s,
+                 heartbeat_s=settings.worker_heartbeat_s)

@@ -4,6 +4,8 @@ tenant API: the HTTP and MCP routes never reach it)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -23,8 +25,10 @@ _READS = {duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN}
 class Analytics(Room):
     def sql(self, statement: str, params: list[Any] | None = None) -> tuple[list[str], list[tuple]]:
         """(column names, rows) of one read-only statement (SELECT, WITH, FROM, SHOW, DESCRIBE,
-        EXPLAIN). It runs in a transaction that is rolled back, so nothing it might do stays."""
-        with self._db.read() as con:
+        EXPLAIN). It runs in a transaction that is rolled back, so nothing it might do stays. On a shared
+        store it runs on a connection of its own that attaches PostgreSQL read-only (an analyst's long
+        query never holds the store's connection)."""
+        with self._analyst_connection() as con:
             try:
                 statements = con.extract_statements(statement)
             except duckdb.Error as exc:
@@ -46,24 +50,48 @@ class Analytics(Room):
             finally:
                 con.execute("ROLLBACK")
 
-    def snapshot(self, out_dir: Path) -> dict[str, int]:
+    def snapshot(self, out_dir: Path | str, s3: dict[str, str] | None = None) -> dict[str, int]:
         """A consistent Parquet copy of every table and view of the store (API key hashes excepted): one
-        transaction, so every file shows the same moment. Returns rows per table."""
-        out_dir.mkdir(parents=True, exist_ok=True)
+        transaction, so every file shows the same moment. `out_dir` is a folder, or an `s3://` URL that
+        `s3` (endpoint, region, keys: the vectors' bucket settings) reaches. Returns rows per table."""
+        remote = isinstance(out_dir, str) and out_dir.startswith("s3://")
+        if not remote:
+            Path(out_dir).mkdir(parents=True, exist_ok=True)
         written: dict[str, int] = {}
-        with self._db.read() as con:
+        with self._analyst_connection() as con:
+            if remote:
+                _reach_bucket(con, s3 or {})
             names = [r[0] for r in con.execute(
-                "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' "
-                "ORDER BY table_name").fetchall() if r[0] not in SNAPSHOT_EXCLUDED]
+                "SELECT table_name FROM information_schema.tables WHERE table_schema IN ('main', 'public') "
+                "AND table_catalog NOT IN ('system', 'memory') ORDER BY table_name").fetchall()
+                if r[0] not in SNAPSHOT_EXCLUDED]
             con.execute("BEGIN TRANSACTION")
             try:
                 for name in names:
-                    target = str(out_dir / f"{name}.parquet").replace("'", "''")
-                    con.execute(f"COPY (SELECT * FROM main.\"{name}\") TO '{target}' (FORMAT parquet)")
-                    written[name] = con.execute(f"SELECT count(*) FROM main.\"{name}\"").fetchone()[0]
+                    place = f"{str(out_dir).rstrip('/')}/{name}.parquet" if remote else str(Path(out_dir) / f"{name}.parquet")
+                    con.execute(f"COPY (SELECT * FROM \"{name}\") TO '{place.replace(chr(39), chr(39) * 2)}' "
+                                "(FORMAT parquet)")
+                    written[name] = con.execute(f"SELECT count(*) FROM \"{name}\"").fetchone()[0]
             finally:
                 con.execute("ROLLBACK")
         return written
+
+    @contextmanager
+    def _analyst_connection(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """The store's own connection (one machine), or a new one attaching its PostgreSQL database
+        read-only, with the analyst views, for one statement or snapshot (a shared store)."""
+        if self._db.postgres is None:
+            with self._db.read() as con:
+                yield con
+            return
+        from mnemoflow.storage.postgres import attach_read_only
+
+        con = duckdb.connect(config={"autoinstall_known_extensions": False, "autoload_known_extensions": False})
+        try:
+            attach_read_only(con, self._db.postgres.url)
+            yield con
+        finally:
+            con.close()
 
     def serve_sql(self, uri: str, token: str) -> None:
         """Serve this database at `uri` (`quack:HOST:PORT`) to clients presenting `token`; they attach it
@@ -85,6 +113,26 @@ class Analytics(Room):
             con.execute("CALL quack_stop(?)", [uri]).fetchall()
 
     def checkpoint(self) -> None:
-        """Fold the write-ahead log into the database file (a clean stop leaves no WAL behind)."""
+        """Fold the write-ahead log into the database file (a clean stop leaves no WAL behind); PostgreSQL
+        keeps its own."""
+        if self._db.postgres is not None:
+            return
         with self._db.read() as con:
             con.execute("CHECKPOINT")
+
+
+def _reach_bucket(con: duckdb.DuckDBPyConnection, s3: dict[str, str]) -> None:
+    """httpfs (from its wheel) with a secret for the bucket: S3, or an S3-compatible endpoint."""
+    import duckdb_extensions
+    from urllib.parse import urlsplit
+
+    duckdb_extensions.import_extension("httpfs", con=con)
+    con.execute("LOAD httpfs")
+    options = {"REGION": s3.get("region", "us-east-1")}
+    if s3.get("access_key_id"):
+        options |= {"KEY_ID": s3["access_key_id"], "SECRET": s3.get("secret_access_key", "")}
+    if endpoint := s3.get("endpoint"):
+        parts = urlsplit(endpoint)
+        options |= {"ENDPOINT": parts.netloc, "URL_STYLE": "path", "USE_SSL": str(parts.scheme == "https").lower()}
+    rendered = ", ".join(f"{k} '{v}'" if k not in ("USE_SSL",) else f"{k} {v}" for k, v in options.items())
+    con.execute(f"CREATE OR REPLACE SECRET mnemoflow_snapshot (TYPE s3, {rendered})")

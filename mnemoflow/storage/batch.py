@@ -2,6 +2,13 @@
 
 DuckDB's `executemany` runs one statement per row; a registered Arrow batch is
 one statement per batch, which is what keeps ingest close to embedding speed.
+
+On a PostgreSQL store (`postgres.attached(con)`) DuckDB runs the same statements through its
+postgres extension, which pushes a column's comparison with literals down to PostgreSQL (and its
+indexes) but scans the whole table for a join with a registered batch, and which cannot return an
+UPDATE's, DELETE's or INSERT ... ON CONFLICT's rows. So there ids go into statements as literal
+lists, and `RETURNING` and `ON CONFLICT` are the two statements they stand for; both are exact
+because a tenant's writers take turns (`Database.tx(tenant_id)`).
 """
 
 from __future__ import annotations
@@ -14,6 +21,8 @@ from typing import Any
 
 import duckdb
 import pyarrow as pa
+
+from mnemoflow.storage.postgres import attached
 
 LITERAL_IDS = 64  # up to this many ids go into a statement as literals
 _PLAIN_ID = re.compile(r"[A-Za-z0-9_.:@+|/=-]{1,256}")  # nothing a SQL string literal must escape
@@ -42,10 +51,26 @@ def insert(
     *, on_conflict_ignore: bool = False, returning: str | None = None,
 ) -> list[Any]:
     """INSERT the rows; with `returning`, that column of the rows actually inserted (a row skipped
-    by `on_conflict_ignore` is not among them)."""
+    by `on_conflict_ignore` is not among them). On PostgreSQL the key `on_conflict_ignore` looks up is
+    `returning`, else the first column."""
     if not rows:
         return []
     cols = ", ".join(columns)
+    if attached(con) and (on_conflict_ignore or returning is not None):
+        at = list(columns).index(returning) if returning is not None else 0
+        if on_conflict_ignore:
+            with id_set(con, list({str(r[at]) for r in rows})) as keys:
+                taken = {r[0] for r in con.execute(
+                    f"SELECT CAST({columns[at]} AS VARCHAR) FROM {table} WHERE {columns[at]} IN {keys}").fetchall()}
+            fresh: dict[str, Sequence[Any]] = {}
+            for row in rows:
+                if str(row[at]) not in taken:
+                    fresh.setdefault(str(row[at]), row)
+            rows = list(fresh.values())
+        if rows:
+            with registered(con, columns, rows) as batch:
+                con.execute(f"INSERT INTO {table} ({cols}) SELECT {cols} FROM {batch}")
+        return [row[at] for row in rows] if returning is not None else []
     conflict = " ON CONFLICT DO NOTHING" if on_conflict_ignore else ""
     with registered(con, columns, rows) as batch:
         if returning is None:
@@ -62,19 +87,87 @@ def update(
     if not rows:
         return
     assignments = ", ".join(f"{c} = b.{c}" for c in columns)
-    with registered(con, [key, *columns], rows) as batch:
-        con.execute(f"UPDATE {table} SET {assignments} FROM {batch} b WHERE {table}.{key} = b.{key}")
+    with registered(con, [key, *columns], rows) as batch, id_set(con, [str(r[0]) for r in rows]) as keys:
+        narrowed = f" AND {table}.{key} IN {keys}" if attached(con) else ""
+        con.execute(f"UPDATE {table} SET {assignments} FROM {batch} b WHERE {table}.{key} = b.{key}{narrowed}")
+
+
+def update_returning(
+    con: duckdb.DuckDBPyConnection, table: str, id_column: str, assignments: str, where: str,
+    params: Sequence[Any] = (), where_params: Sequence[Any] = (), *, source: str = "",
+) -> list[Any]:
+    """`UPDATE table SET assignments [FROM source] WHERE where RETURNING table.id_column`: the ids of
+    the rows updated. `params` fill `assignments`, `where_params` fill `where`."""
+    join = f" FROM {source}" if source else ""
+    if not attached(con):
+        return [r[0] for r in con.execute(
+            f"UPDATE {table} SET {assignments}{join} WHERE {where} RETURNING {table}.{id_column}",
+            [*params, *where_params]).fetchall()]
+    also = f", {source}" if source else ""
+    found = [r[0] for r in con.execute(f"SELECT DISTINCT {table}.{id_column} FROM {table}{also} WHERE {where}",
+                                       list(where_params)).fetchall()]
+    if found:
+        with id_set(con, [str(i) for i in found]) as ids:
+            con.execute(f"UPDATE {table} SET {assignments}{join} WHERE {where} AND {table}.{id_column} IN {ids}",
+                        [*params, *where_params])
+    return found
+
+
+def delete_returning(con: duckdb.DuckDBPyConnection, table: str, where: str, params: Sequence[Any],
+                     returning: str) -> list[Any]:
+    """`DELETE FROM table WHERE where RETURNING returning` (an expression over the row)."""
+    if not attached(con):
+        return [r[0] for r in con.execute(f"DELETE FROM {table} WHERE {where} RETURNING {returning}",
+                                          list(params)).fetchall()]
+    found = [r[0] for r in con.execute(f"SELECT {returning} FROM {table} WHERE {where}", list(params)).fetchall()]
+    if found:
+        con.execute(f"DELETE FROM {table} WHERE {where}", list(params))
+    return found
+
+
+def upsert(con: duckdb.DuckDBPyConnection, table: str, key: str, values: dict[str, Any]) -> None:
+    """Insert one row, or set its other columns where its `key` exists. On PostgreSQL the statement runs
+    there as written (one row: its literals are quoted by psycopg), in the same transaction."""
+    columns = list(values)
+    updates = ", ".join(f"{c} = excluded.{c}" for c in columns if c != key)
+    if not attached(con):
+        con.execute(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)}) "
+                    f"ON CONFLICT ({key}) DO UPDATE SET {updates}", list(values.values()))
+        return
+    from psycopg import sql
+
+    from mnemoflow.storage.postgres import CATALOG
+
+    literals = ", ".join(sql.quote(v.isoformat() if hasattr(v, "isoformat") else v) for v in values.values())
+    statement = (f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({literals}) "
+                 f"ON CONFLICT ({key}) DO UPDATE SET {updates}")
+    con.execute(f"CALL postgres_execute('{CATALOG}', {_string(statement)})")
 
 
 @contextmanager
 def id_set(con: duckdb.DuckDBPyConnection, ids: Sequence[str]) -> Iterator[str]:
-    """`... IN <ids>` (or `FROM <ids>`) for a list of ids. A few plain ids (the usual case: a memory's
-    neighbours, the entities of one add) are written into the statement as literals, ~1 ms; more, or
-    any with other characters, go as a registered Arrow column, ~2-4 ms whatever the count (binding a
-    Python list as a parameter costs ~30 ms per 400 ids)."""
+    """`... IN <ids>` for a list of ids. A few plain ids (the usual case: a memory's neighbours, the
+    entities of one add) are written into the statement as literals, ~1 ms; more, or any with other
+    characters, go as a registered Arrow column, ~2-4 ms whatever the count (binding a Python list as
+    a parameter costs ~30 ms per 400 ids). On PostgreSQL they are always a literal list, which the
+    scan pushes down (5,000 ids: 47 ms against 128 ms for a join at 200k rows)."""
+    if attached(con):
+        yield "(" + (", ".join(_string(str(i)) for i in ids) or "NULL") + ")"
+        return
+    with id_rows(con, ids) as rows:
+        yield rows
+
+
+@contextmanager
+def id_rows(con: duckdb.DuckDBPyConnection, ids: Sequence[str]) -> Iterator[str]:
+    """A relation of one column `id` holding `ids` (for `FROM`)."""
     if len(ids) <= LITERAL_IDS and all(isinstance(i, str) and _PLAIN_ID.fullmatch(i) for i in ids):
         literals = ", ".join(f"'{i}'" for i in ids)
         yield f"(SELECT unnest([{literals}]::VARCHAR[]) AS id)"
         return
     with registered(con, ["id"], [[i] for i in ids]) as name:
         yield f"(SELECT id FROM {name})"
+
+
+def _string(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"

@@ -17,6 +17,7 @@ from datetime import datetime
 
 import duckdb
 
+from mnemoflow.storage import postgres
 from mnemoflow.storage.scope import tenant
 
 # table -> (id column, content columns covered by the digest)
@@ -170,6 +171,8 @@ def write_commit(con: duckdb.DuckDBPyConnection, pending: PendingCommit, now: da
     """Digest the rows the unit of work wrote and append the commit to its tenant's chain (a purged
     row is named with no digest). Runs inside the caller's transaction, after the row writes.
     """
+    if postgres.attached(con):  # the chain is one line: this tenant's other writers wait (no-op when held)
+        postgres.lock_tenant(con, pending.tenant_id)
     rows: list[list[str]] = []
     within, params = tenant(pending.tenant_id)
     digested = [table for table, ops in sorted(pending.ops.items()) if any(op != PURGED for op in ops.values())]

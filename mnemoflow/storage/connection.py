@@ -11,7 +11,8 @@ from pathlib import Path
 import duckdb
 import duckdb_extensions
 
-from mnemoflow.errors import StoreBusyError
+from mnemoflow.errors import StoreBusyError, StoreUnavailableError
+from mnemoflow.storage import postgres as pg
 
 # Extensions come from the duckdb-extension-* wheels; DuckDB must never try to fetch one.
 _CONFIG = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
@@ -53,32 +54,64 @@ def connect(path: Path, lock_timeout_s: float) -> duckdb.DuckDBPyConnection:
 
 class Database:
     """The store's one DuckDB connection, used by one thread at a time: every room of the store
-    reads and writes through `read` and `tx`, so a long-lived server's threads take turns."""
+    reads and writes through `read` and `tx`, so a long-lived server's threads take turns.
 
-    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+    On a shared store (`postgres` set) the connection's tables live in PostgreSQL, which other
+    processes write too: a transaction that names its tenant holds that tenant's write lock from its
+    first statement (`pg.lock_tenant`), and a failure of PostgreSQL itself is raised as
+    `StoreUnavailableError` (retryable) rather than as a bug."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, postgres: pg.Postgres | None = None) -> None:
         self.con = con
+        self.postgres = postgres
         self.lock = threading.RLock()
 
     @contextmanager
-    def tx(self) -> Iterator[duckdb.DuckDBPyConnection]:
-        """One transaction: committed when the block ends, rolled back when it raises."""
-        with self.lock:
+    def tx(self, tenant_id: str | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
+        """One transaction: committed when the block ends, rolled back when it raises. `tenant_id`: the
+        tenant whose commit chain it appends to (on a shared store, its writes wait for that tenant's
+        other writers)."""
+        with self.lock, self._translated():
             self.con.execute("BEGIN TRANSACTION")
             try:
+                if tenant_id is not None and self.postgres is not None:
+                    pg.lock_tenant(self.con, tenant_id)
                 yield self.con
             except BaseException:
-                self.con.execute("ROLLBACK")
+                self._rollback()
                 raise
             self.con.execute("COMMIT")
 
     @contextmanager
     def read(self) -> Iterator[duckdb.DuckDBPyConnection]:
-        with self.lock:
+        with self.lock, self._translated():
             yield self.con
+
+    def _rollback(self) -> None:
+        try:
+            self.con.execute("ROLLBACK")
+        except duckdb.Error:
+            if self.postgres is None:  # PostgreSQL gone mid-transaction: nothing is left to roll back
+                raise
+
+    @contextmanager
+    def _translated(self) -> Iterator[None]:
+        if self.postgres is None:
+            yield
+            return
+        try:
+            yield
+        except duckdb.Error as exc:
+            if pg.unavailable(exc):
+                raise StoreUnavailableError(f"the store is unavailable: {str(exc).splitlines()[0][:300]}") from exc
+            raise
 
     def close(self) -> None:
         with self.lock:
             self.con.close()
+            if self.postgres is not None:
+                pg.detach(self.con)
+                self.postgres.close()
 
 
 def table_exists(con: duckdb.DuckDBPyConnection, schema: str, table: str) -> bool:

@@ -5,6 +5,7 @@ records as ingest errors."""
 from __future__ import annotations
 
 import json
+import logging
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -27,12 +28,16 @@ from mnemoflow.storage.commits import PendingCommit, sha256_json, write_commit
 from mnemoflow.storage.connection import table_exists
 from mnemoflow.storage.lance_index import CHUNK_INDEX
 from mnemoflow.storage.links import orphaned_memories
+from mnemoflow.errors import VectorsUnavailableError
 from mnemoflow.storage.room import Room
 from mnemoflow.storage.rows import chunk_index_row, columns, search_text
 from mnemoflow.storage.scope import SCOPE_COLUMNS, Scope, owned, tenant
 from mnemoflow.storage.search import mark_deleted
 from mnemoflow.storage.vectors import embed_job, generation_jobs
 from mnemoflow.timeutil import utcnow
+
+
+log = logging.getLogger("mnemoflow.storage")
 
 
 def _chunk_row(scope: Scope, chunk: ChunkRecord, document: DocumentRecord) -> dict[str, Any]:
@@ -45,19 +50,34 @@ class Documents(Room):
     @contextmanager
     def landing(self) -> Iterator[Any]:
         """A dlt run's turn at the store: one pipeline at a time per process, because two pipelines
-        creating the same landing tables at once conflict in DuckDB's catalog. Yields the destination
-        (`dlt_destination`)."""
+        creating the same landing tables at once conflict in DuckDB's catalog; on a shared store one
+        at a time across processes too (dlt stages a merge in one staging table per dataset). Yields
+        the destination (`dlt_destination`)."""
         with self._landing:
-            yield self.dlt_destination()
+            if self._db.postgres is None:
+                yield self.dlt_destination()
+                return
+            with self._db.postgres.landing_lock():
+                yield self.dlt_destination()
+            with self._db.read() as con:  # the tables dlt created are new to DuckDB's catalog cache
+                con.execute("CALL pg_clear_cache()")
 
     def dlt_destination(self) -> Any:
-        """A dlt duckdb destination writing raw landing tables into this store's file.
-
-        dlt gets its own cursor (same database, separate session state): it changes the
-        search path, which must not leak into the store's connection.
-        """
+        """The dlt destination of the raw landing tables: this store's file (dlt gets its own cursor, same
+        database, separate session state: it changes the search path, which must not leak into the
+        store's connection), or on a shared store its PostgreSQL database, written by dlt's own
+        postgres destination."""
         import dlt
 
+        if self._db.postgres is not None:
+            from dlt.destinations.impl.postgres.configuration import PostgresCredentials
+
+            credentials = PostgresCredentials()
+            credentials.parse_native_representation(self._db.postgres.url)
+            if credentials.password is None:  # a server that trusts the connection needs none; dlt wants one
+                credentials.password = ""
+            credentials.resolve()
+            return dlt.destinations.postgres(credentials=credentials)
         return dlt.destinations.duckdb(self._db.con.cursor())
 
     def landed_turns(self, scope: Scope) -> list[dict[str, Any]]:
@@ -118,7 +138,7 @@ class Documents(Room):
         recontexted: list[ChunkRecord] = []
         input_hash = sha256_json(sorted((w.document.document_id, w.document.content_hash) for w in writes))
         pending = PendingCommit(scope.tenant_id, actor, input_hash, f"ingest {len(writes)} documents")
-        with self._db.tx() as con:
+        with self._db.tx(pending.tenant_id) as con:
             with batch.id_set(con, [w.document.document_id for w in writes]) as ids:
                 found = {
                     r[0]: r[1:] for r in con.execute(
@@ -153,13 +173,18 @@ class Documents(Room):
             orphaned = orphaned_memories(con, scope, removed, pending, now)
             write_commit(con, pending, now)
             fts.mark_dirty(con, fts.CHUNKS_FTS)
-        if embed:
-            self._index.upsert(CHUNK_INDEX, columns([_chunk_row(scope, c, d) for c, d in embed]))
-        mark_deleted(self._index, removed, orphaned)
-        if recontexted:  # the turn before an appended one: new search text, same vector
-            self._index.update_columns(CHUNK_INDEX, {
-                "chunk_id": [c.chunk_id for c in recontexted],
-                "text": [search_text(c.text, c.context) for c in recontexted]})
+        try:
+            if embed:
+                self._index.upsert(CHUNK_INDEX, columns([_chunk_row(scope, c, d) for c, d in embed]))
+            mark_deleted(self._index, removed, orphaned)
+            if recontexted:  # the turn before an appended one: new search text, same vector
+                self._index.update_columns(CHUNK_INDEX, {
+                    "chunk_id": [c.chunk_id for c in recontexted],
+                    "text": [search_text(c.text, c.context) for c in recontexted]})
+        except VectorsUnavailableError as exc:
+            # the write stands: each new chunk's embedding job writes its whole index row once the bucket
+            # answers, and meanwhile the system of record gates (and keyword-searches) every read
+            log.warning("documents written, their index rows wait for the vectors: %s", exc)
         return [results[w.document.document_id] for w in writes]
 
     def _upsert_documents(
@@ -305,7 +330,7 @@ class Documents(Room):
         mine, params = owned(scope)
         pending = PendingCommit(scope.tenant_id, actor, sha256_json(sorted(document_ids)),
                                 f"delete {len(document_ids)} documents")
-        with self._db.tx() as con:
+        with self._db.tx(pending.tenant_id) as con:
             with batch.id_set(con, document_ids) as ids:
                 documents = [r[0] for r in con.execute(
                     f"SELECT document_id FROM source_documents WHERE {mine} AND deleted_at IS NULL "

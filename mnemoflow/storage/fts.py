@@ -12,6 +12,9 @@ from datetime import datetime
 
 import duckdb
 
+from mnemoflow.storage import batch
+from mnemoflow.storage.postgres import attached
+
 
 @dataclass(frozen=True)
 class FtsSpec:
@@ -28,10 +31,9 @@ FTS_OF = {spec.table: spec for spec in FTS_SPECS}  # by target
 
 
 def mark_dirty(con: duckdb.DuckDBPyConnection, spec: FtsSpec) -> None:
-    con.execute(
-        "INSERT INTO store_state VALUES (?, 'dirty') ON CONFLICT (key) DO UPDATE SET value = 'dirty'",
-        [f"fts:{spec.table}"],
-    )
+    if attached(con):
+        return  # a PostgreSQL store has no DuckDB FTS index to rebuild (LanceDB's serves BM25)
+    batch.upsert(con, "store_state", "key", {"key": f"fts:{spec.table}", "value": "dirty"})
 
 
 def is_dirty(con: duckdb.DuckDBPyConnection, spec: FtsSpec) -> bool:
@@ -40,15 +42,14 @@ def is_dirty(con: duckdb.DuckDBPyConnection, spec: FtsSpec) -> bool:
 
 
 def rebuild(con: duckdb.DuckDBPyConnection, spec: FtsSpec, now: datetime) -> None:
+    if attached(con):
+        return
     columns = ", ".join(f"'{c}'" for c in spec.text_columns)
     con.execute(
         f"PRAGMA create_fts_index('{spec.table}', '{spec.id_column}', {columns}, "
         "stemmer = 'porter', stopwords = 'english', strip_accents = 1, lower = 1, overwrite = 1)"
     )
-    con.execute(
-        "INSERT INTO store_state VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-        [f"fts:{spec.table}", f"built {now.isoformat()}"],
-    )
+    batch.upsert(con, "store_state", "key", {"key": f"fts:{spec.table}", "value": f"built {now.isoformat()}"})
 
 
 def ensure_current(con: duckdb.DuckDBPyConnection, spec: FtsSpec, now: datetime) -> None:

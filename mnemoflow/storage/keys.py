@@ -7,6 +7,7 @@ import secrets
 import uuid
 from typing import Any
 
+from mnemoflow.storage import batch
 from mnemoflow.storage.room import Room
 from mnemoflow.storage.scope import check_id, tenant
 from mnemoflow.timeutil import utcnow
@@ -45,5 +46,5 @@ class Keys(Room):
 
     def revoke_api_key(self, key_id: str) -> bool:
         with self._db.tx() as con:
-            return bool(con.execute("UPDATE api_keys SET revoked_at = ? WHERE key_id = ? AND revoked_at IS NULL "
-                                    "RETURNING key_id", [utcnow(), key_id]).fetchall())
+            return bool(batch.update_returning(con, "api_keys", "key_id", "revoked_at = ?",
+                                               "key_id = ? AND revoked_at IS NULL", [utcnow()], [key_id]))

@@ -12,6 +12,8 @@ served by bitmap indexes. One model and dimension per table, recorded in its sch
 from __future__ import annotations
 
 import functools
+import random
+import re
 import threading
 import time
 import warnings
@@ -26,7 +28,7 @@ import numpy as np
 import pyarrow as pa
 from lancedb.index import FTS, Bitmap, BTree, HnswSq
 
-from mnemoflow.errors import ConfigError
+from mnemoflow.errors import ConfigError, UnreachableError, VectorsUnavailableError
 from mnemoflow.storage.scope import BOUNDARIES
 
 
@@ -79,6 +81,18 @@ EMBEDDING_CACHE = IndexSpec(
 )
 
 
+def object_store_reason(exc: BaseException) -> str:
+    """The part of an object store's error a person can act on (its S3 error code, a refused connection)."""
+    text = str(exc)
+    if code := re.search(r"<Code>(\w+)</Code>", text):
+        return code.group(1)
+    for known in ("Connection refused", "error sending request", "dns error", "timed out", "InvalidAccessKeyId",
+                  "SignatureDoesNotMatch", "AccessDenied"):
+        if known.lower() in text.lower():
+            return known
+    return text.splitlines()[0][:200] if text else type(exc).__name__
+
+
 def sql_string(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
@@ -103,15 +117,51 @@ COMPACTED_KEPT = timedelta(minutes=1)
 HNSW_EF = 300  # measured at 100k chunks: recall@200 0.99 against exact search, ~10 ms
 
 
+COMMIT_RETRIES = 8  # another process committing first (a shared bucket) is retried on top of its version
+
+
+_UNREACHABLE = ("error sending request", "connection refused", "dns error", "timed out", "retryerror",
+                "connection reset", "broken pipe", "operation timed out", "service unavailable")
+
+
+def _reachable(method: Callable[..., Any]) -> Callable[..., Any]:
+    """On a bucket, a failure to reach it is `VectorsUnavailableError` (callers wait or fall back); any
+    other failure, or any failure of a local folder, is raised as it came."""
+
+    @functools.wraps(method)
+    def guarded(self: LanceIndex, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except VectorsUnavailableError:
+            raise
+        except Exception as exc:  # noqa: BLE001  (object_store errors reach Python as OSError, ValueError, ...)
+            if self.remote and any(s in str(exc).lower() for s in _UNREACHABLE):
+                raise VectorsUnavailableError(
+                    f"the vectors at {self.location} are unavailable: {object_store_reason(exc)}") from None
+            raise
+
+    return guarded
+
+
 def _writes(method: Callable[..., Any]) -> Callable[..., Any]:
     """Run a write on a table under that table's lock: in a server the outbox worker and the request
     threads write the same tables, and a compaction preempted by a concurrent update fails outright
-    ("Retryable commit conflict") instead of waiting. Reads take no lock."""
+    ("Retryable commit conflict") instead of waiting. Reads take no lock. Other processes writing the
+    same bucket cannot take this lock: a conflict with one of them is retried on the table's latest
+    version, a few times, with a random pause."""
 
     @functools.wraps(method)
     def locked(self: LanceIndex, spec: IndexSpec, *args: Any, **kwargs: Any) -> Any:
         with self._writer(spec):
-            return method(self, spec, *args, **kwargs)
+            for attempt in range(COMMIT_RETRIES):
+                try:
+                    return method(self, spec, *args, **kwargs)
+                except Exception as exc:  # noqa: BLE001  (LanceDB raises plain errors; only conflicts retry)
+                    if "commit conflict" not in str(exc).lower() or attempt == COMMIT_RETRIES - 1:
+                        raise
+                    self.latest(spec)
+                    time.sleep(random.uniform(0.05, 0.2) * (attempt + 1))
+            raise AssertionError("unreachable")
 
     return locked
 
@@ -119,9 +169,34 @@ def _writes(method: Callable[..., Any]) -> Callable[..., Any]:
 class LanceIndex:
     """The LanceDB side of the store. Only `storage/` uses it."""
 
-    def __init__(self, path: Path, model: str, dim: int, *, vector_index_min_rows: int = 50_000) -> None:
-        path.mkdir(parents=True, exist_ok=True)
-        self._db = lancedb.connect(str(path))
+    def __init__(self, location: Path | str, model: str, dim: int, *, vector_index_min_rows: int = 50_000,
+                 storage_options: dict[str, str] | None = None, read_consistency_s: float | None = None,
+                 connect_timeout_s: float = 10.0) -> None:
+        """`location`: a folder, or a bucket URL (`s3://...`, reached with `storage_options`) that other
+        processes write too: then this one re-reads a table's latest version when `read_consistency_s`
+        has passed since it last looked, and gives up on an unreachable bucket after a few retries
+        (recall answers from the system of record meanwhile) rather than LanceDB's three minutes."""
+        remote = isinstance(location, str) and "://" in location
+        if not remote:
+            Path(location).mkdir(parents=True, exist_ok=True)
+        options = dict(storage_options or {})
+        if remote:
+            options.setdefault("connect_timeout", f"{max(1, round(connect_timeout_s))}s")
+            options.setdefault("timeout", "60s")
+            options.setdefault("client_max_retries", "2")
+            options.setdefault("client_retry_timeout", f"{max(1, round(connect_timeout_s))}")
+        consistency = None if read_consistency_s is None else timedelta(seconds=read_consistency_s)
+        self.location = str(location)
+        self.remote = remote
+        try:
+            self._db = lancedb.connect(self.location, storage_options=options or None,
+                                       read_consistency_interval=consistency)
+            if remote:
+                self._db.list_tables()
+        except Exception as exc:  # noqa: BLE001  (object_store, IO and auth errors alike: say what failed)
+            if not remote:
+                raise
+            raise UnreachableError(f"cannot reach the vectors at {self.location}: {object_store_reason(exc)}") from None
         self.model = model
         self.dim = dim
         self.vector_index_min_rows = vector_index_min_rows
@@ -143,6 +218,7 @@ class LanceIndex:
         fields.append(pa.field("vector", pa.list_(pa.float32(), self.dim), nullable=True))
         return pa.schema(fields, metadata={"model": self.model, "dim": str(self.dim)})
 
+    @_reachable
     @_writes
     def drop(self, spec: IndexSpec) -> None:
         self._tables.pop(spec.name, None)
@@ -201,6 +277,7 @@ class LanceIndex:
             columns["vector"] = pa.FixedSizeListArray.from_arrays(flat, self.dim)
         return pa.table(columns, schema=self._schema(spec))
 
+    @_reachable
     @_writes
     def upsert(self, spec: IndexSpec, rows: dict[str, list], vectors: np.ndarray | None = None) -> None:
         """Insert or replace rows by id; without `vectors` the rows wait for theirs (vector null)."""
@@ -212,6 +289,7 @@ class LanceIndex:
             .execute(self._data(spec, rows, vectors), on_bad_vectors="null" if vectors is None else "error")
         )
 
+    @_reachable
     @_writes
     def append(self, spec: IndexSpec, rows: dict[str, list], vectors: np.ndarray | None = None) -> None:
         """Add rows whose ids the table does not hold, with their vectors or waiting for them (null):
@@ -225,10 +303,12 @@ class LanceIndex:
             if self._appends[spec.name] >= LAZY_FRAGMENTS:
                 self.refresh(spec, lazy=True)
 
+    @_reachable
     @_writes
     def delete(self, spec: IndexSpec, where: str) -> None:
         self.table(spec).delete(where)
 
+    @_reachable
     @_writes
     def update_columns(self, spec: IndexSpec, rows: dict[str, list]) -> None:
         """Set some columns of existing rows by id (one value per row); the vector is kept."""
@@ -242,6 +322,7 @@ class LanceIndex:
         """(id, cosine similarity, payload and `columns`), best first; rows without a vector are not candidates."""
         return self.vector_search_many(spec, [vector], where, k, columns)[0]
 
+    @_reachable
     def vector_search_many(self, spec: IndexSpec, vectors: list[np.ndarray], where: str, k: int,
                            columns: tuple[str, ...] = ()) -> list[list[Hit]]:
         """`vector_search` for each of `vectors`, in one query (one pass over the table's fragments)."""
@@ -262,6 +343,7 @@ class LanceIndex:
             found[position].append(hit)
         return found
 
+    @_reachable
     def text_search(self, spec: IndexSpec, query: str, where: str, k: int) -> list[Hit]:
         """(id, BM25 score, payload), best first, from the native full-text index."""
         if not query.strip():
@@ -286,18 +368,22 @@ class LanceIndex:
         return [(row_id, score, {name: values[i] for name, values in payload.items()})
                 for i, (row_id, score) in enumerate(zip(ids, scores))]
 
+    @_reachable
     def lookup(self, spec: IndexSpec, where: str, columns: list[str] | dict[str, str], limit: int | None) -> pa.Table:
         """Plain filtered scan (no vector query), e.g. for the embedding cache; `columns` may name SQL
         expressions ({"has_vector": "vector IS NOT NULL"}); `limit` None: every matching row."""
         return self.table(spec).search().where(where).select(columns).limit(limit).to_arrow()
 
+    @_reachable
     @_writes
     def update(self, spec: IndexSpec, where: str, values: dict[str, object]) -> None:
         self.table(spec).update(where=where, values=values)
 
+    @_reachable
     def count(self, spec: IndexSpec, where: str | None = None) -> int:
         return self.table(spec).count_rows(where)
 
+    @_reachable
     @_writes
     def forget_history(self, spec: IndexSpec) -> None:
         """After a hard deletion: rewrite every fragment holding a deleted row (LanceDB's own optimize
@@ -313,6 +399,7 @@ class LanceIndex:
             table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
         self._settled.pop(spec.name, None)
 
+    @_reachable
     @_writes
     def refresh(self, spec: IndexSpec, *, lazy: bool = False) -> None:
         """Fold new rows into the indexes, creating them when first useful.
@@ -365,6 +452,12 @@ class LanceIndex:
                 self._cleaned[spec.name] = time.monotonic()
             table.checkout_latest()
         self._settled[spec.name] = table.stats()["fragment_stats"]["num_fragments"]
+
+    def latest(self, spec: IndexSpec) -> None:
+        """Read the table at its newest version (another process committed since)."""
+        table = self._tables.get(spec.name)
+        if table is not None:
+            table.checkout_latest()
 
     def _piled_up(self, spec: IndexSpec, table: lancedb.table.Table) -> int:
         """Fragments written since this process last compacted the table (reads the manifest only)."""

@@ -57,7 +57,7 @@ class Lifecycle(Room):
         such memory (deleted ones included). Setting a flag to what it already is writes nothing."""
         mine, params = owned(scope)
         now = utcnow()
-        with self._db.tx() as con:
+        with self._db.tx(scope.tenant_id) as con:
             row = con.execute(f"SELECT {MEMORY_COLUMNS}, shared FROM memories WHERE {mine} AND memory_id = ? "
                               "AND deleted_at IS NULL", [*params, memory_id]).fetchone()
             if row is None:
@@ -157,21 +157,20 @@ class Lifecycle(Room):
         now = utcnow()
         within, params = tenant(tenant_id)
         pending = PendingCommit(tenant_id, actor, sha256_json({"decay": sorted(archive), "at": now.isoformat()}), "")
-        with self._db.tx() as con:
+        with self._db.tx(pending.tenant_id) as con:
             if scores:
                 batch.update(con, "memories", "memory_id", ["retention"], [[m, s] for m, s in scores.items()])
             archived: list[str] = []
             if archive:
                 with batch.id_set(con, archive) as ids:
-                    archived = [r[0] for r in con.execute(
-                        f"UPDATE memories SET archived_at = ?, updated_at = ?, commit_id = ? "
-                        f"WHERE {within} AND memory_id IN {ids} AND NOT coalesce(pinned, false) "
-                        f"AND {active_memory_sql()} RETURNING memory_id",
-                        [now, now, pending.commit_id, *params, now, now]).fetchall()]
-            expired = [r[0] for r in con.execute(
-                f"UPDATE memories SET archived_at = expires_at, updated_at = ?, commit_id = ? "
-                f"WHERE {within} AND expires_at <= ? AND archived_at IS NULL AND deleted_at IS NULL "
-                "RETURNING memory_id", [now, pending.commit_id, *params, now]).fetchall()]
+                    archived = batch.update_returning(
+                        con, "memories", "memory_id", "archived_at = ?, updated_at = ?, commit_id = ?",
+                        f"{within} AND memory_id IN {ids} AND NOT coalesce(pinned, false) AND {active_memory_sql()}",
+                        [now, now, pending.commit_id], [*params, now, now])
+            expired = batch.update_returning(
+                con, "memories", "memory_id", "archived_at = expires_at, updated_at = ?, commit_id = ?",
+                f"{within} AND expires_at <= ? AND archived_at IS NULL AND deleted_at IS NULL",
+                [now, pending.commit_id], [*params, now])
             pending.record("memories", "archive", archived)
             pending.record("memories", "expire", expired)
             if not pending.empty:

@@ -57,11 +57,11 @@ def retire_relations(
         return
     where, params = tenant(scope.tenant_id, "relations")
     with batch.registered(con, ["memory_id", "since"], [[m, at] for m, at in retired.items()]) as b:
-        pending.record("relations", "update", [r[0] for r in con.execute(
-            f"UPDATE relations SET superseded_at = b.since, commit_id = ? FROM {b} b "
-            f"WHERE {where} AND relations.memory_id = b.memory_id "
-            "AND relations.superseded_at IS NULL AND relations.predicate NOT IN ('supersedes', 'superseded_by') "
-            "RETURNING relation_id", [pending.commit_id, *params]).fetchall()])
+        pending.record("relations", "update", batch.update_returning(
+            con, "relations", "relation_id", "superseded_at = b.since, commit_id = ?",
+            f"{where} AND relations.memory_id = b.memory_id AND relations.superseded_at IS NULL "
+            "AND relations.predicate NOT IN ('supersedes', 'superseded_by')",
+            [pending.commit_id], params, source=f"{b} b"))
 
 
 def supersede(

@@ -198,7 +198,7 @@ class Memories(Room):
         where, params = visible(scope, "m")
         gate, gate_params = lifecycle_sql("m")
         links, link_params = tenant(scope.tenant_id, "l")
-        with self._db.read() as con, batch.id_set(con, memory_ids) as ids:
+        with self._db.read() as con, batch.id_rows(con, memory_ids) as ids:
             rows = con.execute(
                 f"""
                 WITH RECURSIVE chain(origin, memory_id, hops) AS (
@@ -231,7 +231,7 @@ class Memories(Room):
         message = "delete memory" if memory_ids is not None and len(memory_ids) == 1 else "delete memories"
         pending = PendingCommit(scope.tenant_id, actor, sha256_json({"delete": memory_ids, "scope": str(scope)}),
                                 message)
-        with self._db.tx() as con:
+        with self._db.tx(pending.tenant_id) as con:
             query = f"SELECT memory_id FROM memories WHERE {owner} AND deleted_at IS NULL"
             if memory_ids is None:
                 gone = [r[0] for r in con.execute(query, params).fetchall()]

@@ -5,6 +5,7 @@ one commit."""
 from __future__ import annotations
 
 import json
+import logging
 import uuid
 from collections import Counter
 from dataclasses import dataclass
@@ -13,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from mnemoflow.errors import BadInputError
+from mnemoflow.errors import BadInputError, VectorsUnavailableError
 from mnemoflow.models import EntityRef, LinkDraft, MemoryDraft, MemoryItem
 from mnemoflow.storage import batch, fts, outbox
 from mnemoflow.storage.commits import PendingCommit, sha256_json, write_commit
@@ -38,6 +39,9 @@ from mnemoflow.timeutil import utcnow
 
 if TYPE_CHECKING:
     from mnemoflow.storage.store import Store
+
+
+log = logging.getLogger("mnemoflow.storage")
 
 
 @dataclass
@@ -115,15 +119,22 @@ class MemoryWrites:
             event_start_at=draft.event_start_at, event_end_at=draft.event_end_at, temporal_text=draft.temporal_text,
             embedding_status="pending" if vector is None else "done",
             metadata=json.loads(json.dumps(draft.metadata)))  # as DuckDB gives it back
+        try:
+            self._index.append(MEMORY_INDEX, columns([memory_row(scope, memory, content_hash)]),
+                               None if vector is None else vector.reshape(1, -1))
+        except VectorsUnavailableError as exc:  # the bucket is down: the memory waits for its embedding job,
+            log.warning("memory written, its index row waits for the vectors: %s", exc)  # which writes the row
+            vector, memory = None, memory.model_copy(update={"embedding_status": "pending"})
         new = NewMemory(memory, content_hash, draft, now, links, review, entities, relations, categories,
                         embedded=vector is not None)
-        self._index.append(MEMORY_INDEX, columns([memory_row(scope, memory, content_hash)]),
-                           None if vector is None else vector.reshape(1, -1))
         superseded = [link.target_id for link in links if link.type == "UPDATES"]
         for target in superseded:
             self._supersede(target, now)
         if superseded:
-            self._index.update(MEMORY_INDEX, sql_in("memory_id", superseded), {"is_latest": False})
+            try:
+                self._index.update(MEMORY_INDEX, sql_in("memory_id", superseded), {"is_latest": False})
+            except VectorsUnavailableError as exc:  # recall's final gate reads is_latest from the system of record
+                log.warning("superseded memories keep a stale index flag until reembed: %s", exc)
         self._new[memory_id] = new
         self._ops.append(new)
         return memory, True
@@ -269,7 +280,7 @@ def write_pass(
     new = [op for op in ops if isinstance(op, NewMemory)]
     reinforced = [op for op in ops if isinstance(op, Reinforced)]
     counts = Counter(r.memory_id for r in reinforced)
-    with db.tx() as con:
+    with db.tx(pending.tenant_id) as con:
         wanted = {s for op in ops for s in (op.draft.derived_from if isinstance(op, NewMemory) else op.sources)}
         if missing := sorted(wanted - live_sources(con, scope, wanted)):
             raise BadInputError(f"derived_from names what {scope} does not hold: {', '.join(missing[:5])}")

@@ -465,6 +465,22 @@ def _outbox_lease_owner(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("ALTER TABLE outbox ADD COLUMN leased_by VARCHAR")
 
 
+@migration("0010_workers")
+def _workers(con: duckdb.DuckDBPyConnection) -> None:
+    """The processes that lease outbox jobs on a shared store, with when each last said it was alive
+    (storage/heartbeat.py): a lease whose holder fell silent is taken over at once."""
+    con.execute("""
+        CREATE TABLE workers (
+            worker_id VARCHAR PRIMARY KEY,
+            role VARCHAR NOT NULL,
+            host VARCHAR,
+            pid INTEGER,
+            started_at TIMESTAMP NOT NULL,
+            beat_at TIMESTAMP NOT NULL
+        )
+    """)
+
+
 def apply_migrations(con: duckdb.DuckDBPyConnection) -> list[str]:
     """Apply pending migrations in order; returns the names applied now."""
     con.execute(

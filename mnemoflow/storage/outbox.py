@@ -82,7 +82,12 @@ def claim(
         """,
         [now + timedelta(seconds=lease_s), me, now, kind, now, me, now, limit],
     ).fetchall()
-    return [Job(r[0], row_scope(r[4:]), r[1], json.loads(r[2]), r[3]) for r in rows]
+    return [job_of(r) for r in rows]
+
+
+def job_of(row: tuple) -> Job:
+    """A job from a (job_key, kind, payload, attempts, *scope columns) row."""
+    return Job(row[0], row_scope(row[4:]), row[1], json.loads(row[2]), row[3])
 
 
 def complete(con: duckdb.DuckDBPyConnection, keys: list[str], now: datetime) -> None:
@@ -136,7 +141,6 @@ def replay(con: duckdb.DuckDBPyConnection, keys: list[str], now: datetime) -> li
     if not keys:
         return []
     with batch.id_set(con, keys) as ids:
-        return [r[0] for r in con.execute(
-            "UPDATE outbox SET status = 'pending', attempts = 0, lease_until = NULL, leased_by = NULL, "
-            "next_attempt_at = NULL, "
-            f"updated_at = ? WHERE job_key IN {ids} RETURNING job_key", [now]).fetchall()]
+        return batch.update_returning(
+            con, "outbox", "job_key", "status = 'pending', attempts = 0, lease_until = NULL, leased_by = NULL, "
+            "next_attempt_at = NULL, updated_at = ?", f"job_key IN {ids}", [now])

@@ -48,7 +48,7 @@ class Profiles(Room):
         mine, params = owned(scope)
         now = utcnow()
         wanted = [(line.section, line.text, list(line.memory_ids)) for line in lines]
-        with self._db.tx() as con:
+        with self._db.tx(scope.tenant_id) as con:
             held = con.execute(f"SELECT version FROM profiles WHERE {mine}", params).fetchone()
             current = [tuple(r[:2]) + (list(r[2]),) for r in con.execute(
                 f"SELECT section, text, memory_ids FROM profile_lines WHERE {mine} ORDER BY section DESC, ordinal",

@@ -54,7 +54,7 @@ class _Gone:
 
 
 def _delete(con: duckdb.DuckDBPyConnection, table: str, where: str, params: list, returning: str) -> list[str]:
-    return [r[0] for r in con.execute(f"DELETE FROM {table} WHERE {where} RETURNING {returning}", params).fetchall()]
+    return batch.delete_returning(con, table, where, params, returning)
 
 
 def _tenant_tables(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str]]:
@@ -84,7 +84,7 @@ class Purge(Room):
         pending = PendingCommit(tenant_id, actor, sha256_json({"purge": tenant_id, "before": cutoff.isoformat()}),
                                 f"purge what was retired before {cutoff:%Y-%m-%d %H:%M}")
         now = utcnow()
-        with self._db.tx() as con:
+        with self._db.tx(pending.tenant_id) as con:
             gone = self._retired(con, tenant_id, cutoff)
             if gone.empty:
                 return result
@@ -236,17 +236,16 @@ class Purge(Room):
         now = utcnow()
         within, params = tenant(tenant_id)
         pending = PendingCommit(tenant_id, actor, sha256_json({"delete tenant": tenant_id}), "delete tenant")
-        with self._db.tx() as con:
-            con.execute("INSERT INTO tenant_deletions VALUES (?, ?, ?, NULL) ON CONFLICT (tenant_id) DO UPDATE "
-                        "SET requested_at = excluded.requested_at, actor = excluded.actor, purged_at = NULL",
-                        [tenant_id, now, actor])
-            revoked = len(con.execute(f"UPDATE api_keys SET revoked_at = ? WHERE {within} AND revoked_at IS NULL "
-                                      "RETURNING key_id", [now, *params]).fetchall())
+        with self._db.tx(pending.tenant_id) as con:
+            batch.upsert(con, "tenant_deletions", "tenant_id",
+                         {"tenant_id": tenant_id, "requested_at": now, "actor": actor, "purged_at": None})
+            revoked = len(batch.update_returning(con, "api_keys", "key_id", "revoked_at = ?",
+                                                 f"{within} AND revoked_at IS NULL", [now], params))
             for table in DELETED_MARKS:
                 id_col, _ = TRACKED_TABLES[table]
-                pending.record(table, "delete", [r[0] for r in con.execute(
-                    f"UPDATE {table} SET deleted_at = ?, commit_id = ? WHERE {within} AND deleted_at IS NULL "
-                    f"RETURNING {id_col}", [now, pending.commit_id, *params]).fetchall()])
+                pending.record(table, "delete", batch.update_returning(
+                    con, table, id_col, "deleted_at = ?, commit_id = ?", f"{within} AND deleted_at IS NULL",
+                    [now, pending.commit_id], params))
             if not pending.empty:
                 write_commit(con, pending, now)
                 for spec in fts.FTS_SPECS:
@@ -267,7 +266,7 @@ class Purge(Room):
         result = PurgeResult(check_id("tenant_id", tenant_id))
         now = utcnow()
         pending = PendingCommit(tenant_id, actor, sha256_json({"purge tenant": tenant_id}), "purge tenant")
-        with self._db.tx() as con:
+        with self._db.tx(pending.tenant_id) as con:
             hashes: set[str] = set()
             for schema, table in _tenant_tables(con):
                 if schema == "main" and table in KEPT_TABLES:

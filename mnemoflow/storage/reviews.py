@@ -70,7 +70,7 @@ class Reviews(Room):
         where, params = owned(scope, "r")
         mine, mine_params = owned(scope)
         superseded: list[str] = []
-        with self._db.tx() as con:
+        with self._db.tx(scope.tenant_id) as con:
             row = con.execute(f"{_REVIEW_SELECT} WHERE {where} AND r.review_id = ?", [*params, review_id]).fetchone()
             if row is None:
                 raise BadInputError(f"no review {review_id} for {scope}")

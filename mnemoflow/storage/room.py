@@ -12,6 +12,7 @@ from mnemoflow.storage.lance_index import LanceIndex
 from mnemoflow.storage.scope import Scope
 
 if TYPE_CHECKING:
+    from mnemoflow.storage.heartbeat import Heartbeat
     from mnemoflow.storage.vectors import RecentVectors
 
 Target = Literal["chunks", "memories", "summaries"]
@@ -32,3 +33,4 @@ class Room:
     _access_lock: threading.Lock
     _accesses: dict[tuple[Scope, str], tuple[int, datetime]]  # recall accesses not written yet: times, last
     _accesses_since: float | None  # monotonic time of the oldest of them
+    _heartbeat: Heartbeat | None  # on a shared store: this process saying it is alive while it holds leases

@@ -101,6 +101,15 @@ class Search(Room):
         if self._bm25_engine == "lancedb":  # LanceDB is thread-safe: no connection lock, so it can run in parallel
             found = self._index.text_search(INDEX_OF[target], query, lance_where(scope, target, include_history, only), k)
             return [search_hit(target, h) for h in found]
+        return self.keyword_search(scope, target, query, k, include_history=include_history, only=only)
+
+    def keyword_search(
+        self, scope: Scope, target: Target, query: str, k: int, *, include_history: bool = False,
+        only: list[str] | None = None,
+    ) -> list[SearchHit]:
+        """Keyword hits from the system of record itself, as `bm25_search` gives them: DuckDB FTS's BM25 on
+        one machine, PostgreSQL's full-text ranking on a shared store (what recall answers from when the
+        vectors' bucket cannot be reached)."""
         fts_spec = fts.FTS_OF[target]
         where, params = visible(scope)
         if target == "summaries":
@@ -108,6 +117,15 @@ class Search(Room):
         else:
             gate, gate_params = lifecycle_sql(history=target == "chunks" or include_history)
             where, params = where + gate, [*params, *gate_params]
+        if self._db.postgres is not None:
+            if only is not None:
+                if not only:
+                    return []
+                where += f" AND {fts_spec.id_column} = ANY(?)"
+                params = [*params, list(only)]
+            found = self._db.postgres.text_search(target, fts_spec.id_column, fts_spec.text_columns[0], query, where,
+                                                  params, k)
+            return [SearchHit(target, i, score, None) for i, score in found]
         with self._db.read() as con, batch.id_set(con, only or []) as ids:
             if only is not None:
                 where += f" AND {fts_spec.id_column} IN {ids}"

@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import threading
 
-import duckdb
-
 from mnemoflow.storage.analytics import Analytics
 from mnemoflow.storage.commits import VerifyReport, verify_tenant
 from mnemoflow.storage.connection import Database
 from mnemoflow.storage.documents import Documents
 from mnemoflow.storage.evals import EvalRuns
 from mnemoflow.storage.graph import Graph
+from mnemoflow.storage.heartbeat import Heartbeat
 from mnemoflow.storage.keys import Keys
 from mnemoflow.storage.lance_index import LanceIndex
 from mnemoflow.storage.lifecycle import Lifecycle
@@ -52,11 +51,11 @@ class Store(Documents, Memories, Versions, Transfer, Graph, Reviews, Keys, Vecto
     """One DuckDB connection (one unit of work or one long-lived server) plus the LanceDB tables."""
 
     def __init__(
-        self, con: duckdb.DuckDBPyConnection, index: LanceIndex, *, max_attempts: int, lease_s: float,
+        self, db: Database, index: LanceIndex, *, max_attempts: int, lease_s: float,
         bm25_engine: Bm25Engine = "lancedb", backoff_s: float = 30.0, backoff_max_s: float = 3600.0,
-        access_flush_s: float = 5.0,
+        access_flush_s: float = 5.0, heartbeat_s: float = 5.0,
     ) -> None:
-        self._db = Database(con)
+        self._db = db
         self._index = index
         self._recent = RecentVectors()
         self._bm25_engine = bm25_engine
@@ -69,11 +68,26 @@ class Store(Documents, Memories, Versions, Transfer, Graph, Reviews, Keys, Vecto
         self._access_lock = threading.Lock()
         self._accesses = {}
         self._accesses_since = None
+        self._heartbeat = Heartbeat(db.postgres, heartbeat_s) if db.postgres is not None else None
+
+    def set_role(self, role: str) -> None:
+        """What this process is, as the `workers` table shows it on a shared store (server, worker)."""
+        if self._heartbeat is not None:
+            self._heartbeat.role = role
+
+    @property
+    def shared(self) -> bool:
+        """Whether other processes write this store too (PostgreSQL and a bucket, not the home's files)."""
+        return self._db.postgres is not None
 
     def close(self) -> None:
-        self.flush_accesses()
-        self.save_cached_vectors()
-        self._db.close()
+        try:
+            self.flush_accesses()
+            self.save_cached_vectors()
+        finally:
+            if self._heartbeat is not None:
+                self._heartbeat.stop()
+            self._db.close()
 
     def __enter__(self) -> Store:
         return self

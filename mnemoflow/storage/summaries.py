@@ -117,14 +117,14 @@ class Summaries(Room):
         hashes = [summary_content_hash(d.content) for d in drafts]
         pending = PendingCommit(scope.tenant_id, actor, sha256_json({"seal": sorted(ids), "retire": sorted(retire)}),
                                 _message(len(drafts), len(retire)))
-        with self._db.tx() as con:
+        with self._db.tx(pending.tenant_id) as con:
             retired: list[str] = []
             if retire:
                 with batch.registered(con, ["summary_id", "reason"], [[k, v] for k, v in retire.items()]) as b:
-                    retired = [r[0] for r in con.execute(
-                        f"UPDATE summaries SET retired_at = ?, retired_reason = b.reason, commit_id = ? FROM {b} b "
-                        f"WHERE summaries.summary_id = b.summary_id AND {mine} AND summaries.retired_at IS NULL "
-                        "RETURNING summaries.summary_id", [now, pending.commit_id, *params]).fetchall()]
+                    retired = batch.update_returning(
+                        con, "summaries", "summary_id", "retired_at = ?, retired_reason = b.reason, commit_id = ?",
+                        f"summaries.summary_id = b.summary_id AND {mine} AND summaries.retired_at IS NULL",
+                        [now, pending.commit_id], params, source=f"{b} b")
                 pending.record("summaries", "retire", retired)
             written = batch.insert(
                 con, "summaries",

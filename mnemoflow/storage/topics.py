@@ -81,7 +81,7 @@ class Topics(Room):
         pending = PendingCommit(scope.tenant_id, actor, sha256_json(
             [[d.topic_id, d.label, sorted(d.members)] for d in drafts]), "cluster topics")
         counts = {"topics_new": 0, "topics_changed": 0, "topics_retired": 0, "memberships_changed": 0}
-        with self._db.tx() as con:
+        with self._db.tx(pending.tenant_id) as con:
             live = {r[0]: (r[1], tuple(r[2])) for r in con.execute(
                 f"SELECT topic_id, label, terms FROM topics WHERE {topics} AND retired_at IS NULL", params).fetchall()}
             members: dict[str, dict[str, float]] = {}

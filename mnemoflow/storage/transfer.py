@@ -130,7 +130,7 @@ class Transfer(Room):
         items = [(m, _item(m), memory_content_hash(m.content)) for m in group]
         pending = PendingCommit(scope.tenant_id, actor, sha256_json(sorted(m.id for m in group)),
                                 f"import {len(group)} memories")
-        with self._db.tx() as con:
+        with self._db.tx(pending.tenant_id) as con:
             batch.insert(con, "memories", [*_MEMORY, "content_hash", "embedding_status", "commit_id"], [
                 [m.id, *scope.stamp().values(), m.shared, m.content, m.kind, m.salience, m.confidence, m.is_latest,
                  m.created_at, m.updated_at, m.valid_from, m.valid_to, m.expires_at, m.observed_at, m.event_start_at,

@@ -129,13 +129,22 @@ class Vectors(Room):
         return self._index.model
 
     def claim_embedding_jobs(self, limit: int) -> list[Job]:
-        with self._db.tx() as con:
-            return outbox.claim(con, EMBED_JOB, limit, self._lease_s, utcnow())
+        return self._claim(EMBED_JOB, limit)
 
     def claim_generation_jobs(self, limit: int) -> list[Job]:
         """Sessions with turns memory generation has not read, oldest first."""
-        with self._db.tx() as con:
-            return outbox.claim(con, GENERATE_JOB, limit, self._lease_s, utcnow())
+        return self._claim(GENERATE_JOB, limit)
+
+    def _claim(self, kind: str, limit: int) -> list[Job]:
+        """On a shared store PostgreSQL claims (any number of processes take different jobs), and this
+        process beats from its first claim on, so that its leases are taken over if it dies."""
+        if self._heartbeat is None:
+            with self._db.tx() as con:
+                return outbox.claim(con, kind, limit, self._lease_s, utcnow())
+        self._heartbeat.ensure_started()
+        rows = self._db.postgres.claim(kind, limit, self._lease_s, utcnow(), outbox.worker_id(),
+                                       self._heartbeat.silent_after_s)
+        return [outbox.job_of(row) for row in rows]
 
     def embedding_inputs(self, scope: Scope, target: Target, jobs: list[Job]) -> tuple[list[EmbeddingInput], list[str]]:
         """Rows behind `jobs` that still need this vector, and the keys of jobs that are moot.

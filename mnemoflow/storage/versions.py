@@ -141,7 +141,7 @@ def _set_metadata(store: Store, scope: Scope, memory: MemoryItem, metadata: dict
     pending = PendingCommit(scope.tenant_id, actor, sha256_json({"metadata": memory.id, "value": metadata}),
                             "update memory metadata")
     mine, params = owned(scope)
-    with store._db.tx() as con:
+    with store._db.tx(pending.tenant_id) as con:
         con.execute(f"UPDATE memories SET metadata = ?, updated_at = ?, commit_id = ? WHERE {mine} AND memory_id = ?",
                     [json.dumps(metadata), now, pending.commit_id, *params, memory.id])
         pending.record("memories", "update", [memory.id])

@@ -1,11 +1,11 @@
 """The commit chain verifies; a row or commit changed behind the store's back is detected."""
 
-import duckdb
 import pytest
 
 from mnemoflow.config import Settings
 from mnemoflow.memory.generate.direct import draft_memory
 from mnemoflow.storage import Scope, open_store
+from tests.conftest import raw_connection
 
 
 @pytest.fixture
@@ -20,9 +20,8 @@ def populated(settings: Settings) -> Settings:
 
 
 def _tamper(settings: Settings, sql: str) -> None:
-    con = duckdb.connect(str(settings.duckdb_path))
-    con.execute(sql)
-    con.close()
+    with raw_connection(settings) as con:
+        con.execute(sql)
 
 
 def test_chain_verifies_per_tenant(populated: Settings) -> None:

@@ -12,6 +12,7 @@ from mnemoflow.errors import ConfigError, StoreBusyError
 from mnemoflow.storage import open_store
 
 
+@pytest.mark.embedded_only("the one-writer lock of the home's DuckDB file")
 def test_a_busy_store_waits_then_names_the_holder(tmp_path: Path) -> None:
     settings = load_settings(tmp_path / "home", store_lock_timeout_s=1)
     open_store(settings).close()
@@ -29,6 +30,7 @@ def test_a_busy_store_waits_then_names_the_holder(tmp_path: Path) -> None:
     open_store(settings).close()  # free again once the holder is gone
 
 
+@pytest.mark.embedded_only("a shared store keeps nothing in the home")
 def test_an_unusable_home_is_a_clear_error(tmp_path: Path) -> None:
     blocker = tmp_path / "a-file"
     blocker.write_text("")

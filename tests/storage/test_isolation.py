@@ -10,12 +10,12 @@ import pytest
 from hypothesis import given, settings as hyp_settings, strategies as st
 
 from mnemoflow.chunking import chunk_plain_text, sha256_text
-from mnemoflow.config import load_settings
 from mnemoflow.errors import NotFoundError
 from mnemoflow.eval.isolation import Row, owns, sees
 from mnemoflow.models import DocumentRecord, DocumentWrite
 from mnemoflow.service import MemoryService
 from mnemoflow.storage import Scope
+from tests.conftest import fresh_settings
 
 WORDS = ["alpha", "budget", "cello", "deploy", "espresso", "falcon", "granite", "harbor", "invoice", "juniper",
          "kayak", "lantern", "meadow", "nebula", "orchid", "pepper"]
@@ -38,7 +38,7 @@ queries = st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=4).map(
 @hyp_settings(max_examples=12, deadline=None)
 @given(data=records, asked=queries)
 def test_no_read_or_write_reaches_outside_its_scope(data: list[tuple[int, str, str]], asked: list[str]) -> None:
-    with tempfile.TemporaryDirectory() as tmp, MemoryService(load_settings(Path(tmp) / "home")) as service:
+    with tempfile.TemporaryDirectory() as tmp, MemoryService(fresh_settings(Path(tmp) / "home")) as service:
         rows: dict[str, Row] = {}
         for n, (scope_index, kind, text) in enumerate(data):
             scope = SCOPES[scope_index]

@@ -1,8 +1,8 @@
-import duckdb
 
 from mnemoflow.config import Settings
 from mnemoflow.storage import open_store
 from mnemoflow.storage.migrations import MIGRATIONS
+from tests.conftest import raw_connection
 
 DATA_MODEL = {
     "source_documents", "chunks", "turns", "memories", "memory_links", "entities", "memory_entities", "relations",
@@ -13,12 +13,12 @@ DATA_MODEL = {
 
 def test_every_table_of_the_data_model_is_created_and_recorded(settings: Settings) -> None:
     open_store(settings).close()
-    con = duckdb.connect(str(settings.duckdb_path), read_only=True)
-    tables = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables WHERE table_schema='main'").fetchall()}
-    assert DATA_MODEL <= tables
-    recorded = con.execute("SELECT version, name FROM schema_migrations ORDER BY version").fetchall()
+    with raw_connection(settings) as con:
+        tables = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables "
+                                            "WHERE table_schema IN ('main', 'public')").fetchall()}
+        assert DATA_MODEL <= tables
+        recorded = con.execute("SELECT version, name FROM schema_migrations ORDER BY version").fetchall()
     assert [name for _, name in recorded] == [name for name, _ in MIGRATIONS]
-    con.close()
 
 
 def test_reopening_applies_nothing_and_keeps_data(settings: Settings) -> None:

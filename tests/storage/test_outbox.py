@@ -119,6 +119,8 @@ os.kill(os.getpid(), signal.SIGKILL)
 """
 
 
+@pytest.mark.embedded_only("one writer per file: on a shared store a lease is taken over after its holder falls "
+                            "silent (tests/storage/test_shared_store.py)")
 def test_a_lease_left_by_a_killed_process_is_claimable_at_once(tmp_path: Path) -> None:
     """Found by the crash harness (tests/crash_harness.py): a worker killed in the middle of its jobs
     left them leased for outbox_lease_s (300 s), and the next `mnemoflow worker` ended at once,

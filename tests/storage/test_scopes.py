@@ -18,6 +18,7 @@ from mnemoflow.errors import NotFoundError, ScopeError
 from mnemoflow.service import MemoryService
 from mnemoflow.storage import Scope
 from mnemoflow.storage.scope import lance_owned, lance_visible, owned, visible
+from tests.conftest import fresh_settings
 
 TENANTS = ("t1", "t2")
 USERS = ("u1", "u2", None)
@@ -109,7 +110,7 @@ WORDS = ["alpha", "budget", "cello", "deploy", "espresso", "falcon", "granite", 
                      min_size=1, max_size=12),
        query=st.lists(st.sampled_from(WORDS), min_size=1, max_size=3).map(" ".join))
 def test_no_service_path_reaches_outside_what_its_scope_sees(data: list[tuple[int, str]], query: str) -> None:
-    with tempfile.TemporaryDirectory() as tmp, MemoryService(load_settings(Path(tmp) / "home")) as service:
+    with tempfile.TemporaryDirectory() as tmp, MemoryService(fresh_settings(Path(tmp) / "home")) as service:
         stamp: dict[str, Scope] = {}
         for n, (index, text) in enumerate(data):
             memory, _ = service.add(SERVICE_SCOPES[index], f"{text} #{n}", wait=False)

@@ -3,12 +3,12 @@ twice) and read whole, with the vectors this process used last kept at hand."""
 
 from __future__ import annotations
 
-import lancedb
 import numpy as np
 
 from mnemoflow.embedding.base import normalize
 from mnemoflow.service import MemoryService
 from mnemoflow.storage.vectors import UNSAVED_VECTORS
+from tests.conftest import raw_vectors
 
 
 def test_cached_vectors_read_every_key_however_often_it_was_cached(service: MemoryService) -> None:
@@ -27,7 +27,7 @@ def test_new_cache_vectors_are_written_in_batches_and_on_close(service: MemorySe
     """A direct add's vectors wait at hand and go to LanceDB a few dozen at a time (and when the store
     closes): one write per add would be a LanceDB version and a fragment each."""
     def in_lancedb() -> int:  # read from outside, as another process would
-        db = lancedb.connect(str(service.settings.lancedb_path))
+        db = raw_vectors(service.settings)
         return db.open_table("embedding_cache").count_rows() if "embedding_cache" in db.list_tables().tables else 0
 
     vectors = normalize(np.random.default_rng(5).normal(size=(UNSAVED_VECTORS, service.embedder.dim))
