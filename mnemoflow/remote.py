@@ -178,23 +178,45 @@ class RemoteService:
 def running_server(settings: Settings) -> ServerInfo | None:
     """The home's server if it answers its health check with our token; None otherwise (no file, a
     stale file left by a crash, a server that is gone)."""
-    import httpx
-
     info = read_server_info(settings.home)
     if info is None:
         return None
+    return info if _answering(info.url, info.token) is not None else None
+
+
+def target_server(settings: Settings) -> ServerInfo | None:
+    """The server a client sends its work to: the first of `settings.server` (a cluster's, reached with
+    `server_token`) that answers, else the home's own when it runs."""
+    if not settings.server:
+        return running_server(settings)
+    if settings.server_token is None:
+        raise errors.ConfigError("server is set but server_token is not (MNEMOFLOW_SERVER_TOKEN: the operator "
+                                 "token `mnemoflow cluster up` printed)")
+    token = settings.server_token.get_secret_value()
+    urls = [u.strip().rstrip("/") for u in settings.server.split(",") if u.strip()]
+    found = next((info for url in urls if (info := _answering(url, token)) is not None), None)
+    if found is None:
+        raise errors.ServerUnavailableError(f"no server answered at {', '.join(urls)}")
+    return found
+
+
+def _answering(url: str, token: str) -> ServerInfo | None:
+    import httpx
+
     try:
-        answer = httpx.get(f"{info.url}/v1/local/health", headers={"Authorization": f"Bearer {info.token}"},
+        answer = httpx.get(f"{url}/v1/local/health", headers={"Authorization": f"Bearer {token}"},
                            timeout=CONNECT_TIMEOUT_S)
     except httpx.HTTPError:
         return None
-    return info if answer.status_code == 200 else None
+    if answer.status_code != 200:
+        return None
+    return ServerInfo(url=url, token=token, pid=int(answer.json().get("pid", 0)))
 
 
 def connect(settings: Settings) -> MemoryService:
     """The service for this home: its running server's, else one in this process (which opens the
     store itself, waiting for a busy file and then failing clearly)."""
-    info = running_server(settings)
+    info = target_server(settings)
     if info is None:
         return MemoryService(settings)
     return cast(MemoryService, RemoteService(settings, info))

@@ -79,6 +79,22 @@ class OutboxWorker:
         self._thread.join()
 
 
+def run_worker(settings: Settings, poll_s: float) -> None:
+    """`mnemoflow worker --forever`: drain the outbox as work arrives until SIGTERM or SIGINT, then let
+    the batch in hand finish and free this process's leases."""
+    import signal
+
+    stopping = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stopping.set())
+    with MemoryService(settings) as service:
+        service.store.set_role("worker")
+        worker = OutboxWorker(service, poll_s)
+        worker.start()
+        stopping.wait()
+        worker.stop()
+
+
 @dataclass
 class Running:
     """What a server started, to stop in reverse order."""
@@ -138,10 +154,11 @@ def serve(settings: Settings, *, host: str | None = None, port: int | None = Non
     if (other := running_server(settings)) is not None:
         raise AlreadyServing(f"a server already runs for {settings.home} at {other.url} (pid {other.pid})")
     service = MemoryService(settings)
-    service.store  # noqa: B018  (own the store before listening: a busy home fails here, clearly)
+    service.store.set_role("server")  # own the store before listening: a busy home fails here, clearly
     port = port or free_port(host)
     url = f"http://{host}:{port}"
-    token = secrets.token_urlsafe(32)
+    # a cluster's servers all accept the token its clients were given; alone, a server makes its own
+    token = settings.server_token.get_secret_value() if settings.server_token else secrets.token_urlsafe(32)
     running = Running()
     app = build_app(service, token, url, parts, on_stop=lambda: _stop(service, settings, running))
     server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on"))
@@ -160,15 +177,22 @@ def serve(settings: Settings, *, host: str | None = None, port: int | None = Non
     def _start_parts() -> None:
         # the model loads once, now, rather than in the first client's request
         threading.Thread(target=service.embedder.embed_query, args=("warm up",), daemon=True).start()
-        if parts.quack and settings.quack_enabled:
+        shared = service.store.shared
+        if parts.quack and settings.quack_enabled and not shared:
             _start_quack(service, settings, host, running)
+        elif parts.quack and settings.quack_enabled:
+            running.notes.append("SQL endpoint: not served on a shared store (attach its PostgreSQL database "
+                                 "read-only, or run `mnemoflow sql`)")
         if parts.worker:
             running.worker = OutboxWorker(service, settings.server_outbox_poll_s)
             running.worker.start()
         running.info = ServerInfo(url=url, token=token, pid=os.getpid(), quack_uri=running.quack_uri,
                                   quack_token=running.quack_token)
         write_server_info(settings.home, running.info)
-        if parts.schedules and settings.schedules_enabled:
+        if parts.schedules and settings.schedules_enabled and shared:
+            running.notes.append("schedules: not run by a server of a shared store (each job would run once per "
+                                 "server): deploy them to the cluster's Prefect server (`mnemoflow cluster up` does)")
+        elif parts.schedules and settings.schedules_enabled:
             from mnemoflow.api.schedules import start_schedules
 
             def served(api_url: str, deployments: list[str]) -> None:  # clients can now run them by name

@@ -9,6 +9,7 @@ import typer
 
 from mnemoflow.cli.app import ArgumentError, Home, Tenant, User, app, err, out, progress_bar, scope_of, service_for
 from mnemoflow.cli.output import IngestProgress, print_generation, print_ingest, print_recall, run_ingest
+from mnemoflow.config import load_settings
 
 
 @app.command()
@@ -53,9 +54,20 @@ def sync(
 
 
 @app.command()
-def worker(home: Home = None) -> None:
+def worker(
+    home: Home = None,
+    forever: Annotated[bool, typer.Option("--forever", help="Keep draining as work arrives until SIGTERM or Ctrl-C "
+                                                            "(a cluster's workers); default: once, until empty.")] = False,
+    poll: Annotated[float, typer.Option(min=0.1, help="With --forever: seconds between looks at the outbox.")] = 1.0,
+) -> None:
     """Run the outbox until it is empty: memory generation for new turns, then embeddings (what
-    `ingest --no-wait` left, or what waited while the embedder was down)."""
+    `ingest --no-wait` left, or what waited while the embedder was down). On a shared store any number
+    of workers drain it together, each job done once."""
+    if forever:
+        from mnemoflow.api.server import run_worker
+
+        run_worker(load_settings(home), poll)
+        return
     with service_for(home) as service:
         with progress_bar() as progress:
             report = service.drain(IngestProgress(progress, reading=False))
