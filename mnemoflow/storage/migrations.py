@@ -465,6 +465,12 @@ def _outbox_lease_owner(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("ALTER TABLE outbox ADD COLUMN leased_by VARCHAR")
 
 
+@migration("0010_eval_run_reports")
+def _eval_run_reports(con: duckdb.DuckDBPyConnection) -> None:
+    """An evaluation run keeps its HTML report page (the dashboard serves it)."""
+    con.execute("ALTER TABLE eval_runs ADD COLUMN report_html VARCHAR")
+
+
 def apply_migrations(con: duckdb.DuckDBPyConnection) -> list[str]:
     """Apply pending migrations in order; returns the names applied now."""
     con.execute(
