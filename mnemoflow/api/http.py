@@ -7,6 +7,7 @@ the request, so no request can name another tenant.
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, HTTPException, Query, Request, status
@@ -36,12 +37,13 @@ from mnemoflow.errors import (
     ScopeError,
     StoreBusyError,
 )
-from mnemoflow.models import HistoryEntry, MemoryItem, PublicRecall, TenantDeletion
+from mnemoflow.models import HistoryEntry, MemoryItem, MemoryKind, PublicRecall, TenantDeletion
 from mnemoflow.recall import RecallFilters
 from mnemoflow.results import AddResult, DeleteResult, UpdateResult
 from mnemoflow.service import MemoryService
 from mnemoflow.storage import Scope
 from mnemoflow.storage.scope import ID_PATTERN
+from mnemoflow.timeutil import iso_utc
 from mnemoflow.tree_models import Profile
 
 _STATUS = {NotFoundError: 404, ScopeError: 422, BadInputError: 422, StoreBusyError: 503}
@@ -145,8 +147,14 @@ def create_app(service: MemoryService, lifespan: Any = None) -> FastAPI:
                                     metadata=body.metadata, infer=body.infer)
 
     @keyed("GET", "/v1/memories", response_model=list[MemoryItem])
-    def list_memories(scope: QueryScope, limit: Annotated[int, Query(ge=1, le=1000)] = 100):
-        return service.get_all(scope, limit=limit).results
+    def list_memories(scope: QueryScope, limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+                      kind: MemoryKind | None = None,
+                      since: Annotated[datetime | None, Query(description="Written at or after this time.")] = None,
+                      until: Annotated[datetime | None, Query(description="Written before this time.")] = None):
+        """The owner's current memories, newest first, of one kind and written in [since, until) when given."""
+        window = {op: iso_utc(t) for op, t in (("gte", since), ("lt", until)) if t is not None}
+        filters = {**({"kind": kind} if kind else {}), **({"created_at": window} if window else {})}
+        return service.get_all(scope, limit=limit, filters=filters or None).results
 
     @keyed("DELETE", "/v1/memories", response_model=DeleteResult)
     def delete_all(scope: QueryScope) -> DeleteResult:
@@ -197,4 +205,9 @@ def create_app(service: MemoryService, lifespan: Any = None) -> FastAPI:
                                 filters=RecallFilters(kinds=body.kinds, include_history=body.include_history))
         return result.public()
 
+    from mnemoflow.api.dashboard import mount_dashboard
+    from mnemoflow.api.views import add_view_routes
+
+    add_view_routes(app, service, keyed)
+    mount_dashboard(app)
     return app

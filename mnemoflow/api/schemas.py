@@ -132,6 +132,16 @@ class SearchIn(Scoped):
         None, description="Least cosine similarity to the query.")
 
 
+class ReviewDecisionIn(Scoped):
+    as_type: Literal["UPDATES", "EXTENDS", "DERIVES", "RELATES_TO", "DUPLICATE_OF", "CONFLICTS_WITH"] | None = Field(
+        None, description="Accept it as another link type than the one proposed.")
+
+
+class ConflictDecisionIn(Scoped):
+    keep: str | None = Field(None, min_length=1, description="The memory to keep (it UPDATES the other one); "
+                                                              "omitted or null: keep both.")
+
+
 # ---------------------------------------------------------------------- answers
 class EventsOut(BaseModel):
     turns_added: int

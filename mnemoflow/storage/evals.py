@@ -77,5 +77,5 @@ class EvalRuns(Room):
         for run_id, suite, expectation, count, ids in failed:
             failures.setdefault(run_id, []).append(QualityFailure(suite=suite, expectation=expectation,
                                                                   unexpected_count=count, failing_ids=list(ids or [])))
-        return [QualityRunInfo(run_id=r[0], run_at=r[1], expectations=r[2], failed=r[3], failures=failures.get(r[0], []))
-                for r in runs]
+        return [QualityRunInfo(run_id=r[0], run_at=r[1], expectations=r[2], failed=r[3],
+                               failures=failures.get(r[0], [])) for r in runs]
