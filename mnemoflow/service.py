@@ -375,7 +375,7 @@ class MemoryService:
         return citations_of(self.get(scope, memory_id))
 
     def owners(self, tenant_id: str) -> dict[str, int]:
-        """The tenant's users with live memories and how many each holds, most first."""
+        """The tenant's users with memories and how many current ones each holds, most first."""
         return dict(self.store.memory_owners(check_id("tenant_id", tenant_id)))
 
     # ------------------------------------------------------------------ the entity graph (entity_views, entity_graph)

@@ -216,10 +216,12 @@ class EntityReads(Room):
                 """, [*link_params, *src_params, *dst_params]).fetchall()]
 
     def memory_owners(self, tenant_id: str) -> list[tuple[str, int]]:
-        """The tenant's users with live memories and how many, most first (memories without a user,
-        an agent's or a run's own, are not a user's)."""
+        """The tenant's users with live memories (past versions count as live) and how many of them are
+        current, most first (memories without a user, an agent's or a run's own, are not a user's)."""
         within, params = tenant(tenant_id)
+        now = utcnow()
         with self._db.read() as con:
-            rows = con.execute(f"SELECT user_id, count(*) AS n FROM memories WHERE {within} AND deleted_at IS NULL "
-                               "GROUP BY user_id ORDER BY n DESC, user_id", params).fetchall()
+            rows = con.execute(f"SELECT user_id, count(*) FILTER (WHERE {active_memory_sql()}) AS n FROM memories "
+                               f"WHERE {within} AND deleted_at IS NULL GROUP BY user_id ORDER BY n DESC, user_id",
+                               [now, now, *params]).fetchall()
         return [(user, n) for user, n in rows if user is not None]

@@ -25,7 +25,6 @@ export function drawGraph(container, graph, seed = null) {
   const cy = window.cytoscape({
     container,
     elements: graph.elements,
-    wheelSensitivity: 0.3,
     style: [
       { selector: 'node', style: {
         'background-color': (n) => COLOURS[n.data('type')] || '#555', label: 'data(label)', 'font-size': 11,

@@ -11,6 +11,7 @@ import * as runs from './runs.js';
 const VIEWS = { memories, graph, review, recall, runs };
 const KEY_ITEM = 'mnemoflow.key';
 const OWNER_ITEM = 'mnemoflow.owner';
+const LOGIN = document.getElementById('login'); // kept: a view replaces it in the page
 let rendering = 0;
 
 window.addEventListener('error', (event) => showMessage(`The page failed: ${event.message}`));
@@ -31,11 +32,10 @@ function showLogin(reason) {
   state.key = null;
   document.getElementById('nav').hidden = true;
   document.getElementById('session').hidden = true;
-  const view = document.getElementById('view');
-  const login = document.getElementById('login');
-  view.replaceChildren(login);
-  login.hidden = false;
+  document.getElementById('view').replaceChildren(LOGIN);
+  LOGIN.hidden = false;
   if (reason) showMessage(reason);
+  document.getElementById('key').value = '';
   document.getElementById('key').focus();
 }
 
@@ -56,9 +56,11 @@ async function signIn(key) {
   const remembered = sessionStorage.getItem(OWNER_ITEM);
   state.owner = remembered || Object.keys(owners)[0] || null;
   document.getElementById('owner').value = state.owner || '';
-  document.getElementById('tenant-note').textContent = Object.keys(owners).length
-    ? `${Object.keys(owners).length} users in this tenant` : 'no memories in this tenant yet';
-  document.getElementById('login').hidden = true;
+  const users = Object.keys(owners).length;
+  document.getElementById('tenant-note').textContent = users
+    ? `${users} user${users === 1 ? '' : 's'} in this tenant` : 'no memories in this tenant yet';
+  clearMessages();
+  LOGIN.hidden = true;
   document.getElementById('nav').hidden = false;
   document.getElementById('session').hidden = false;
   return true;

@@ -67,7 +67,7 @@ function memoryItem(memory) {
 
 export async function render(root) {
   const list = el('ol', { class: 'items', id: 'memory-list' });
-  const status = el('p', { class: 'note' });
+  const status = el('p', { class: 'note', id: 'memory-status' });
   const form = el('form', { class: 'filters', role: 'search' },
     el('input', { type: 'search', name: 'q', placeholder: 'Search memories…', 'aria-label': 'search memories' }),
     select('kind', 'kind', MEMORY_KINDS),
