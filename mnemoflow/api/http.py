@@ -7,7 +7,6 @@ the request, so no request can name another tenant.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, HTTPException, Query, Request, status
@@ -21,6 +20,7 @@ from mnemoflow.api.schemas import (
     OWNER,
     EventsIn,
     EventsOut,
+    IsoTime,
     Mem0Results,
     MemoryIn,
     PinIn,
@@ -111,10 +111,11 @@ def create_app(service: MemoryService, lifespan: Any = None) -> FastAPI:
     app = FastAPI(title="mnemoflow", version="1", description="Per-tenant long-term memory for AI agents.",
                   lifespan=lifespan)
     app.state.service = service
-    def keyed(method: str, path: str, *, refuses: tuple[int, ...] = (), **route: Any) -> Callable[[Any], Any]:
+    def keyed(method: str, path: str, *, refuses: tuple[int, ...] = (), responses: dict[int | str, Any] | None = None,
+              **route: Any) -> Callable[[Any], Any]:
         """A tenant route: it needs a key, the store may be busy, and it says what else it refuses."""
-        return app.api_route(path, methods=[method], responses=refusals(401, 422, 503, *refuses),
-                             dependencies=[Depends(_once_each)], **route)
+        declared = {**refusals(401, 422, 503, *refuses), **(responses or {})}
+        return app.api_route(path, methods=[method], responses=declared, dependencies=[Depends(_once_each)], **route)
 
     @app.exception_handler(MnemoflowError)
     def _error(_: Request, exc: MnemoflowError) -> JSONResponse:
@@ -149,8 +150,8 @@ def create_app(service: MemoryService, lifespan: Any = None) -> FastAPI:
     @keyed("GET", "/v1/memories", response_model=list[MemoryItem])
     def list_memories(scope: QueryScope, limit: Annotated[int, Query(ge=1, le=1000)] = 100,
                       kind: MemoryKind | None = None,
-                      since: Annotated[datetime | None, Query(description="Written at or after this time.")] = None,
-                      until: Annotated[datetime | None, Query(description="Written before this time.")] = None):
+                      since: Annotated[IsoTime | None, Query(description="Written at or after this time.")] = None,
+                      until: Annotated[IsoTime | None, Query(description="Written before this time.")] = None):
         """The owner's current memories, newest first, of one kind and written in [since, until) when given."""
         window = {op: iso_utc(t) for op, t in (("gte", since), ("lt", until)) if t is not None}
         filters = {**({"kind": kind} if kind else {}), **({"created_at": window} if window else {})}

@@ -7,14 +7,13 @@ owner the request names, like every tenant route.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import FastAPI, Path, Query
 from fastapi.responses import HTMLResponse
 
 from mnemoflow.api.http import QueryScope, Tenant, _body_scope
-from mnemoflow.api.schemas import ConflictDecisionIn, ReviewDecisionIn, Scoped
+from mnemoflow.api.schemas import ConflictDecisionIn, IsoTime, ReviewDecisionIn, Scoped
 from mnemoflow.graph_models import (
     ConflictDecision,
     ConflictList,
@@ -29,8 +28,8 @@ from mnemoflow.reports import RunsOverview
 from mnemoflow.service import MemoryService
 
 Types = Annotated[str | None, Query(description="Entity types, comma-separated (person, place, organization, ...).")]
-Since = Annotated[datetime | None, Query(description="Only what was said at or after this time.")]
-Until = Annotated[datetime | None, Query(description="Only what was said before this time.")]
+Since = Annotated[IsoTime | None, Query(description="Only what was said at or after this time.")]
+Until = Annotated[IsoTime | None, Query(description="Only what was said before this time.")]
 EntityId = Annotated[str, Path(min_length=1, max_length=512, description="An id from the entity list (opaque).")]
 Limit = Annotated[int, Query(ge=1, le=1000)]
 Depth = Annotated[int, Query(ge=1, description="Hops; a request above the server's cap (setting graph_max_depth, 3 "
@@ -129,7 +128,8 @@ def add_view_routes(app: FastAPI, service: MemoryService, keyed: Callable[..., C
         """The latest evaluation runs (scratch stores: no tenant's data) and this tenant's quality checks."""
         return service.runs(tenant_id, limit=limit)
 
-    @keyed("GET", "/v1/runs/{run_id}/report", response_class=HTMLResponse, refuses=(404,))
+    @keyed("GET", "/v1/runs/{run_id}/report", refuses=(404,), responses={
+        200: {"description": "The report page.", "content": {"text/html": {"schema": {"type": "string"}}}}})
     def run_report(run_id: Annotated[str, Path(min_length=1, max_length=128)], _: Tenant) -> HTMLResponse:
         """An evaluation run's self-contained HTML report page (no script, nothing from the network)."""
         return HTMLResponse(service.run_report(run_id))

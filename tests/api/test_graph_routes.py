@@ -74,6 +74,10 @@ def test_entities_card_graph_and_evolution_over_http(api) -> None:
     assert client.get("/v1/entities", params=NADIA, headers=globex).json() == {"entities": []}
     assert client.get("/v1/graph", params=NADIA, headers=globex).json()["elements"]["nodes"] == []
     assert client.get("/v1/entities", params=NADIA).status_code == 401
+    # a time is an ISO date, not a number the parser would take for Unix seconds (found by the fuzzing)
+    for path in ("/v1/entities", "/v1/graph", "/v1/memories"):
+        refused = client.get(path, params={**NADIA, "since": "1700000000"}, headers=acme)
+        assert refused.status_code == 422 and "not a number" in refused.text
 
 
 def test_reviews_and_conflicts_are_decided_over_http(api) -> None:
