@@ -50,10 +50,10 @@ export function drawGraph(container, graph, seed = null) {
 function entityTable(entities) {
   if (!entities.length) return empty('No entities.');
   return el('table', { id: 'entity-list' },
-    el('thead', {}, el('tr', {}, ['entity', 'type', 'mentions', 'current', 'hotness', 'last seen'].map((h) => el('th', {}, h)))),
+    el('thead', {}, el('tr', {}, ['entity', 'type', 'mentions (current)', 'hotness', 'last seen'].map((h) => el('th', {}, h)))),
     el('tbody', {}, entities.map((e) => el('tr', {}, el('td', {}, entityLink(e)), el('td', {}, e.type),
-      el('td', {}, e.mention_count), el('td', {}, e.current_mentions), el('td', {}, e.hotness.toFixed(2)),
-      el('td', {}, when(e.last_seen))))));
+      el('td', {}, `${e.mention_count} (${e.current_mentions})`), el('td', {}, e.hotness.toFixed(2)),
+      el('td', {}, when(e.last_seen).slice(0, 10))))));
 }
 
 export async function render(root) {
