@@ -24,6 +24,7 @@ from mnemoflow.graph_models import (
     EvolutionStep,
     KeyRelation,
     NamedEntity,
+    Neighbour,
     RelationNeighbour,
     Replacement,
     SharedNeighbour,
@@ -95,11 +96,21 @@ def entity_card(store: Store, scope: Scope, entity_id: str, *, size: int = 10) -
     names = {e.entity_id: e for e in store.scoped_entities(scope, entity_ids=[n for n, _, _ in shared],
                                                            limit=len(shared))[0]} if shared else {}
     mentions, _ = store.entity_memory_ids(scope, entity_id, include_history=True, limit=size)
+    by_relation = relation_neighbours(entity_id, relations)[:size]
+    by_memory = [SharedNeighbour(entity=named(names[n]), shared_memories=count, memory_ids=ids)
+                 for n, count, ids in shared if n in names]
     return EntityCard(
-        entity=entity, neighbours_by_relation=relation_neighbours(entity_id, relations)[:size],
-        neighbours_by_memory=[SharedNeighbour(entity=named(names[n]), shared_memories=count, memory_ids=ids)
-                              for n, count, ids in shared if n in names],
-        recent_mentions=cited(store, scope, mentions, include_history=True), key_relations=relations[:size])
+        entity=entity, neighbours=all_neighbours(by_relation, by_memory), neighbours_by_relation=by_relation,
+        neighbours_by_memory=by_memory, recent_mentions=cited(store, scope, mentions, include_history=True),
+        key_relations=relations[:size])
+
+
+def all_neighbours(by_relation: list[RelationNeighbour], by_memory: list[SharedNeighbour]) -> list[Neighbour]:
+    found = {n.entity.entity_id: Neighbour(entity=n.entity, predicates=n.predicates) for n in by_relation}
+    for n in by_memory:
+        known = found.setdefault(n.entity.entity_id, Neighbour(entity=n.entity))
+        known.shared_memories = n.shared_memories
+    return list(found.values())
 
 
 def relation_neighbours(entity_id: str, relations: list[KeyRelation]) -> list[RelationNeighbour]:
@@ -149,7 +160,9 @@ def entity_evolution(store: Store, scope: Scope, entity_id: str, *, limit: int =
         frontier = [m for pair in links for m in pair if m not in members]
         members.update(frontier)
     memories = store.fetch_memories(scope, list(members), include_history=True)
-    return EntityEvolution(entity=named(entity), chains=chains(memories, list(links.values())), truncated=more)
+    found = chains(memories, list(links.values()))
+    return EntityEvolution(entity=named(entity), chains=found, facts=[s for c in found for s in c.steps],
+                           truncated=more)
 
 
 def _said(memory: MemoryItem) -> datetime:

@@ -82,11 +82,21 @@ class KeyRelation(BaseModel):
     confidence: float
     current: bool
     since: UtcDatetime
-    memory_ids: list[str]
+    memory_ids: list[str] = Field(description="Up to five of the memories stating it, newest first.")
+
+
+class Neighbour(BaseModel):
+    """An entity joined to this one, and how: by relations (their predicates), by shared memories, or both."""
+
+    entity: NamedEntity
+    predicates: list[str] = Field(default_factory=list)
+    shared_memories: int = 0
 
 
 class EntityCard(BaseModel):
     entity: Entity
+    neighbours: list[Neighbour] = Field(description="Every neighbour below, once: by relation first, then by "
+                                                    "shared memories.")
     neighbours_by_relation: list[RelationNeighbour]
     neighbours_by_memory: list[SharedNeighbour]
     recent_mentions: list[CitedMemory]
@@ -178,6 +188,7 @@ class EntityEvolution(BaseModel):
     entity: NamedEntity
     chains: list[EvolutionChain] = Field(description="Chains that changed first, latest change first; then "
                                                      "facts never replaced, newest first.")
+    facts: list[EvolutionStep] = Field(description="The chains' steps one after another, in the same order.")
     truncated: bool
 
 

@@ -74,6 +74,7 @@ def test_the_card_names_neighbours_relations_and_cited_mentions(service: MemoryS
     card = service.entity(GWEN, rosalind)
     assert card.entity.name == "Rosalind" and card.entity.mention_count == 2
     assert {n.entity.name for n in card.neighbours_by_memory} == {"Fenwick Dairy", "Tarrow"}
+    assert {(n.entity.name, n.shared_memories) for n in card.neighbours} == {("Fenwick Dairy", 1), ("Tarrow", 1)}
     related = {n.entity.name: n for n in card.neighbours_by_relation}
     assert set(related) == {"Fenwick Dairy", "Tarrow"} and all(n.current for n in related.values())
     assert {(r.subject_name, r.object_name) for r in card.key_relations} == {
@@ -93,6 +94,7 @@ def test_evolution_lists_the_old_place_then_the_new_one(service: MemoryService) 
     changed = [c for c in evolution.chains if len(c.steps) > 1]
     assert len(changed) == 1 and evolution.chains[0] == changed[0]  # what changed comes first
     old, new = changed[0].steps
+    assert evolution.facts[:2] == [old, new]
     assert "Ghent" in old.content and "Antwerp" in new.content
     assert not old.is_latest and new.is_latest and old.valid_to is not None
     assert [r.memory_id for r in old.replaced_by] == [new.memory_id] and old.replaced_by[0].reason

@@ -120,7 +120,7 @@ def add_view_routes(app: FastAPI, service: MemoryService, keyed: Callable[..., C
 
     @keyed("GET", "/v1/owners", response_model=dict[str, int])
     def owners(tenant_id: Tenant) -> dict[str, int]:
-        """The key's tenant's users with live memories, and how many each holds, most first."""
+        """The users of the key's tenant who hold memories, and how many current ones each has, most first."""
         return service.owners(tenant_id)
 
     @keyed("GET", "/v1/runs", response_model=RunsOverview)

@@ -10,7 +10,10 @@ closed in the same commit.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
+
+import duckdb
 
 from mnemoflow.errors import BadInputError, NotFoundError
 from mnemoflow.graph_models import CONFLICT_TYPES, Conflict, ConflictDecision
@@ -114,7 +117,8 @@ class Conflicts(Room):
                                 review_id=closed[0] if closed else None, commit_id=pending.commit_id)
 
     @staticmethod
-    def _settle_both(con: Any, scope: Scope, src: str, dst: str, kind: str, now: Any, pending: PendingCommit) -> None:
+    def _settle_both(con: duckdb.DuckDBPyConnection, scope: Scope, src: str, dst: str, kind: str, now: datetime,
+                     pending: PendingCommit) -> None:
         """Both hold: a RELATES_TO link decided by the user, or the one already there taken over."""
         why = f"a person kept both sides of a {kind} link"
         related = link_id(scope.tenant_id, src, dst, "RELATES_TO")

@@ -118,11 +118,11 @@ class EntityReads(Room):
         with self._db.read() as con, batch.id_set(con, list(entity_ids)) as ids, \
                 _among(con, "b.entity_id", list(exclude) or None, negate=True) as excluded:
             seen, seen_params = _seen(scope, since, until)
-            return [(r[0], r[1], list(r[2])) for r in con.execute(
+            return [(r[0], r[1], list(dict.fromkeys(r[2]))) for r in con.execute(
                 f"""
                 WITH seen AS ({seen})
-                SELECT b.entity_id, count(DISTINCT a.memory_id) AS n,
-                       list_slice(list(DISTINCT a.memory_id ORDER BY a.memory_id), 1, {SAMPLE}), max(a.said) AS last_at
+                SELECT b.entity_id, count(DISTINCT a.memory_id) AS n, max_by(a.memory_id, a.said, {SAMPLE}),
+                       max(a.said) AS last_at
                 FROM seen a JOIN seen b ON b.memory_id = a.memory_id
                 WHERE a.entity_id IN {ids} AND b.entity_id NOT IN {ids}{excluded}{typed}
                 GROUP BY b.entity_id ORDER BY n DESC, last_at DESC, b.entity_id LIMIT ?
@@ -165,7 +165,7 @@ class EntityReads(Room):
                 SELECT r.subject, se.name, se.type, r.predicate, r.object, oe.name, oe.type,
                        count(DISTINCT r.memory_id) AS n, max(r.confidence) AS confidence,
                        bool_or(r.superseded_at IS NULL AND {active_memory_sql('m')}) AS cur, min(r.created_at),
-                       list_slice(list(DISTINCT r.memory_id ORDER BY r.memory_id), 1, {SAMPLE})
+                       max_by(r.memory_id, r.created_at, {SAMPLE})
                 FROM relations r JOIN memories m ON m.memory_id = r.memory_id AND m.tenant_id = r.tenant_id
                 LEFT JOIN entities se ON se.entity_id = r.subject AND se.tenant_id = r.tenant_id
                 LEFT JOIN entities oe ON oe.entity_id = r.object AND oe.tenant_id = r.tenant_id
