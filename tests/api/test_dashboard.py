@@ -161,6 +161,9 @@ def test_the_issue_check_entities_graph_evolution_isolation_and_the_page(
             assert "Whitby" in chains[0]["steps"][0]["content"]
 
     anyio.run(over_mcp)
+    with connect(load_settings(home)) as service:  # and through the server's RPC, as the CLI and Memory call it
+        remote = service.entity_graph(Scope("larch", "imogen"), named["Imogen"], depth=2)
+        assert {n.data.label for n in remote.elements.nodes} == {n["data"]["label"] for n in graph["elements"]["nodes"]}
 
     with sync_playwright() as playwright:
         browser = Browser(playwright, browser_path, tmp_path / "profile", info.url)
@@ -183,6 +186,9 @@ def test_log_in_find_open_an_entity_accept_a_review_and_see_nothing_with_another
 
     info, home = server
     larch, spruce = keys(home)
+    found = httpx.get(f"{info.url}/v1/entities", params={"user_id": "rowan", "q": "rowan"},
+                      headers={"Authorization": f"Bearer {larch}"}, timeout=60).json()["entities"]
+    rowan = next(e["entity_id"] for e in found if e["name"] == "Rowan")
     shots = tmp_path / "shots"
     shots.mkdir()
     with sync_playwright() as playwright:
@@ -248,13 +254,17 @@ def test_log_in_find_open_an_entity_accept_a_review_and_see_nothing_with_another
             page.click("nav a[data-view=graph]")
             page.wait_for_selector("#graph[data-nodes='0']")
             assert "Rowan" not in page.inner_text("main") and "Galway" not in page.inner_text("main")
+            page.goto(f"{info.url}/ui/#/entity/{rowan}")  # larch's entity, asked with spruce's key: a message
+            page.wait_for_selector(".message.error")
+            assert "404: no entity" in page.inner_text("#messages") and "Could not show" in page.inner_text("main")
 
             for name in ("memories", "graph", "entity", "review"):
                 assert_drawn(browser.context, (shots / f"{name}.png").read_bytes())
         finally:
             browser.close()
     assert browser.asked == []
-    assert [e for e in browser.errors if "401" not in e] == []  # the wrong key's refusal is the one error
+    # the refusals the test asked for (the wrong key, another tenant's entity) are the only errors
+    assert [e for e in browser.errors if "401" not in e and "404" not in e] == []
 
     with connect(load_settings(home)) as service:  # the accepted review was applied
         [decided] = service.review_items(ROWAN, status="accepted")
