@@ -4,7 +4,6 @@ on a home written through the pipeline; wrong arguments are one line and exit 2.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
