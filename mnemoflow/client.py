@@ -21,11 +21,15 @@ import asyncio
 import functools
 from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 from mnemoflow.config import load_settings
 from mnemoflow.errors import BadInputError
+from mnemoflow.graph_models import (
+    ConflictDecision, ConflictList, EntityCard, EntityEvolution, EntityGraph, EntityList, EntityMemories,
+)
 from mnemoflow.models import HistoryEntry, MemoryItem, RecallResult
 from mnemoflow.recall.config import RecallFilters
 from mnemoflow.remote import connect
@@ -156,6 +160,61 @@ class Memory:
         """The user's static and dynamic profile (built by the `profiles` maintenance job)."""
         return self._service.profile(self._scope(user_id=user_id))
 
+    # ------------------------------------------------------------------ the entity graph
+    def entities(
+        self, *, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None,
+        container: str | None = None, types: list[str] | None = None, q: str | None = None,
+        since: datetime | None = None, until: datetime | None = None, order: str = "mentions", limit: int = 100,
+    ) -> EntityList:
+        """Entities the owner's memories name (of `types`, named like `q`, said in [since, until)), with
+        the owner's own mention counts, hotness and first and last time said."""
+        scope = self._scope(user_id=user_id, agent_id=agent_id, run_id=run_id, container=container)
+        return self._service.entities(scope, types=types, q=q, since=since, until=until, order=order, limit=limit)
+
+    def entity(self, entity_id: str, *, user_id: str | None = None, agent_id: str | None = None,
+               run_id: str | None = None, container: str | None = None) -> EntityCard:
+        """An entity's card: neighbours by relation and by shared memories, recent mentions with
+        citations, key relations. NotFoundError when none of the owner's memories name it."""
+        scope = self._scope(user_id=user_id, agent_id=agent_id, run_id=run_id, container=container)
+        return self._service.entity(scope, entity_id)
+
+    def entity_memories(self, entity_id: str, *, user_id: str | None = None, agent_id: str | None = None,
+                        run_id: str | None = None, container: str | None = None, include_history: bool = False,
+                        limit: int = 100) -> EntityMemories:
+        scope = self._scope(user_id=user_id, agent_id=agent_id, run_id=run_id, container=container)
+        return self._service.entity_memories(scope, entity_id, include_history=include_history, limit=limit)
+
+    def entity_graph(
+        self, entity_id: str | None = None, *, user_id: str | None = None, agent_id: str | None = None,
+        run_id: str | None = None, container: str | None = None, depth: int = 1, max_nodes: int | None = None,
+        max_edges: int | None = None, types: list[str] | None = None, since: datetime | None = None,
+        until: datetime | None = None,
+    ) -> EntityGraph:
+        """Cytoscape.js elements (`graph.elements`): `depth` hops around the entity, or without one the
+        owner's most mentioned entities; bounded by the caps, `truncated` when one cut it."""
+        scope = self._scope(user_id=user_id, agent_id=agent_id, run_id=run_id, container=container)
+        return self._service.entity_graph(scope, entity_id, depth=depth, max_nodes=max_nodes, max_edges=max_edges,
+                                          types=types, since=since, until=until)
+
+    def entity_evolution(self, entity_id: str, *, user_id: str | None = None, agent_id: str | None = None,
+                         run_id: str | None = None, container: str | None = None, limit: int = 100) -> EntityEvolution:
+        """The facts about the entity in supersedes order, each with its time and what replaced it."""
+        scope = self._scope(user_id=user_id, agent_id=agent_id, run_id=run_id, container=container)
+        return self._service.entity_evolution(scope, entity_id, limit=limit)
+
+    def conflicts(self, *, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None,
+                  container: str | None = None, limit: int = 100) -> ConflictList:
+        """Current memories linked CONFLICTS_WITH or MAY_UPDATE that wait for a decision."""
+        scope = self._scope(user_id=user_id, agent_id=agent_id, run_id=run_id, container=container)
+        return self._service.conflicts(scope, limit=limit)
+
+    def resolve_conflict(self, link_id: str, keep: str | None = None, *, user_id: str | None = None,
+                         agent_id: str | None = None, run_id: str | None = None,
+                         container: str | None = None) -> ConflictDecision:
+        """Keep one memory of a conflict (it UPDATES the other) or, with `keep` None, both."""
+        scope = self._scope(user_id=user_id, agent_id=agent_id, run_id=run_id, container=container)
+        return self._service.resolve_conflict(scope, link_id, keep)
+
     def close(self) -> None:
         self._service.close()
 
@@ -201,6 +260,13 @@ class AsyncMemory:
     history = _awaitable(Memory.history)
     recall = _awaitable(Memory.recall)
     ingest = _awaitable(Memory.ingest)
+    entities = _awaitable(Memory.entities)
+    entity = _awaitable(Memory.entity)
+    entity_memories = _awaitable(Memory.entity_memories)
+    entity_graph = _awaitable(Memory.entity_graph)
+    entity_evolution = _awaitable(Memory.entity_evolution)
+    conflicts = _awaitable(Memory.conflicts)
+    resolve_conflict = _awaitable(Memory.resolve_conflict)
     _close = _awaitable(Memory.close)
 
     async def close(self) -> None:

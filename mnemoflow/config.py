@@ -274,6 +274,16 @@ class Settings(BaseSettings):
         "them (also before decay and when the store closes); 0 writes them with every recall, which costs "
         "recall a commit (~8 ms).")
 
+    graph_max_depth: int = Field(
+        3, ge=1, le=10, description="Entity graph queries: the most hops a subgraph may span; a deeper request is "
+        "refused naming this cap.")
+    graph_max_nodes: int = Field(
+        300, ge=1, le=5000, description="Entity graph queries: the most entities one subgraph returns; a graph that "
+        "reaches it stops there and says so.")
+    graph_max_edges: int = Field(
+        1500, ge=1, le=20000, description="Entity graph queries: the most edges (relations and co-mentions) one "
+        "subgraph returns; a graph that reaches it stops there and says so.")
+
     decay_half_life_days: float = Field(
         30.0, gt=0, description="Decay: the days an unused memory takes to lose half its retention, before the "
         "boosts for accesses and hot entities lengthen it.")

@@ -134,3 +134,36 @@ class OutboxStatus(BaseModel):
     oldest_pending_age_s: float | None = None
     backing_off: int = 0
     dead: list[OutboxJob] = Field(default_factory=list)
+
+
+class EvalRunInfo(BaseModel):
+    """One evaluation run (`maintain evaluate`): its suite, when, its headline figures, and whether its
+    HTML report page is stored. Evaluations run in scratch stores: no tenant's data is in them."""
+
+    run_id: str
+    suite: str
+    created_at: UtcDatetime
+    summary: dict[str, float | None]
+    has_report: bool
+
+
+class QualityFailure(BaseModel):
+    suite: str
+    expectation: str
+    unexpected_count: int | None = None
+    failing_ids: list[str] = Field(default_factory=list)
+
+
+class QualityRunInfo(BaseModel):
+    """One quality-check run (`maintain check`) of one tenant: how many expectations held, and those that did not."""
+
+    run_id: str
+    run_at: UtcDatetime
+    expectations: int
+    failed: int
+    failures: list[QualityFailure]
+
+
+class RunsOverview(BaseModel):
+    evaluations: list[EvalRunInfo]
+    quality: list[QualityRunInfo]

@@ -20,6 +20,7 @@ from mnemoflow.api.schemas import (
     OWNER,
     EventsIn,
     EventsOut,
+    IsoTime,
     Mem0Results,
     MemoryIn,
     PinIn,
@@ -36,12 +37,13 @@ from mnemoflow.errors import (
     ScopeError,
     StoreBusyError,
 )
-from mnemoflow.models import HistoryEntry, MemoryItem, PublicRecall, TenantDeletion
+from mnemoflow.models import HistoryEntry, MemoryItem, MemoryKind, PublicRecall, TenantDeletion
 from mnemoflow.recall import RecallFilters
 from mnemoflow.results import AddResult, DeleteResult, UpdateResult
 from mnemoflow.service import MemoryService
 from mnemoflow.storage import Scope
 from mnemoflow.storage.scope import ID_PATTERN
+from mnemoflow.timeutil import iso_utc
 from mnemoflow.tree_models import Profile
 
 RETRY_AFTER_S = 1  # what a 503 asks a client to wait: the shared store reconnects at its next request
@@ -110,10 +112,11 @@ def create_app(service: MemoryService, lifespan: Any = None) -> FastAPI:
     app = FastAPI(title="mnemoflow", version="1", description="Per-tenant long-term memory for AI agents.",
                   lifespan=lifespan)
     app.state.service = service
-    def keyed(method: str, path: str, *, refuses: tuple[int, ...] = (), **route: Any) -> Callable[[Any], Any]:
+    def keyed(method: str, path: str, *, refuses: tuple[int, ...] = (), responses: dict[int | str, Any] | None = None,
+              **route: Any) -> Callable[[Any], Any]:
         """A tenant route: it needs a key, the store may be busy, and it says what else it refuses."""
-        return app.api_route(path, methods=[method], responses=refusals(401, 422, 503, *refuses),
-                             dependencies=[Depends(_once_each)], **route)
+        declared = {**refusals(401, 422, 503, *refuses), **(responses or {})}
+        return app.api_route(path, methods=[method], responses=declared, dependencies=[Depends(_once_each)], **route)
 
     @app.exception_handler(MnemoflowError)
     def _error(_: Request, exc: MnemoflowError) -> JSONResponse:
@@ -148,8 +151,14 @@ def create_app(service: MemoryService, lifespan: Any = None) -> FastAPI:
                                     metadata=body.metadata, infer=body.infer)
 
     @keyed("GET", "/v1/memories", response_model=list[MemoryItem])
-    def list_memories(scope: QueryScope, limit: Annotated[int, Query(ge=1, le=1000)] = 100):
-        return service.get_all(scope, limit=limit).results
+    def list_memories(scope: QueryScope, limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+                      kind: MemoryKind | None = None,
+                      since: Annotated[IsoTime | None, Query(description="Written at or after this time.")] = None,
+                      until: Annotated[IsoTime | None, Query(description="Written before this time.")] = None):
+        """The owner's current memories, newest first, of one kind and written in [since, until) when given."""
+        window = {op: iso_utc(t) for op, t in (("gte", since), ("lt", until)) if t is not None}
+        filters = {**({"kind": kind} if kind else {}), **({"created_at": window} if window else {})}
+        return service.get_all(scope, limit=limit, filters=filters or None).results
 
     @keyed("DELETE", "/v1/memories", response_model=DeleteResult)
     def delete_all(scope: QueryScope) -> DeleteResult:
@@ -200,4 +209,9 @@ def create_app(service: MemoryService, lifespan: Any = None) -> FastAPI:
                                 filters=RecallFilters(kinds=body.kinds, include_history=body.include_history))
         return result.public()
 
+    from mnemoflow.api.dashboard import mount_dashboard
+    from mnemoflow.api.views import add_view_routes
+
+    add_view_routes(app, service, keyed)
+    mount_dashboard(app)
     return app

@@ -141,4 +141,58 @@ def build_mcp(service: MemoryService, *, scope: Scope | None = None, url: str | 
         return {"documents_changed": outcome.report.documents_changed, "chunks_added": outcome.report.chunks_added,
                 "errors": [e.reason for e in outcome.report.errors]}
 
+    # the entity graph, as the owner's memories show it (ids are opaque: use the names and types)
+    @server.tool()
+    async def entities(q: str | None = None, types: list[str] | None = None, limit: int = 50,
+                       user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None,
+                       container: str | None = None) -> dict[str, Any]:
+        """Entities (people, places, organizations, ...) the user's memories name, most mentioned first;
+        `q` narrows by name, `types` by type."""
+        found = await run(service.entities, scope_of(user_id, agent_id, run_id, container), types=types, q=q,
+                          limit=limit)
+        return found.model_dump(mode="json")
+
+    @server.tool()
+    async def entity(entity_id: str, user_id: str | None = None, agent_id: str | None = None,
+                     run_id: str | None = None, container: str | None = None) -> dict[str, Any]:
+        """One entity's card: neighbours by relation and by shared memories, recent mentions with
+        citations, key relations."""
+        return (await run(service.entity, scope_of(user_id, agent_id, run_id, container), entity_id)).model_dump(
+            mode="json", exclude_none=True)
+
+    @server.tool()
+    async def entity_memories(entity_id: str, include_history: bool = False, limit: int = 50,
+                              user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None,
+                              container: str | None = None) -> dict[str, Any]:
+        """The memories naming an entity, newest first (with `include_history` the superseded ones too)."""
+        found = await run(service.entity_memories, scope_of(user_id, agent_id, run_id, container), entity_id,
+                          include_history=include_history, limit=limit)
+        return found.model_dump(mode="json", exclude_none=True)
+
+    @server.tool()
+    async def entity_graph(entity_id: str | None = None, depth: int = 1, max_nodes: int | None = None,
+                           user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None,
+                           container: str | None = None) -> dict[str, Any]:
+        """The entities within `depth` hops of one (or the most mentioned ones) and what joins them, as
+        Cytoscape.js elements, bounded by the server's caps."""
+        found = await run(service.entity_graph, scope_of(user_id, agent_id, run_id, container), entity_id,
+                          depth=depth, max_nodes=max_nodes)
+        return found.model_dump(mode="json")
+
+    @server.tool()
+    async def entity_evolution(entity_id: str, user_id: str | None = None, agent_id: str | None = None,
+                               run_id: str | None = None, container: str | None = None) -> dict[str, Any]:
+        """How the facts about an entity changed: each fact, oldest first, with when it was said and the
+        change that replaced it."""
+        found = await run(service.entity_evolution, scope_of(user_id, agent_id, run_id, container), entity_id)
+        return found.model_dump(mode="json")
+
+    @server.tool()
+    async def conflicts(user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None,
+                        container: str | None = None) -> dict[str, Any]:
+        """Pairs of current memories that contradict each other (CONFLICTS_WITH) or may be an update of
+        one another (MAY_UPDATE), waiting for a person's decision."""
+        found = await run(service.conflicts, scope_of(user_id, agent_id, run_id, container))
+        return found.model_dump(mode="json", exclude_none=True)
+
     return server

@@ -8,7 +8,9 @@ its declared shape and status.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
+from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
@@ -32,6 +34,16 @@ def _json_number(value: Any) -> Any:
 # 2 and 2.0 are JSON Schema's integer 2, "2" and true are not
 JSON_NUMBER = BeforeValidator(_json_number)
 JsonBool = Annotated[bool, Field(strict=True)]  # true and false; not 0 or "yes"
+
+
+def _not_a_number(value: Any) -> Any:
+    if isinstance(value, int | float) or (isinstance(value, str) and re.fullmatch(r"\s*[+-]?\d+(\.\d*)?\s*", value)):
+        raise ValueError("a time is an ISO 8601 date or date and time, not a number")
+    return value
+
+
+# a time in a query string as its schema says it (`date-time`): pydantic would read "1700000000" as Unix seconds
+IsoTime = Annotated[datetime, BeforeValidator(_not_a_number)]
 
 
 # ---------------------------------------------------------------------- rules across fields, stated in the schema
@@ -130,6 +142,16 @@ class SearchIn(Scoped):
         "contains/icontains/*, AND/OR/NOT; user_id, agent_id, run_id given here name the scope too.")
     threshold: Annotated[float, Field(ge=0, le=1), JSON_NUMBER] | None = Field(
         None, description="Least cosine similarity to the query.")
+
+
+class ReviewDecisionIn(Scoped):
+    as_type: Literal["UPDATES", "EXTENDS", "DERIVES", "RELATES_TO", "DUPLICATE_OF", "CONFLICTS_WITH"] | None = Field(
+        None, description="Accept it as another link type than the one proposed.")
+
+
+class ConflictDecisionIn(Scoped):
+    keep: str | None = Field(None, min_length=1, description="The memory to keep (it UPDATES the other one); "
+                                                              "omitted or null: keep both.")
 
 
 # ---------------------------------------------------------------------- answers

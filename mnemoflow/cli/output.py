@@ -15,7 +15,7 @@ from mnemoflow.timeutil import clock
 
 if TYPE_CHECKING:
     from mnemoflow.reports import GenerationDrainReport, IngestOutcome
-    from mnemoflow.models import RecallResult
+    from mnemoflow.models import Citation, RecallResult
     from mnemoflow.service import MemoryService
 
 
@@ -100,21 +100,23 @@ def place_in_document(locator: dict[str, Any]) -> str:
     return ", ".join(parts)
 
 
+def citation_line(c: Citation) -> str:
+    """A citation as a person reads it: a conversation turn, a memory, or a place in a document."""
+    if c.turn_id:
+        return f"{c.session_id}#{c.turn_id}" + (f" @ {c.ts:%Y-%m-%d %H:%M}" if c.ts else "")
+    if c.memory_id:
+        return c.memory_id
+    where = place_in_document(c.locator)
+    place = unquote(c.uri.removeprefix("file://")) if c.uri else c.document_id
+    return f"{place}" + (f" ({where})" if where else "")
+
+
 def print_recall(result: RecallResult) -> None:
     if not result.items:
         out.print("nothing recalled")
         return
     for n, item in enumerate(result.items, start=1):
-        cites = []
-        for c in item.citations:
-            if c.turn_id:
-                cites.append(f"{c.session_id}#{c.turn_id}" + (f" @ {c.ts:%Y-%m-%d %H:%M}" if c.ts else ""))
-            elif c.memory_id:
-                cites.append(c.memory_id)
-            else:
-                where = place_in_document(c.locator)
-                place = unquote(c.uri.removeprefix("file://")) if c.uri else c.document_id
-                cites.append(f"{place}" + (f" ({where})" if where else ""))
+        cites = [citation_line(c) for c in item.citations]
         if len(cites) > 6:  # a summary cites every turn it covers; the first are those its text shows
             cites = [*cites[:6], f"and {len(cites) - 6} more"]
         out.print(f"[bold][{n}][/] {item.text}")

@@ -18,7 +18,8 @@ Port = Annotated[int | None, typer.Option(min=0, max=65535, help="Port (default:
 
 
 def _ready(info: ServerInfo, notes: list[str]) -> None:
-    out.print(f"serving {info.url} (HTTP API /v1, OpenAPI /docs, MCP /mcp), pid {info.pid}", markup=False)
+    out.print(f"serving {info.url} (HTTP API /v1, OpenAPI /docs, MCP /mcp, dashboard /ui/), pid {info.pid}",
+              markup=False)
     if info.quack_uri:
         out.print(f"SQL, read-only: ATTACH '{info.quack_uri}' AS mf (READ_ONLY), token in server.json",
                   markup=False)

@@ -39,6 +39,7 @@ def run_evaluate(service: MemoryService, tenant_id: str | None, report: JobRepor
 
 def _scenarios(service: MemoryService, directory: Path, report: JobReport) -> None:
     from mnemoflow.eval.figures import scenario_figures
+    from mnemoflow.eval.html_report import scenarios_html
     from mnemoflow.eval.scenario_run import run_scenarios
     from mnemoflow.eval.scenarios import load_scenarios
     from mnemoflow.service import MemoryService
@@ -51,7 +52,7 @@ def _scenarios(service: MemoryService, directory: Path, report: JobReport) -> No
             result = run_scenarios(scratch_service, scenarios, scratch_service.engine)
     summary, rows = scenario_figures(result)
     run_id = service.store.record_eval_run("scenarios", {"directory": str(directory), "engine": result.engine},
-                                           summary, rows)
+                                           summary, rows, report_html=scenarios_html(result))
     report.counts["scenarios"] = result.scenarios_count
     report.details["scenarios"] = {"run_id": run_id, **{k: summary[k] for k in (
         "extraction_precision", "extraction_recall", "recall_check_pass_rate", "stale_returned")}}
@@ -87,7 +88,10 @@ def _locomo(service: MemoryService, directory: Path, report: JobReport) -> None:
         report.problems.append(f"locomo: eval_locomo_dir {directory} has no {' or '.join(missing)}")
         return
     result = run_locomo(directory, budgets=LOCOMO_BUDGETS)
+    from mnemoflow.eval.html_report import benchmark_html
+
     summary, rows = locomo_figures(result)
-    run_id = service.store.record_eval_run("locomo", result["config"], summary, rows)
+    run_id = service.store.record_eval_run("locomo", result["config"], summary, rows,
+                                           report_html=benchmark_html(result))
     report.counts["locomo questions"] = result["config"]["questions"]
     report.details["locomo"] = {"run_id": run_id, **summary}

@@ -465,7 +465,13 @@ def _outbox_lease_owner(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("ALTER TABLE outbox ADD COLUMN leased_by VARCHAR")
 
 
-@migration("0010_workers")
+@migration("0010_eval_run_reports")
+def _eval_run_reports(con: duckdb.DuckDBPyConnection) -> None:
+    """An evaluation run keeps its HTML report page (the dashboard serves it)."""
+    con.execute("ALTER TABLE eval_runs ADD COLUMN report_html VARCHAR")
+
+
+@migration("0011_workers")
 def _workers(con: duckdb.DuckDBPyConnection) -> None:
     """The processes that lease outbox jobs on a shared store, with when each last said it was alive
     (storage/heartbeat.py): a lease whose holder fell silent is taken over at once."""

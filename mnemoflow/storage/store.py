@@ -1,8 +1,9 @@
 """The tenant-scoped store: the only door to DuckDB and LanceDB.
 
 `Store` is the rooms of the storage package together, one per concept (documents, memories,
-graph, reviews, keys, vectors, search, the memory tree's summaries, topics and profiles, analytics,
-lifecycle, purge, queue, quality, evals, versions, transfer); callers see only `Store`. Every method
+graph, entity reads, conflicts, reviews, keys, vectors, search, the memory tree's summaries, topics
+and profiles, analytics, lifecycle, purge, queue, quality, evals, versions, transfer); callers see
+only `Store`. Every method
 that reads or writes tenant data takes a `Scope` (or, for tenant-wide operations, a tenant id), and
 every tenant or user predicate comes from `scope.py`.
 Reads see the user's rows and the tenant's shared rows; writes touch only the user's rows.
@@ -17,8 +18,10 @@ import threading
 
 from mnemoflow.storage.analytics import Analytics
 from mnemoflow.storage.commits import VerifyReport, verify_tenant
+from mnemoflow.storage.conflicts import Conflicts
 from mnemoflow.storage.connection import Database
 from mnemoflow.storage.documents import Documents
+from mnemoflow.storage.entity_reads import EntityReads
 from mnemoflow.storage.evals import EvalRuns
 from mnemoflow.storage.graph import Graph
 from mnemoflow.storage.heartbeat import Heartbeat
@@ -46,8 +49,8 @@ __all__ = ["ChunkHit", "EmbeddingInput", "MemoryWrites", "SearchHit", "Store", "
            "search_text"]
 
 
-class Store(Documents, Memories, Versions, Transfer, Graph, Reviews, Keys, Vectors, Search, Summaries, Topics,
-            Profiles, Analytics, Lifecycle, Purge, Queue, QualityData, EvalRuns):
+class Store(Documents, Memories, Versions, Transfer, Graph, EntityReads, Conflicts, Reviews, Keys, Vectors, Search,
+            Summaries, Topics, Profiles, Analytics, Lifecycle, Purge, Queue, QualityData, EvalRuns):
     """One DuckDB connection (one unit of work or one long-lived server) plus the LanceDB tables."""
 
     def __init__(

@@ -111,3 +111,8 @@ def test_the_evaluate_job_records_runs_analysts_can_follow(tmp_path: Path) -> No
         _, per_scenario = service.store.sql("SELECT item_id, metric FROM eval_results WHERE item_id <> '' "
                                             "AND metric = 'extraction_recall'")
         assert per_scenario == [("conflict-dinner-venue", "extraction_recall")] * 2
+        # the scenario runs keep their report page, which the dashboard serves; isolation has none
+        runs = service.runs("acme").evaluations
+        assert sorted((r.suite, r.has_report) for r in runs) == [("isolation", False)] * 2 + [("scenarios", True)] * 2
+        page = service.run_report(next(r.run_id for r in runs if r.suite == "scenarios"))
+        assert page.startswith("<!DOCTYPE html>") and "Scenario suite evaluation" in page
