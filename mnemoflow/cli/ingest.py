@@ -10,6 +10,7 @@ import typer
 from mnemoflow.cli.app import ArgumentError, Home, Tenant, User, app, err, out, progress_bar, scope_of, service_for
 from mnemoflow.cli.output import IngestProgress, print_generation, print_ingest, print_recall, run_ingest
 from mnemoflow.config import load_settings
+from mnemoflow.storage.scope import Scope
 
 
 @app.command()
@@ -17,8 +18,23 @@ def ingest(
     paths: Annotated[list[Path], typer.Argument(help="Files or directories (transcripts .jsonl/.json, .md, .txt).")],
     home: Home = None, tenant: Tenant = None, user: User = None,
     no_wait: Annotated[bool, typer.Option("--no-wait", help="Leave embedding to `mnemoflow worker`.")] = False,
+    dask: Annotated[bool, typer.Option("--dask", help="Bulk: extract, chunk and embed on Dask workers (dask_address, "
+                                                      "or a local cluster) and write here in batches.")] = False,
+    dask_workers: Annotated[int, typer.Option(min=1, max=64, help="With --dask and no dask_address: local "
+                                                                  "workers.")] = 2,
 ) -> None:
     """Ingest files and directories into the user's memory."""
+    if dask:
+        from mnemoflow.flows.bulk import bulk_ingest_flow, run_bulk
+
+        settings = load_settings(home)
+        scope = Scope(tenant or settings.tenant_id, user or settings.user_id)
+        outcome = run_bulk(bulk_ingest_flow, settings, dask_workers, paths=[str(p) for p in paths],
+                           tenant_id=scope.tenant_id, user_id=scope.user_id)
+        print_ingest(outcome, scope)
+        if outcome.report.errors:
+            raise typer.Exit(1)
+        return
     with service_for(home) as service:
         scope = scope_of(service, tenant, user)
         outcome = run_ingest(service, scope, paths, wait=not no_wait)
@@ -80,8 +96,20 @@ def worker(
 
 
 @app.command()
-def reembed(home: Home = None) -> None:
+def reembed(
+    home: Home = None,
+    dask: Annotated[bool, typer.Option("--dask", help="Spread the embedding over Dask workers.")] = False,
+    dask_workers: Annotated[int, typer.Option(min=1, max=64, help="With --dask and no dask_address: local "
+                                                                  "workers.")] = 2,
+) -> None:
     """Rebuild every vector with the configured embedding model (run after changing the model)."""
+    if dask:
+        from mnemoflow.flows.bulk import reembed_flow, run_bulk
+
+        result = run_bulk(reembed_flow, load_settings(home), dask_workers)
+        out.print(f"queued {result['queued']} rows; embedded {result['embedded']}, reused {result['reused']} "
+                  "cached vectors")
+        return
     with service_for(home) as service:
         with progress_bar() as progress:
             queued, report = service.reembed(IngestProgress(progress, reading=False))
@@ -90,6 +118,26 @@ def reembed(home: Home = None) -> None:
             err.print(f"embedder unavailable: {report.unavailable}; `mnemoflow worker` finishes the job")
             raise typer.Exit(1)
 
+
+
+@app.command()
+def backfill(
+    home: Home = None, tenant: Tenant = None,
+    dask: Annotated[bool, typer.Option("--dask", help="Generate on Dask workers (a shared store: each takes "
+                                                      "whole owners).")] = False,
+    dask_workers: Annotated[int, typer.Option(min=1, max=64, help="With --dask: generating tasks (and local "
+                                                                  "workers when no dask_address).")] = 2,
+) -> None:
+    """Generate memories from every conversation no generation has read (ingested while generation was
+    off, or before it existed)."""
+    from mnemoflow.flows.bulk import backfill_flow, run_bulk
+
+    settings = load_settings(home)
+    if dask:
+        result = run_bulk(backfill_flow, settings, dask_workers, tenant_id=tenant, workers=dask_workers)
+    else:
+        result = backfill_flow.fn(tenant_id=tenant, home=str(settings.home), workers=1)
+    out.print(f"queued {result['queued']} sessions; {result['created']} memories created")
 
 
 @app.command()

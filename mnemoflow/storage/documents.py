@@ -31,9 +31,9 @@ from mnemoflow.storage.links import orphaned_memories
 from mnemoflow.errors import VectorsUnavailableError
 from mnemoflow.storage.room import Room
 from mnemoflow.storage.rows import chunk_index_row, columns, search_text
-from mnemoflow.storage.scope import SCOPE_COLUMNS, Scope, owned, tenant
+from mnemoflow.storage.scope import SCOPE_COLUMNS, Scope, owned, row_scope, tenant
 from mnemoflow.storage.search import mark_deleted
-from mnemoflow.storage.vectors import embed_job, generation_jobs
+from mnemoflow.storage.vectors import GENERATE_JOB, embed_job, generation_jobs
 from mnemoflow.timeutil import utcnow
 
 
@@ -105,6 +105,33 @@ class Documents(Room):
                 """, params)
             names = [d[0] for d in cur.description]
             return [dict(zip(names, row)) for row in cur.fetchall()]
+
+    def queue_generation_backfill(self, tenant_id: str | None = None) -> int:
+        """Queue memory generation for every conversation session (of one tenant, or all) that no
+        generation job has read: landed while generation was off, or before it existed. Returns the
+        sessions queued; a session already read is never queued again."""
+        where, params = tenant(tenant_id, "t") if tenant_id is not None else ("true", [])
+        stamp = ", ".join(f"t.{c}" for c in SCOPE_COLUMNS)
+        with self._db.read() as con:
+            rows = con.execute(
+                f"SELECT {stamp}, t.turn_key, t.document_id, t.session_id, t.turn_id, t.ordinal, t.role, t.speaker, "
+                f"t.ts, t.text, CAST(t.metadata AS VARCHAR), t.source_uri FROM turns t WHERE {where} AND NOT EXISTS ("
+                f"SELECT 1 FROM outbox o WHERE o.kind = '{GENERATE_JOB}' AND o.tenant_id = t.tenant_id "
+                "AND json_extract_string(o.payload, '$.document_id') = t.document_id) ORDER BY t.document_id, t.ordinal",
+                params).fetchall()
+        width = len(SCOPE_COLUMNS)
+        by_scope: dict[Scope, list[TurnRecord]] = {}
+        for r in rows:
+            t = r[width:]
+            by_scope.setdefault(row_scope(r[:width]), []).append(TurnRecord(
+                t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], t[8], json.loads(t[9]) if t[9] else None, t[10]))
+        queued = 0
+        for scope, turns in by_scope.items():
+            jobs = generation_jobs(scope, turns)
+            with self._db.tx() as con:
+                outbox.enqueue(con, jobs, utcnow())
+            queued += len(jobs)
+        return queued
 
     def session_turns(self, scope: Scope, document_id: str) -> list[TurnRecord]:
         where, params = owned(scope)

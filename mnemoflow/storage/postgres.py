@@ -38,6 +38,7 @@ from mnemoflow.errors import StoreUnavailableError, UnreachableError
 CATALOG = "mf"  # the attached database's name inside DuckDB
 _SCHEMA_LOCK = 4_242_001  # session advisory lock key of the schema sync
 _LANDING_LOCK = 4_242_002  # session advisory lock key of dlt's loads
+_CLAIM_LOCK = 4_242_003  # transaction advisory lock of generation claims (one worker per owner)
 _ATTACHED: set[int] = set()  # ids of DuckDB connections whose default catalog is PostgreSQL
 
 # Secondary indexes for the predicates the store pushes down to PostgreSQL (DuckDB's file needs none:
@@ -251,23 +252,35 @@ class Postgres:
 
     # ------------------------------------------------------------------ outbox and liveness
     def claim(self, kind: str, limit: int, lease_s: float, now: datetime, worker: str,
-              silent_after_s: float) -> list[tuple]:
+              silent_after_s: float, *, one_worker_per_owner: bool = False) -> list[tuple]:
         """Lease up to `limit` claimable jobs of `kind`, oldest first, skipping rows another claim holds:
         pending, past their backoff, and not leased or leased by a process that ran out its lease or fell
-        silent. Returns (job_key, kind, payload, attempts, *scope columns) rows."""
+        silent. `one_worker_per_owner` (memory generation, which reads an owner's sessions in order):
+        no job of an owner another live process holds jobs of; such claims take turns, so two cannot
+        both find an owner free. Returns (job_key, kind, payload, attempts, *scope columns) rows."""
         from mnemoflow.storage.scope import SCOPE_COLUMNS
 
-        with self.cursor() as cur:
+        alive = "SELECT worker_id FROM workers WHERE beat_at >= %(alive)s"
+        held_by_another = ""
+        if one_worker_per_owner:
+            same_owner = " AND ".join(f"h.{c} IS NOT DISTINCT FROM o.{c}" for c in SCOPE_COLUMNS)
+            held_by_another = (
+                f"AND NOT EXISTS (SELECT 1 FROM outbox h WHERE h.kind = o.kind AND h.status = 'pending' "
+                f"AND {same_owner} AND h.leased_by <> %(me)s AND h.lease_until >= %(now)s AND h.leased_by IN ({alive}))")
+        with self.cursor() as cur, cur.connection.transaction():
+            if one_worker_per_owner:
+                cur.execute("SELECT pg_advisory_xact_lock(%s)", [_CLAIM_LOCK])
             cur.execute(
                 f"""
                 UPDATE outbox SET attempts = attempts + 1, lease_until = %(until)s, leased_by = %(me)s,
                        updated_at = %(now)s
                 WHERE job_key IN (
-                    SELECT job_key FROM outbox
+                    SELECT job_key FROM outbox o
                     WHERE status = 'pending' AND kind = %(kind)s
                       AND (next_attempt_at IS NULL OR next_attempt_at <= %(now)s)
                       AND (lease_until IS NULL OR lease_until < %(now)s OR leased_by IS NULL
-                           OR leased_by NOT IN (SELECT worker_id FROM workers WHERE beat_at >= %(alive)s))
+                           OR leased_by NOT IN ({alive}))
+                      {held_by_another}
                     ORDER BY created_at, job_key LIMIT %(limit)s FOR UPDATE SKIP LOCKED)
                 RETURNING job_key, kind, payload::text, attempts, {", ".join(SCOPE_COLUMNS)}
                 """,

@@ -143,7 +143,7 @@ class Vectors(Room):
                 return outbox.claim(con, kind, limit, self._lease_s, utcnow())
         self._heartbeat.ensure_started()
         rows = self._db.postgres.claim(kind, limit, self._lease_s, utcnow(), outbox.worker_id(),
-                                       self._heartbeat.silent_after_s)
+                                       self._heartbeat.silent_after_s, one_worker_per_owner=kind == GENERATE_JOB)
         return [outbox.job_of(row) for row in rows]
 
     def embedding_inputs(self, scope: Scope, target: Target, jobs: list[Job]) -> tuple[list[EmbeddingInput], list[str]]:
