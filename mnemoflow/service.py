@@ -142,7 +142,9 @@ class MemoryService(RuleMethods):
         """Agent events (turns) posted to the API: landed and processed like transcript files."""
         from mnemoflow.ingest.sequence import ingest_events
 
-        return ingest_events(self, scope, self._redact(scope.tenant_id, turns), wait=wait)
+        turns = [{**t, **self._redact(scope.tenant_id, {k: t[k] for k in ("speaker", "text", "metadata") if k in t})}
+                 if isinstance(t, dict) else t for t in turns]  # the words; ids and times stay as sent
+        return ingest_events(self, scope, turns, wait=wait)
 
     def add(
         self, scope: Scope, text: str, *, kind: MemoryKind | None = None, metadata: dict[str, Any] | None = None,
