@@ -11,7 +11,7 @@ from fastapi import Query, Request
 from pydantic import ConfigDict, Field
 
 from mnemoflow.api.http import Key, QueryScope
-from mnemoflow.api.schemas import Scoped
+from mnemoflow.api.schemas import JsonBool, Scoped
 from mnemoflow.rules.model import (
     Evaluation,
     Feedback,
@@ -39,7 +39,7 @@ class RuleIn(Scoped):
     exceptions: list[dict[str, Scalar]] = Field(default_factory=list, description="Condition sets, any one of "
                                                                                   "which keeps the rule from applying.")
     state: NewState = Field("draft", description="draft (recorded), shadow (reported) or active (applied).")
-    shared: bool = Field(False, description="Show the rule to every user of the tenant (or of the container).")
+    shared: JsonBool = Field(False, description="Show the rule to every user of the tenant (or of the container).")
 
 
 class StateIn(Scoped):
@@ -52,7 +52,7 @@ class ContextIn(Scoped):
 
 class SelectIn(ContextIn):
     candidates: list[Annotated[str, Field(min_length=1, max_length=128)]] = Field(min_length=1, max_length=256)
-    strict: bool = Field(True, description="Allow-lists that leave nothing select nothing; false: fall back to the "
+    strict: JsonBool = Field(True, description="Allow-lists that leave nothing select nothing; false: fall back to the "
                                            "deny-lists alone, saying so in `fallback`.")
 
 
