@@ -438,10 +438,6 @@ class MemoryService(RuleMethods):
     def revoke_api_key(self, key_id: str) -> bool:
         return self.store.revoke_api_key(key_id)
 
-    def tenant_for_key(self, secret: str) -> str | None:
-        """The tenant an unrevoked API key reaches, or None."""
-        return self.store.tenant_for_key(secret)
-
     def sql(self, statement: str, params: list[Any] | None = None) -> SqlResult:
         """One read-only statement over every tenant's tables (an operator's view), its values as JSON
         has them (dates as ISO strings), so a result reads the same through a server."""

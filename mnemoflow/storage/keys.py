@@ -36,12 +36,6 @@ class Keys(Room):
                               "WHERE secret_sha256 = ? AND revoked_at IS NULL", [_secret_hash(secret)]).fetchone()
         return ApiKey(key_id=row[0], tenant_id=row[1], admin=row[2]) if row else None
 
-    def tenant_for_key(self, secret: str) -> str | None:
-        with self._db.read() as con:
-            row = con.execute("SELECT tenant_id FROM api_keys WHERE secret_sha256 = ? AND revoked_at IS NULL",
-                              [_secret_hash(secret)]).fetchone()
-        return row[0] if row else None
-
     def list_api_keys(self, tenant_id: str | None = None) -> list[dict[str, Any]]:
         """Every key, or one tenant's (never their secrets)."""
         where, params = tenant(tenant_id) if tenant_id is not None else ("true", [])

@@ -40,6 +40,34 @@ def _transition(con: duckdb.DuckDBPyConnection, pending: PendingCommit, rule_id:
     pending.record("rule_transitions", "insert", [transition_id])
 
 
+def purge_rules_of(con: duckdb.DuckDBPyConnection, tenant_id: str, memory_set: str, pending: PendingCommit,
+                   ) -> dict[str, list[str]]:
+    """Inside a hard deletion of memories (the relation `memory_set` names their ids): a DRAFT rule read
+    from one of them goes with it (derived, never adopted), with its moves and record; a rule a person
+    or a call moved on stays policy, without its link to the memory (an update in the purge's commit).
+    Returns the purged ids by table, for the caller to record."""
+    within, params = tenant(tenant_id)
+    drafts = [r[0] for r in con.execute(f"SELECT rule_id FROM rules WHERE {within} AND state = 'draft' "
+                                        f"AND memory_id IN {memory_set}", params).fetchall()]
+    purged: dict[str, list[str]] = {}
+    if drafts:
+        marks = ", ".join("?" for _ in drafts)
+        purged["rule_transitions"] = [r[0] for r in con.execute(
+            f"DELETE FROM rule_transitions WHERE {within} AND rule_id IN ({marks}) RETURNING transition_id",
+            [*params, *drafts]).fetchall()]
+        con.execute(f"DELETE FROM rule_stats WHERE {within} AND rule_id IN ({marks})", [*params, *drafts])
+        purged["rules"] = [r[0] for r in con.execute(
+            f"DELETE FROM rules WHERE {within} AND rule_id IN ({marks}) RETURNING rule_id", [*params, *drafts]).fetchall()]
+    adopted = [r[0] for r in con.execute(f"SELECT rule_id FROM rules WHERE {within} AND memory_id IN {memory_set}",
+                                         params).fetchall()]
+    if adopted:
+        con.execute(f"UPDATE rules SET memory_id = NULL, updated_at = ?, commit_id = ? WHERE {within} AND rule_id IN "
+                    f"({', '.join('?' for _ in adopted)})", [utcnow(), pending.commit_id, *params, *adopted])
+        pending.record("rules", "update", adopted)
+    con.execute(f"DELETE FROM rule_readings WHERE {within} AND memory_id IN {memory_set}", params)
+    return purged
+
+
 class Rules(Room):
     def add_rule(self, scope: Scope, spec: RuleSpec, *, state: str, actor: str, shared: bool = False,
                  origin: str = "api", memory_id: str | None = None) -> Rule:
@@ -202,5 +230,6 @@ class Rules(Room):
 
     def record_rule_reading(self, scope: Scope, memory_id: str, reason: str, rule_id: str | None) -> None:
         with self._db.tx() as con:
-            con.execute("INSERT INTO rule_readings VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                        [memory_id, scope.tenant_id, rule_id, reason, utcnow()])
+            if not con.execute("SELECT 1 FROM rule_readings WHERE memory_id = ?", [memory_id]).fetchone():
+                con.execute("INSERT INTO rule_readings VALUES (?, ?, ?, ?, ?)",
+                            [memory_id, scope.tenant_id, rule_id, reason, utcnow()])

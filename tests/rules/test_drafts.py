@@ -71,3 +71,20 @@ def test_llm_path_drafts_from_the_slots_the_model_fills(double: ChatDouble, tmp_
         assert service.evaluate_rules(SCOPE, {"day": "weekend"}).applied == {}
         service.set_rule_state(SCOPE, draft.rule_id, "active", actor="person")
         assert service.evaluate_rules(SCOPE, {"day": "weekend"}).applied == {"output.language": "spanish"}
+
+
+def test_a_hard_deletion_takes_the_drafts_read_from_the_memory_and_unlinks_adopted_rules(tmp_path: Path) -> None:
+    from tests.deletion_proof import duckdb_hits
+
+    with MemoryService(load_settings(tmp_path / "home", retention_days=0)) as service:
+        kept, _ = service.add(SCOPE, "Always answer in YAML when I ask for configs", kind="rule")
+        dropped, _ = service.add(SCOPE, "Never use the fax_gateway tool", kind="rule")
+        drafts = {r.memory_id: r for r in service.list_rules(SCOPE)}
+        adopted = service.set_rule_state(SCOPE, drafts[kept.id].rule_id, "shadow", actor="person")
+        service.delete(SCOPE, kept.id)
+        service.delete(SCOPE, dropped.id)
+        service.maintain("decay")
+        (left,) = service.list_rules(SCOPE)
+        assert (left.rule_id, left.memory_id, left.state) == (adopted.rule_id, None, "shadow")
+        assert duckdb_hits(service, {kept.id, dropped.id, drafts[dropped.id].rule_id}) == {}
+        assert all(report.ok for report in service.verify())
