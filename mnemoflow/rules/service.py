@@ -8,6 +8,7 @@ and a rating counts for every rule that matched it.
 
 from __future__ import annotations
 
+import json
 import uuid
 from typing import TYPE_CHECKING, Any
 
@@ -37,8 +38,6 @@ MAX_CONTEXT_CHARS = 64_000
 
 
 def _checked_context(context: dict[str, Any]) -> dict[str, Any]:
-    import json
-
     if not isinstance(context, dict):
         raise BadInputError("a context is a JSON object of key: value")
     if len(json.dumps(context, default=str)) > MAX_CONTEXT_CHARS:

@@ -22,6 +22,8 @@ from mcp.client.streamable_http import streamable_http_client
 
 from mnemoflow.config import load_settings
 from mnemoflow.remote import ServerInfo, connect
+from mnemoflow.rules.model import RuleSpec
+from mnemoflow.storage.scope import Scope
 from tests.serving import start_server, stop_server, wait_until_serving
 
 pytestmark = pytest.mark.slow
@@ -39,6 +41,14 @@ def serving(home: Path, env: dict[str, str]) -> Iterator[ServerInfo]:
 
 def keyed(info: ServerInfo, secret: str) -> httpx.Client:
     return httpx.Client(base_url=info.url, headers={"Authorization": f"Bearer {secret}"}, timeout=120)
+
+
+def key_id(home: Path, secret: str) -> str:
+    """The id of a key (the server names it as the actor of what it moves)."""
+    with connect(load_settings(home)) as service:
+        found = service.api_key(secret)
+    assert found is not None
+    return found.key_id
 
 
 # ---------------------------------------------------------------------- rate limits and debug output
@@ -86,6 +96,21 @@ def test_rate_limits_per_key_and_debug_output_for_admins(tmp_path: Path) -> None
         time.sleep(3)  # the bucket refills (at most 5)
         said = anyio.run(over_mcp)
         assert "ok" in said and any("rate limit" in s and "retry in" in s for s in said)
+
+        with connect(load_settings(home)) as operator:  # rules through the operator's RPC, as the CLI sends them
+            scope = Scope("quiet", "otto")
+            rule = operator.add_rule(scope, RuleSpec.from_pairs(["env=staging"], ["tool.deny=psql"]), state="shadow")
+            operator.set_rule_state(scope, rule.rule_id, "active", actor="cli:tester")
+            assert operator.evaluate_rules(scope, {"env": "staging"}).applied == {"tool.deny": ["psql"]}
+        moved = calm.post(f"/v1/rules/{rule.rule_id}/state", json={"user_id": "otto", "state": "shadow"}).json()
+        assert [t["actor"] for t in moved["transitions"]] == ["api", "cli:tester", f"key:{key_id(home, quiet)}"]
+        picked = calm.post("/v1/tools/select", json={"user_id": "otto", "context": {"env": "staging"},
+                                                     "candidates": ["psql", "grafana"]}).json()
+        assert picked["selected"] == ["psql", "grafana"] and picked["shadow"]["denied"] == ["psql"]
+        rated = calm.post(f"/v1/tools/selections/{picked['selection_id']}/feedback",
+                          json={"user_id": "otto", "rating": "positive"}).json()
+        assert rated["rules"][0]["stats"]["positive"] == 1
+        assert calm.get(f"/v1/rules/{rule.rule_id}", params={"user_id": "lena"}).status_code == 404
 
         debug = {"user_id": "otto", "query": "staging database", "k": 50, "vectors": True}
         refused = calm.post("/v1/debug/recall", json=debug)
