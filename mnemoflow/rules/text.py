@@ -28,7 +28,7 @@ _TRAILING_FOR = re.compile(r"\s+\bfor\s+(?P<what>[a-z][\w -]{0,40}?)(?:\s+(?:req
 
 _THING = r"(?:(?:a|an|the|my|your|our|his|her|their|some|any|[A-Z][\w-]*'s)\s+)?(?P<thing>[\w][\w -]{0,40}?)"
 _ASKS = re.compile(rf"^\S+(?:\s+\S+)?\s+(?:asks?|requests?|wants?|needs?)\s+(?:for|about)\s+{_THING}$", re.I)
-_ASKS_FOR_CODE = re.compile(rf"^\S+(?:\s+\S+)?\s+(?:asks?|requests?|wants?|needs?)\s+{_THING}$", re.I)
+_ASKS_DIRECTLY = re.compile(rf"^\S+(?:\s+\S+)?\s+(?:asks?|requests?|wants?|needs?)\s+{_THING}$", re.I)
 _IS_ON = re.compile(r"^\S+(?:\s+\S+)?\s+(?:is|am|are|'m|'s)\s+on\s+(?:(?:a|an|the|my|his|her|their)\s+)?"
                     r"(?P<thing>[\w-]+(?: [\w-]+)?)$", re.I)
 
@@ -64,7 +64,7 @@ _UNITS = re.compile(r"^(?:always\s+)?(?:use|answer in|give \S+ in)\s+(?P<system>
 
 def _condition(clause: str) -> dict[str, str] | None:
     clause = clause.strip().rstrip(".!")
-    if found := _ASKS.match(clause) or _ASKS_FOR_CODE.match(clause):
+    if found := _ASKS.match(clause) or _ASKS_DIRECTLY.match(clause):
         return {"topic": found["thing"].strip().lower()}
     if found := _IS_ON.match(clause):
         return {"channel": found["thing"].strip().lower()}
