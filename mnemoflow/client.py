@@ -35,6 +35,7 @@ from mnemoflow.recall.config import RecallFilters
 from mnemoflow.remote import connect
 from mnemoflow.reports import IngestOutcome
 from mnemoflow.results import AddResult, DeleteResult, MemoryList, Message, UpdateResult
+from mnemoflow.rules.model import Evaluation, Feedback, Rating, Rule, RuleSpec, RuleState, ToolSelection
 from mnemoflow.storage import Scope
 from mnemoflow.tree_models import Profile
 
@@ -215,6 +216,47 @@ class Memory:
         scope = self._scope(user_id=user_id, agent_id=agent_id, run_id=run_id, container=container)
         return self._service.resolve_conflict(scope, link_id, keep)
 
+    # ------------------------------------------------------------------ procedural rules
+    def add_rule(
+        self, *, then: dict[str, Any], if_: dict[str, Any] | None = None, exceptions: list[dict[str, Any]] | None = None,
+        state: RuleState = "draft", shared: bool = False, user_id: str | None = None, agent_id: str | None = None,
+        run_id: str | None = None, container: str | None = None,
+    ) -> Rule:
+        """A rule: `if_` conditions (all required), a `then` patch ({"output.format": "json"}, {"tool.deny":
+        "shell,browser"}), `exceptions` (condition sets that keep it from applying); draft, shadow or active."""
+        scope = self._scope(user_id=user_id, agent_id=agent_id, run_id=run_id, container=container)
+        return self._service.add_rule(scope, RuleSpec.of(if_ or {}, then, exceptions), state=state, shared=shared)
+
+    def rules(self, *, state: RuleState | None = None, user_id: str | None = None, agent_id: str | None = None,
+              run_id: str | None = None, container: str | None = None, limit: int = 100) -> list[Rule]:
+        scope = self._scope(user_id=user_id, agent_id=agent_id, run_id=run_id, container=container)
+        return self._service.list_rules(scope, state=state, limit=limit)
+
+    def set_rule_state(self, rule_id: str, state: RuleState, *, user_id: str | None = None,
+                       agent_id: str | None = None, run_id: str | None = None, container: str | None = None) -> Rule:
+        """Move a rule: DRAFT -> SHADOW -> ACTIVE, back, or to RETIRED (a commit in the tenant's chain)."""
+        scope = self._scope(user_id=user_id, agent_id=agent_id, run_id=run_id, container=container)
+        return self._service.set_rule_state(scope, rule_id, state, actor="python")
+
+    def evaluate(self, context: dict[str, Any], *, user_id: str | None = None, agent_id: str | None = None,
+                 run_id: str | None = None, container: str | None = None) -> Evaluation:
+        """What the rules make of `context`: `applied` (ACTIVE rules), `shadow`, conflicts, matched rules."""
+        scope = self._scope(user_id=user_id, agent_id=agent_id, run_id=run_id, container=container)
+        return self._service.evaluate_rules(scope, context)
+
+    def select_tools(self, context: dict[str, Any], candidates: list[str], *, strict: bool = True,
+                     user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None,
+                     container: str | None = None) -> ToolSelection:
+        """Which of `candidates` the rules leave for `context`, in order; rate it with `tool_feedback`."""
+        scope = self._scope(user_id=user_id, agent_id=agent_id, run_id=run_id, container=container)
+        return self._service.select_tools(scope, context, candidates, strict=strict)
+
+    def tool_feedback(self, selection_id: str, rating: Rating, *, user_id: str | None = None,
+                      agent_id: str | None = None, run_id: str | None = None, container: str | None = None) -> Feedback:
+        """Rate a selection positive or negative (once); every rule that matched it counts the rating."""
+        scope = self._scope(user_id=user_id, agent_id=agent_id, run_id=run_id, container=container)
+        return self._service.rate_selection(scope, selection_id, rating)
+
     def close(self) -> None:
         self._service.close()
 
@@ -267,6 +309,12 @@ class AsyncMemory:
     entity_evolution = _awaitable(Memory.entity_evolution)
     conflicts = _awaitable(Memory.conflicts)
     resolve_conflict = _awaitable(Memory.resolve_conflict)
+    add_rule = _awaitable(Memory.add_rule)
+    rules = _awaitable(Memory.rules)
+    set_rule_state = _awaitable(Memory.set_rule_state)
+    evaluate = _awaitable(Memory.evaluate)
+    select_tools = _awaitable(Memory.select_tools)
+    tool_feedback = _awaitable(Memory.tool_feedback)
     _close = _awaitable(Memory.close)
 
     async def close(self) -> None:

@@ -101,6 +101,16 @@ class RestApiSource(_Source):
 Source = Annotated[FilesystemSource | ConversationsSource | RestApiSource, Field(discriminator="kind")]
 
 
+class TenantPolicy(BaseModel):
+    """One tenant's own protections ([tenants.NAME] tables); what is unset follows the settings."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    rate_limit_per_s: float | None = Field(None, ge=0, description="The tenant's keys' requests per second (0: none).")
+    rate_limit_burst: int | None = Field(None, ge=1, description="The tenant's keys' burst (bucket size).")
+    redact_pii: bool | None = Field(None, description="Redact personal data in what the tenant stores.")
+
+
 class Settings(BaseSettings):
     """Everything mnemoflow can be told; embedded, offline defaults."""
 
@@ -327,6 +337,29 @@ class Settings(BaseSettings):
         default_factory=dict, description="Configured sources for `mnemoflow sync NAME`, usually from the TOML file "
         "([sources.NAME] tables).")
 
+    rate_limit_per_s: float = Field(
+        0.0, ge=0, description="Requests per second each API key may make to the HTTP API and MCP, reads and writes "
+        "each in a token bucket of their own; over it a request is refused (HTTP 429 with Retry-After). 0: no limit.")
+    rate_limit_burst: int = Field(
+        10, ge=1, description="Requests a key may make at once before rate_limit_per_s applies (the bucket's size).")
+    redact_pii: bool = Field(
+        False, description="Replace card numbers, email addresses, phone numbers, IBANs and national id numbers by "
+        "[CARD], [EMAIL], [PHONE], [IBAN], [NATIONAL_ID] in everything written, before it is stored or embedded.")
+    pii_phone_region: str = Field(
+        "US", min_length=2, max_length=2, description="Country (ISO 3166 code) a phone number written without a "
+        "country code is read as from, when redacting; numbers with +CC are found whatever it is.")
+    tenants: dict[str, TenantPolicy] = Field(
+        default_factory=dict, description="Per-tenant overrides of rate_limit_per_s, rate_limit_burst and "
+        "redact_pii ([tenants.NAME] tables in the TOML file).")
+    promote_min_evaluations: int = Field(
+        20, ge=1, description="The `promote` job suggests a SHADOW rule once it has matched at least this often ...")
+    promote_min_ratings: int = Field(
+        5, ge=1, description="... has been rated at least this often (through the tool selections it matched) ...")
+    promote_min_positive_rate: float = Field(
+        0.8, ge=0, le=1, description="... and at least this share of those ratings were positive.")
+    debug_max_items: int = Field(
+        10, ge=1, le=100, description="Most items a debug answer (raw vectors, internal scores; admin keys only) holds.")
+
     @field_validator("home", mode="after")
     @classmethod
     def _expand_home(cls, value: Path) -> Path:
@@ -343,6 +376,17 @@ class Settings(BaseSettings):
     @property
     def dlt_dir(self) -> Path:
         return self.home / "dlt"
+
+    def redacts(self, tenant_id: str) -> bool:
+        """Whether what `tenant_id` writes is redacted: its own setting, else redact_pii."""
+        own = self.tenants.get(tenant_id)
+        return self.redact_pii if own is None or own.redact_pii is None else own.redact_pii
+
+    def rate_limit(self, tenant_id: str) -> tuple[float, int]:
+        """(requests per second, burst) of each key of `tenant_id`: its own settings, else the defaults."""
+        own = self.tenants.get(tenant_id) or TenantPolicy()
+        return (self.rate_limit_per_s if own.rate_limit_per_s is None else own.rate_limit_per_s,
+                self.rate_limit_burst if own.rate_limit_burst is None else own.rate_limit_burst)
 
     @property
     def resolved_embedding_model(self) -> str:

@@ -63,3 +63,16 @@ class VectorsUnavailableError(EmbeddingUnavailableError):
 
 class IntegrityError(TerminalError):
     """The commit chain or a row recorded by it does not verify."""
+
+
+class ForbiddenError(TerminalError):
+    """The caller is known but may not do this (debug output without an admin key)."""
+
+
+class RateLimitedError(TransientError):
+    """An API key spent its request budget: try again after `retry_after_s` seconds."""
+
+    def __init__(self, message: str, retry_after_s: float = 1.0, kind: str = "read") -> None:
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
+        self.kind = kind

@@ -19,7 +19,7 @@ from mnemoflow.timeutil import UtcDatetime, iso_utc
 MemoryKind = Literal["fact", "preference", "episode", "procedure", "rule"]
 # metadata that generation writes about where a memory's text came from (true of that text only);
 # the rest of a memory's metadata is the caller's
-PROVENANCE_KEYS = ("entities", "source_turn_ids", "source_turns", "why", "derived_by")
+PROVENANCE_KEYS = ("entities", "source_turn_ids", "source_turns", "why", "derived_by", "rule")
 
 
 @dataclass(frozen=True)
@@ -407,3 +407,12 @@ class TenantDeletion(BaseModel):
     deleted_at: UtcDatetime
     keys_revoked: int
     purged: dict[str, int] = Field(default_factory=dict)
+
+
+class ApiKey(BaseModel):
+    """An API key as the APIs see it, never its secret: the tenant it reaches, and whether it is an admin's
+    (an admin key may also see debug output of its tenant: raw vectors, internal scores)."""
+
+    key_id: str
+    tenant_id: str
+    admin: bool = False

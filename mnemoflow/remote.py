@@ -103,8 +103,8 @@ def method_spec(name: str) -> MethodSpec:
 
 def remote_methods() -> list[str]:
     """Every service method a client may call remotely."""
-    return sorted(name for name, member in vars(MemoryService).items()
-                  if inspect.isfunction(member) and not name.startswith("_") and name not in NOT_REMOTE)
+    return sorted(name for name, member in inspect.getmembers(MemoryService, inspect.isfunction)
+                  if not name.startswith("_") and name not in NOT_REMOTE)  # its own and its mixins' (rules)
 
 
 def error_payload(exc: errors.MnemoflowError) -> dict[str, Any]:

@@ -60,6 +60,7 @@ class Drained(DrainReport):
     """One outbox pass: the embeddings, and the memory generation that ran before them."""
 
     generation: GenerationDrainReport | None = None
+    rules_drafted: int = 0  # rule memories read into DRAFT rules (`rules.drafts`)
 
 
 @dataclass

@@ -13,6 +13,7 @@ outbox runs at a time.
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,12 +26,14 @@ from mnemoflow.graph_models import (
 )
 from mnemoflow.maintenance import JobReport
 from mnemoflow.models import (
-    PROVENANCE_KEYS, Citation, HistoryEntry, MemoryItem, MemoryKind, RecallResult, ReviewItem, TenantDeletion,
+    PROVENANCE_KEYS, ApiKey, Citation, HistoryEntry, MemoryItem, MemoryKind, RecallResult, ReviewItem, TenantDeletion,
 )
 from mnemoflow.progress import Progress, Step
 from mnemoflow.recall.config import RecallConfig, RecallFilters, preset
+from mnemoflow.recall.debug import DebugRecall
 from mnemoflow.reports import Drained, IngestOutcome, OutboxStatus, RunsOverview, SqlResult, SyncReport
 from mnemoflow.results import AddResult, DeleteResult, MemoryList, Message, UpdateResult
+from mnemoflow.rules.service import RuleMethods
 from mnemoflow.storage.commits import VerifyReport
 from mnemoflow.storage.scope import Scope, check_id, require_user_level
 from mnemoflow.transfer import ImportReport, import_batch
@@ -39,16 +42,18 @@ from mnemoflow.tree_models import Profile, Summary, Topic
 if TYPE_CHECKING:
     from mnemoflow.embedding import Embedder
     from mnemoflow.memory.generate.candidates import GenerationEngine
+    from mnemoflow.protect.ratelimit import RateLimiter
     from mnemoflow.storage import Store
 
 
-class MemoryService:
+class MemoryService(RuleMethods):
     def __init__(self, settings: Settings) -> None:
         configure_runtime()
         self.settings = settings
         self._store: Store | None = None
         self._embedder: Embedder | None = None
         self._engine: GenerationEngine | None = None
+        self._limiter: RateLimiter | None = None
         self._opening = threading.RLock()
         self._draining = threading.Lock()
 
@@ -79,6 +84,23 @@ class MemoryService:
 
                 self._engine = generation_engine(self.settings)
             return self._engine
+
+    @property
+    def rate_limiter(self) -> RateLimiter:
+        """The API keys' request budgets (`protect.ratelimit`), shared by the HTTP API and MCP."""
+        with self._opening:
+            if self._limiter is None:
+                from mnemoflow.protect.ratelimit import create_rate_limiter
+
+                self._limiter = create_rate_limiter(self.settings)
+            return self._limiter
+
+    def _redact(self, tenant_id: str, value: Any) -> Any:
+        """`value` (text, or JSON-like) with personal data replaced by placeholders when the tenant redacts."""
+        from mnemoflow.protect.pii import redactor_for
+
+        found = redactor_for(self.settings, tenant_id)
+        return value if found is None else found.value(value)
 
     def close(self) -> None:
         """Let go of the engine and the store; the next call opens them again."""
@@ -116,12 +138,15 @@ class MemoryService:
         """A note or document given as text (markdown or plain): a source recall can cite."""
         from mnemoflow.ingest.sequence import ingest_text
 
+        text, title = self._redact(scope.tenant_id, [text, title])
         return ingest_text(self, scope, text, title=title, wait=wait)
 
     def post_events(self, scope: Scope, turns: list[dict[str, Any]], *, wait: bool = True) -> IngestOutcome:
         """Agent events (turns) posted to the API: landed and processed like transcript files."""
         from mnemoflow.ingest.sequence import ingest_events
 
+        turns = [{**t, **self._redact(scope.tenant_id, {k: t[k] for k in ("speaker", "text", "metadata") if k in t})}
+                 if isinstance(t, dict) else t for t in turns]  # the words; ids and times stay as sent
         return ingest_events(self, scope, turns, wait=wait)
 
     def add(
@@ -133,6 +158,7 @@ class MemoryService:
         retired with them when they are gone at the source."""
         from mnemoflow.memory.generate.direct import draft_memory
 
+        text, metadata = self._redact(scope.tenant_id, [text, metadata])
         draft = draft_memory(text, kind=kind, observed_at=observed_at, expires_at=expires_at, metadata=metadata,
                              derived_from=derived_from)
         memory, created = self.store.add_memory(scope, draft, actor="api")
@@ -150,6 +176,10 @@ class MemoryService:
         message kept as written. Returns every memory touched with its event (ADD, UPDATE, NONE)."""
         from mnemoflow.memory.generate.messages import add_result, remember, touched, waiting_for_vectors
 
+        if isinstance(messages, list):  # Message turns (through a server) or dicts (in process)
+            messages = [m.model_copy(update=self._redact(scope.tenant_id, {"content": m.content, "name": m.name}))
+                        if isinstance(m, Message) else self._redact(scope.tenant_id, m) for m in messages]
+        messages, metadata = self._redact(scope.tenant_id, [messages, metadata])
         events = remember(self.store, self.embedder, self.engine, scope, messages, metadata=metadata, infer=infer,
                           embed=wait)
         found = touched(self.store, scope, events)
@@ -174,6 +204,7 @@ class MemoryService:
 
         if text is None and metadata is None:
             raise BadInputError("update needs the new text, new metadata, or both")
+        text, metadata = self._redact(scope.tenant_id, [text, metadata])
         current = self.get(scope, memory_id)
         kept = {k: v for k, v in current.metadata.items() if k not in PROVENANCE_KEYS}
         draft = draft_memory(text if text is not None else current.content,
@@ -201,6 +232,8 @@ class MemoryService:
         ids and times, into `tenant_id` (default: the export's own, or the settings' for mem0's);
         embedded again with this store's model. What was already imported is skipped."""
         imported = import_batch(records, tenant_id, self.settings.tenant_id)
+        imported.memories = [replace(m, **self._redact(m.scope.tenant_id, {
+            "content": m.content, "metadata": m.metadata, "temporal_text": m.temporal_text})) for m in imported.memories]
         written, skipped, links, refused = self.store.import_memories(imported, actor="import")
         if written and wait:
             self.drain()
@@ -286,6 +319,7 @@ class MemoryService:
         from mnemoflow.recall.engine import recall
 
         chosen = config if isinstance(config, RecallConfig) else preset(config or self.settings.recall_preset)
+        query = self._redact(scope.tenant_id, query)  # what was stored redacted is found by its placeholder
         result = recall(
             self.store, self.embedder, scope, query, config=chosen, k=k or self.settings.recall_k,
             token_budget=token_budget or self.settings.recall_token_budget, filters=filters,
@@ -293,6 +327,15 @@ class MemoryService:
         if self.settings.recall_track_access:  # what recall returns counts as used: decay keeps it longer
             self.store.record_accesses(scope, [item.id for item in result.items if item.kind == "memory"])
         return result
+
+    def debug_recall(self, scope: Scope, query: str, *, k: int = 10, vectors: bool = False) -> DebugRecall:
+        """Recall's top items with internal scores (and raw vectors, if asked), bounded by debug_max_items.
+        Operators only: the APIs give it to admin keys alone."""
+        from mnemoflow.recall.debug import debug_recall
+
+        if k < 1:
+            raise BadInputError(f"k must be at least 1; got {k}")
+        return debug_recall(self, scope, query, k=k, vectors=vectors)
 
     def search(
         self, scope: Scope, query: str, *, limit: int = 10, filters: dict[str, Any] | None = None,
@@ -457,19 +500,20 @@ class MemoryService:
         return self.store.outbox_counts()
 
     # ------------------------------------------------------------------ operators
-    def create_api_key(self, tenant_id: str, name: str | None = None) -> tuple[str, str]:
-        """A new key for the tenant: (key_id, secret); the secret is shown once, only its hash kept."""
-        return self.store.create_api_key(tenant_id, name)
+    def create_api_key(self, tenant_id: str, name: str | None = None, *, admin: bool = False) -> tuple[str, str]:
+        """A new key for the tenant: (key_id, secret); the secret is shown once, only its hash kept. An
+        admin key may also see the tenant's debug output (raw vectors, internal scores)."""
+        return self.store.create_api_key(tenant_id, name, admin=admin)
+
+    def api_key(self, secret: str) -> ApiKey | None:
+        """The unrevoked key a secret is (its id, tenant and whether it is an admin's), or None."""
+        return self.store.api_key(secret)
 
     def list_api_keys(self, tenant_id: str | None = None) -> list[dict[str, Any]]:
         return self.store.list_api_keys(tenant_id)
 
     def revoke_api_key(self, key_id: str) -> bool:
         return self.store.revoke_api_key(key_id)
-
-    def tenant_for_key(self, secret: str) -> str | None:
-        """The tenant an unrevoked API key reaches, or None."""
-        return self.store.tenant_for_key(secret)
 
     def sql(self, statement: str, params: list[Any] | None = None) -> SqlResult:
         """One read-only statement over every tenant's tables (an operator's view), its values as JSON

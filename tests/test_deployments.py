@@ -70,3 +70,14 @@ def test_cli_writes_the_file_and_refuses_an_unknown_time_zone(capsys: pytest.Cap
     assert yaml.safe_load(target.read_text())["deployments"][1]["schedules"][0]["cron"] == "0 * * * *"
     code, _, err = run(capsys, "deployments", "--home", str(home), "--timezone", "Mars/Olympus")
     assert code == 2 and "unknown time zone" in err
+
+
+def test_the_committed_prefect_yaml_is_what_the_command_writes(tmp_path: Path) -> None:
+    """The repository's prefect.yaml is `mnemoflow deployments --write` for a home without sources, but for
+    the two things that depend on the machine: the working directory and the home."""
+    committed = yaml.safe_load((PROJECT_ROOT / "prefect.yaml").read_text())
+    generated = yaml.safe_load(prefect_yaml(load_settings(tmp_path / "home")))
+    for spec in generated["deployments"]:
+        spec["parameters"].pop("home")
+    assert committed["deployments"] == generated["deployments"]
+    assert "maintain-promote" in {d["name"] for d in committed["deployments"]}

@@ -1,7 +1,8 @@
 """The HTTP API (FastAPI, OpenAPI at /docs): per-tenant API keys; a key reaches its tenant only.
 
 Every route is a thin call into `MemoryService`; the tenant comes from the key, the user from
-the request, so no request can name another tenant.
+the request, so no request can name another tenant. Each key spends from a read and a write budget
+(`protect.ratelimit`): over it, 429 with Retry-After. Debug output needs an admin key (403 without).
 """
 
 from __future__ import annotations
@@ -32,12 +33,15 @@ from mnemoflow.api.schemas import (
 )
 from mnemoflow.errors import (
     BadInputError,
+    ForbiddenError,
     MnemoflowError,
     NotFoundError,
+    RateLimitedError,
     ScopeError,
     StoreBusyError,
 )
-from mnemoflow.models import HistoryEntry, MemoryItem, MemoryKind, PublicRecall, TenantDeletion
+from mnemoflow.models import ApiKey, HistoryEntry, MemoryItem, MemoryKind, PublicRecall, TenantDeletion
+from mnemoflow.protect.ratelimit import Kind, enforce, retry_after
 from mnemoflow.recall import RecallFilters
 from mnemoflow.results import AddResult, DeleteResult, UpdateResult
 from mnemoflow.service import MemoryService
@@ -47,7 +51,10 @@ from mnemoflow.timeutil import iso_utc
 from mnemoflow.tree_models import Profile
 
 RETRY_AFTER_S = 1  # what a 503 asks a client to wait: the shared store reconnects at its next request
-_STATUS = {NotFoundError: 404, ScopeError: 422, BadInputError: 422, StoreBusyError: 503}
+_STATUS = {NotFoundError: 404, ScopeError: 422, BadInputError: 422, ForbiddenError: 403, RateLimitedError: 429,
+           StoreBusyError: 503}
+_CODES = {NotFoundError: "not_found", ScopeError: "bad_scope", BadInputError: "bad_input", ForbiddenError: "forbidden",
+          RateLimitedError: "rate_limited", StoreBusyError: "busy"}
 
 
 def status_of(exc: MnemoflowError) -> int:
@@ -58,20 +65,47 @@ def status_of(exc: MnemoflowError) -> int:
     return code
 
 
+def error_body(exc: MnemoflowError) -> dict[str, Any]:
+    """What a refusal says: `detail` for people, `code` for programs (and when to retry, once limited)."""
+    code = next((c for kind, c in _CODES.items() if isinstance(exc, kind)), "unavailable" if exc.transient else "error")
+    body: dict[str, Any] = {"detail": str(exc), "code": code}
+    if isinstance(exc, RateLimitedError):
+        body.update(retry_after_s=exc.retry_after_s, limit=exc.kind)
+    return body
+
+
 _bearer = HTTPBearer(auto_error=False)
 
 
-def _tenant(request: Request, credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]) -> str:
-    """The tenant the presented key belongs to; 401 without a valid, unrevoked key."""
+def _key(request: Request, credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]) -> ApiKey:
+    """The key presented; 401 without a valid, unrevoked one. (Looked up once per request.)"""
     service: MemoryService = request.app.state.service
-    found = service.tenant_for_key(credentials.credentials) if credentials else None
+    found = service.api_key(credentials.credentials) if credentials else None
     if found is None:
         raise HTTPException(status.HTTP_401_UNAUTHORIZED, "a valid API key is required (Authorization: Bearer ...)",
                             headers={"WWW-Authenticate": "Bearer"})
     return found
 
 
+Key = Annotated[ApiKey, Depends(_key)]
+
+
+def _tenant(key: Key) -> str:
+    """The tenant the presented key belongs to."""
+    return key.tenant_id
+
+
 Tenant = Annotated[str, Depends(_tenant)]
+
+
+def _budget(kind: Kind) -> Any:
+    def spend(request: Request, key: Key) -> None:
+        """One request of the key's `kind` budget; RateLimitedError (429) when it is spent."""
+        enforce(request.app.state.service.rate_limiter, key.key_id, key.tenant_id, kind)
+    return spend
+
+
+_SPEND = {"read": Depends(_budget("read")), "write": Depends(_budget("write"))}
 
 
 def _once_each(request: Request) -> None:
@@ -112,17 +146,23 @@ def create_app(service: MemoryService, lifespan: Any = None) -> FastAPI:
     app = FastAPI(title="mnemoflow", version="1", description="Per-tenant long-term memory for AI agents.",
                   lifespan=lifespan)
     app.state.service = service
-    def keyed(method: str, path: str, *, refuses: tuple[int, ...] = (), responses: dict[int | str, Any] | None = None,
-              **route: Any) -> Callable[[Any], Any]:
-        """A tenant route: it needs a key, the store may be busy, and it says what else it refuses."""
-        declared = {**refusals(401, 422, 503, *refuses), **(responses or {})}
-        return app.api_route(path, methods=[method], responses=declared, dependencies=[Depends(_once_each)], **route)
+    def keyed(method: str, path: str, *, refuses: tuple[int, ...] = (), kind: Kind | None = None,
+              responses: dict[int | str, Any] | None = None, **route: Any) -> Callable[[Any], Any]:
+        """A tenant route: it needs a key, spends from the key's read (GET, and queries sent as POST) or
+        write budget, the store may be busy, and it says what else it refuses."""
+        spend = _SPEND[kind or ("read" if method == "GET" else "write")]
+        declared = {**refusals(401, 422, 429, 503, *refuses), **(responses or {})}
+        return app.api_route(path, methods=[method], responses=declared, dependencies=[spend, Depends(_once_each)],
+                             **route)
 
     @app.exception_handler(MnemoflowError)
     def _error(_: Request, exc: MnemoflowError) -> JSONResponse:
-        # a transient failure (the store restarting, a busy file) is worth a retry, and says when
-        headers = {"Retry-After": str(RETRY_AFTER_S)} if exc.transient else None
-        return JSONResponse(status_code=status_of(exc), content={"detail": str(exc)}, headers=headers)
+        # over its rate: when the bucket refills; a transient failure (the store restarting): a second
+        if isinstance(exc, RateLimitedError):
+            headers = {"Retry-After": str(retry_after(exc.retry_after_s))}
+        else:
+            headers = {"Retry-After": str(RETRY_AFTER_S)} if exc.transient else None
+        return JSONResponse(status_code=status_of(exc), content=error_body(exc), headers=headers)
 
     @app.exception_handler(StarletteHTTPException)
     async def _refused(request: Request, exc: StarletteHTTPException) -> Response:
@@ -196,22 +236,28 @@ def create_app(service: MemoryService, lifespan: Any = None) -> FastAPI:
         """The user's static and dynamic profile, each line citing its memories (404 before the first build)."""
         return service.profile(scope)
 
-    @keyed("POST", "/v1/search", response_model=Mem0Results, response_model_exclude_none=True, refuses=(400,))
+    @keyed("POST", "/v1/search", response_model=Mem0Results, response_model_exclude_none=True, refuses=(400,),
+           kind="read")
     def search(body: SearchIn, tenant_id: Tenant) -> dict[str, Any]:
         """mem0's search: `{"results": [{id, memory, hash, metadata, score, created_at, ...}]}`, best first."""
         found = service.search(_body_scope(tenant_id, body, body.filters), body.query, limit=body.limit,
                                filters=body.filters, threshold=body.threshold)
         return found.mem0()
 
-    @keyed("POST", "/v1/recall", response_model=PublicRecall, response_model_exclude_none=True, refuses=(400,))
+    @keyed("POST", "/v1/recall", response_model=PublicRecall, response_model_exclude_none=True, refuses=(400,),
+           kind="read")
     def recall(body: RecallIn, tenant_id: Tenant) -> dict[str, Any]:
         result = service.recall(_body_scope(tenant_id, body), body.query, k=body.k, token_budget=body.token_budget,
                                 filters=RecallFilters(kinds=body.kinds, include_history=body.include_history))
         return result.public()
 
     from mnemoflow.api.dashboard import mount_dashboard
+    from mnemoflow.api.debug_routes import add_debug_routes  # they use this module's Key and QueryScope
+    from mnemoflow.api.rule_routes import add_rule_routes
     from mnemoflow.api.views import add_view_routes
 
     add_view_routes(app, service, keyed)
+    add_rule_routes(keyed)
+    add_debug_routes(keyed)
     mount_dashboard(app)
     return app

@@ -4,7 +4,8 @@ Over HTTP the tenant comes from the bearer key (a tenant API key, verified like 
 and each call names its owner (a user, an agent or a run, optionally a container); over stdio, for
 a desktop client on the user's own machine, the scope is fixed by the options the server was
 started with. Every tool is a thin call into one `MemoryService` method; results are JSON with no
-embeddings.
+embeddings. Over HTTP each call spends from its key's read or write budget, as the HTTP API's
+requests do (`protect.ratelimit`); over it, the tool answers with an error saying when to retry.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from mnemoflow.errors import MnemoflowError
 from mnemoflow.models import MemoryItem
+from mnemoflow.protect.ratelimit import Kind, enforce
+from mnemoflow.rules.model import RuleSpec
 from mnemoflow.recall.config import RecallFilters
 from mnemoflow.service import MemoryService
 from mnemoflow.storage.scope import Scope
@@ -27,7 +30,9 @@ from mnemoflow.storage.scope import Scope
 INSTRUCTIONS = (
     "Long-term memory for this user. Call `recall` before answering anything that may depend on what "
     "the user said before (it returns cited context within a token budget); call `add_memory` when the "
-    "user states a fact, preference, plan or rule worth keeping; `forget` removes one on request."
+    "user states a fact, preference, plan or rule worth keeping; `forget` removes one on request. Before "
+    "a step that uses tools, call `select_tools` with the step's context and the tools you could use: use "
+    "only those it selects, in its order, then rate the outcome with `tool_feedback`."
 )
 
 
@@ -38,8 +43,8 @@ class TenantKeys:
         self._service = service
 
     async def verify_token(self, token: str) -> AccessToken | None:
-        tenant_id = await anyio.to_thread.run_sync(self._service.tenant_for_key, token)
-        return AccessToken(token=token, client_id=tenant_id, scopes=[]) if tenant_id else None
+        key = await anyio.to_thread.run_sync(self._service.api_key, token)
+        return None if key is None else AccessToken(token=token, client_id=key.tenant_id, subject=key.key_id, scopes=[])
 
 
 def _memory(item: MemoryItem) -> dict[str, Any]:
@@ -73,11 +78,22 @@ def build_mcp(service: MemoryService, *, scope: Scope | None = None, url: str | 
         except MnemoflowError as exc:
             raise ToolError(str(exc)) from None
 
-    async def run(fn: Any, *args: Any, **kwargs: Any) -> Any:
+    def spend(kind: Kind) -> None:
+        """One call of the key's `kind` budget (over HTTP; a stdio server serves its one user unmetered)."""
+        token = get_access_token() if scope is None else None
+        if token is not None and token.subject:
+            enforce(service.rate_limiter, token.subject, token.client_id, kind)
+
+    async def run(fn: Any, *args: Any, kind: Kind = "read", **kwargs: Any) -> Any:
         try:
+            spend(kind)
             return await anyio.to_thread.run_sync(lambda: fn(*args, **kwargs))
         except MnemoflowError as exc:
             raise ToolError(str(exc)) from None
+
+    def actor() -> str:
+        token = get_access_token() if scope is None else None
+        return f"mcp:{token.subject}" if token is not None and token.subject else "mcp"
 
     # every tool names whose memory it is about as the HTTP API does: a user_id, an agent_id or a run_id
     # (over HTTP; over stdio the server's own scope), optionally narrowed by a container
@@ -88,7 +104,8 @@ def build_mcp(service: MemoryService, *, scope: Scope | None = None, url: str | 
         """Remember one self-contained statement about the user (a fact, preference, plan or rule).
         An exact repeat is recognised and not stored twice."""
         owner = scope_of(user_id, agent_id, run_id, container)
-        memory, created = await run(service.add, owner, text, kind=kind, metadata=metadata)
+        memory, created = await run(lambda: service.add(owner, text, kind=kind, metadata=metadata),  # type: ignore[arg-type]
+                                    kind="write")
         return {"memory": _memory(memory), "created": created}
 
     @server.tool()
@@ -118,7 +135,7 @@ def build_mcp(service: MemoryService, *, scope: Scope | None = None, url: str | 
     async def forget(memory_id: str, user_id: str | None = None, agent_id: str | None = None,
                      run_id: str | None = None, container: str | None = None) -> dict[str, Any]:
         """Delete one of the user's memories: recall stops returning it, its history keeps the record."""
-        await run(service.delete, scope_of(user_id, agent_id, run_id, container), memory_id)
+        await run(service.delete, scope_of(user_id, agent_id, run_id, container), memory_id, kind="write")
         return {"forgotten": memory_id}
 
     @server.tool()
@@ -137,7 +154,8 @@ def build_mcp(service: MemoryService, *, scope: Scope | None = None, url: str | 
     async def ingest_text(text: str, title: str | None = None, user_id: str | None = None, agent_id: str | None = None,
                           run_id: str | None = None, container: str | None = None) -> dict[str, Any]:
         """Store a note or document (markdown or plain text) as a source the user's recall can cite."""
-        outcome = await run(service.ingest_text, scope_of(user_id, agent_id, run_id, container), text, title=title)
+        outcome = await run(service.ingest_text, scope_of(user_id, agent_id, run_id, container), text, title=title,
+                            kind="write")
         return {"documents_changed": outcome.report.documents_changed, "chunks_added": outcome.report.chunks_added,
                 "errors": [e.reason for e in outcome.report.errors]}
 
@@ -194,5 +212,65 @@ def build_mcp(service: MemoryService, *, scope: Scope | None = None, url: str | 
         one another (MAY_UPDATE), waiting for a person's decision."""
         found = await run(service.conflicts, scope_of(user_id, agent_id, run_id, container))
         return found.model_dump(mode="json", exclude_none=True)
+
+    @server.tool()
+    async def add_rule(then: dict[str, Any], conditions: dict[str, Any] | None = None,
+                       exceptions: list[dict[str, Any]] | None = None, state: str = "draft", shared: bool = False,
+                       user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None,
+                       container: str | None = None) -> dict[str, Any]:
+        """Record a procedural rule: `conditions` (the rule's `if`: context key -> value, all required), `then`
+        (a patch of dotted keys: {"output.format": "json"}, {"tool.deny": "shell,browser"}) and `exceptions`
+        (condition sets under which it does not apply). A new rule is draft (recorded), shadow (reported) or
+        active (applied)."""
+        owner = scope_of(user_id, agent_id, run_id, container)
+        try:
+            spec = RuleSpec.of(conditions or {}, then, exceptions)
+        except MnemoflowError as exc:
+            raise ToolError(str(exc)) from None
+        rule = await run(lambda: service.add_rule(owner, spec, state=state, shared=shared, actor=actor()),  # type: ignore[arg-type]
+                         kind="write")
+        return rule.model_dump(mode="json")
+
+    @server.tool()
+    async def list_rules(state: str | None = None, user_id: str | None = None, agent_id: str | None = None,
+                         run_id: str | None = None, container: str | None = None) -> dict[str, Any]:
+        """The rules the owner sees (its own and the tenant's shared ones), with their states and records."""
+        rules = await run(service.list_rules, scope_of(user_id, agent_id, run_id, container), state=state)
+        return {"rules": [r.model_dump(mode="json") for r in rules]}
+
+    @server.tool()
+    async def set_rule_state(rule_id: str, state: str, user_id: str | None = None, agent_id: str | None = None,
+                             run_id: str | None = None, container: str | None = None) -> dict[str, Any]:
+        """Move a rule to draft, shadow, active or retired (a commit naming this key)."""
+        owner = scope_of(user_id, agent_id, run_id, container)
+        rule = await run(lambda: service.set_rule_state(owner, rule_id, state, actor=actor()),  # type: ignore[arg-type]
+                         kind="write")
+        return rule.model_dump(mode="json")
+
+    @server.tool()
+    async def evaluate_rules(context: dict[str, Any], user_id: str | None = None, agent_id: str | None = None,
+                             run_id: str | None = None, container: str | None = None) -> dict[str, Any]:
+        """What the rules make of a context: matched rules with their states, `applied` (the ACTIVE rules' patch),
+        `shadow` (what SHADOW rules would change), conflicts with their winner, and sources."""
+        found = await run(service.evaluate_rules, scope_of(user_id, agent_id, run_id, container), context)
+        return found.model_dump(mode="json")
+
+    @server.tool()
+    async def select_tools(context: dict[str, Any], candidates: list[str], strict: bool = True,
+                           user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None,
+                           container: str | None = None) -> dict[str, Any]:
+        """Which of the candidate tools the rules leave for this context, in order (`selected`), with `denied`,
+        `fallback` and an explanation; rate the outcome with `tool_feedback(selection_id, ...)`."""
+        found = await run(service.select_tools, scope_of(user_id, agent_id, run_id, container), context, candidates,
+                          strict=strict)
+        return found.model_dump(mode="json")
+
+    @server.tool()
+    async def tool_feedback(selection_id: str, rating: str, user_id: str | None = None, agent_id: str | None = None,
+                            run_id: str | None = None, container: str | None = None) -> dict[str, Any]:
+        """Rate a tool selection positive or negative, once: each rule that matched it counts the rating."""
+        found = await run(service.rate_selection, scope_of(user_id, agent_id, run_id, container), selection_id,
+                          rating, kind="write")
+        return found.model_dump(mode="json")
 
     return server

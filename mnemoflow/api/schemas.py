@@ -172,6 +172,15 @@ class ApiError(BaseModel):
     """What every refusal of this API says, but a request its schema rejects (422 with FastAPI's `detail` list)."""
 
     detail: str
+    code: str | None = Field(None, description="What kind of refusal, for programs: not_found, bad_input, bad_scope, "
+                                               "forbidden, rate_limited, busy, unavailable, error.")
+
+
+class RateLimited(ApiError):
+    """A key over its request budget (429, with a Retry-After header in whole seconds)."""
+
+    retry_after_s: float = Field(description="Seconds until the key's budget holds a request again.")
+    limit: Literal["read", "write"] = Field(description="Which of the key's budgets is spent.")
 
 
 class InvalidField(BaseModel):
@@ -192,12 +201,18 @@ class InvalidRequest(BaseModel):
 
 REFUSALS = {400: "The body is not JSON.", 401: "No valid, unrevoked API key.",
             404: "Nothing of that id in the scope named (another tenant's ids are not found either).",
+            403: "The key may not do this (debug output needs an admin key).",
             422: "A request the schema rejects (FastAPI's `detail` list), or one the service refuses (a scope it "
                  "cannot serve, filters it cannot read).",
+            429: "The key spent its read or write budget (rate_limit_per_s, rate_limit_burst); retry after the "
+                 "seconds Retry-After says.",
             503: "The store is busy or unavailable; try again."}
+RETRY_AFTER = {"Retry-After": {"description": "Whole seconds to wait before the next request.",
+                               "schema": {"type": "string", "pattern": "^[0-9]+$"}}}
 
 
 def refusals(*codes: int) -> dict[int | str, dict[str, Any]]:
     """The refusals a route declares, by status, with their shapes."""
-    return {c: {"model": InvalidRequest | ApiError if c == 422 else ApiError, "description": REFUSALS[c]}
-            for c in codes}
+    shapes: dict[int, Any] = {422: InvalidRequest | ApiError, 429: RateLimited}
+    return {c: {"model": shapes.get(c, ApiError), "description": REFUSALS[c],
+                **({"headers": RETRY_AFTER} if c == 429 else {})} for c in codes}

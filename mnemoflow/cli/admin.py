@@ -58,12 +58,14 @@ def deployments(
 def keys_create(
     tenant: Annotated[str, typer.Option("--tenant", help="The tenant the key reaches.")],
     name: Annotated[str | None, typer.Option(help="A label for the key.")] = None,
+    admin: Annotated[bool, typer.Option("--admin", help="May also see the tenant's debug output (raw vectors, "
+                                                        "internal scores).")] = False,
     home: Home = None,
 ) -> None:
     """Create an API key; its secret is printed once and only its hash is kept."""
     with service_for(home) as service:
-        key_id, secret = service.create_api_key(tenant, name)
-    out.print(f"{key_id} for tenant {tenant}")
+        key_id, secret = service.create_api_key(tenant, name, admin=admin)
+    out.print(f"{key_id} for tenant {tenant}" + (" (admin)" if admin else ""))
     sys.stdout.write(secret + "\n")
 
 
@@ -73,7 +75,8 @@ def keys_list(tenant: Tenant = None, home: Home = None) -> None:
     with service_for(home) as service:
         for key in service.list_api_keys(tenant):
             state = f"revoked {key['revoked_at']:%Y-%m-%d}" if key["revoked_at"] else "active"
-            out.print(f"{key['key_id']}  {key['tenant_id']}  {key['name'] or '-'}  {state}")
+            admin = "  admin" if key.get("admin") else ""
+            out.print(f"{key['key_id']}  {key['tenant_id']}  {key['name'] or '-'}  {state}{admin}")
 
 
 @keys_app.command("revoke")

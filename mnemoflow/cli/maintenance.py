@@ -13,7 +13,7 @@ from mnemoflow.cli.app import ArgumentError, Home, Tenant, app, err, out, progre
 
 @app.command()
 def maintain(
-    name: Annotated[str, typer.Argument(help="The job: seal, decay, profiles, cluster, check or evaluate.")],
+    name: Annotated[str, typer.Argument(help="The job: seal, decay, profiles, cluster, check, evaluate or promote.")],
     home: Home = None, tenant: Tenant = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the job's report as JSON.")] = False,
 ) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, Literal
@@ -27,6 +27,7 @@ from mnemoflow.storage import Scope, Store
 from mnemoflow.storage.scope import require_user_level
 from mnemoflow.timeutil import parse_timestamp
 
+Redact = Callable[[Any], Any]  # a JSON-like value with personal data replaced (`protect.pii`)
 CONNECTOR = "conversations"
 DATASET = "raw_conversations"
 TRANSCRIPT_SUFFIXES = (".jsonl", ".json")
@@ -202,10 +203,11 @@ def _run(store: Store, pipeline_name: str, pipelines_dir: Path, data: Any) -> No
 
 
 def land_transcripts(
-    store: Store, scope: Scope, bucket_url: str, file_glob: str, *, pipelines_dir: Path, max_bytes: int
+    store: Store, scope: Scope, bucket_url: str, file_glob: str, *, pipelines_dir: Path, max_bytes: int,
+    redact: Redact | None = None,
 ) -> LandingResult:
     """Run the dlt pipeline for the transcripts under `bucket_url` (file:// or any fsspec URL) matching
-    `file_glob`."""
+    `file_glob`; `redact` (PII redaction) rewrites each turn's words before dlt lands anything."""
     import dlt
     from dlt.sources.filesystem import filesystem
 
@@ -235,6 +237,8 @@ def land_transcripts(
             result.errors.extend(parsed.errors)
             result.turns_landed += len(parsed.rows)
             for row in parsed.rows:
+                if redact is not None:
+                    row = {**row, **redact({k: row[k] for k in ("speaker", "text", "metadata")})}
                 yield {"tenant_id": scope.tenant_id, "user_id": scope.user_id, "file_url": url, **row}
 
     files = filesystem(

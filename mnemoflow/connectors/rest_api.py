@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -121,9 +121,11 @@ def _session() -> Any:
 
 
 def land_records(
-    store: Store, scope: Scope, name: str, source: RestApiSource, *, pipelines_dir: Path
+    store: Store, scope: Scope, name: str, source: RestApiSource, *, pipelines_dir: Path,
+    redact: Callable[[Any], Any] | None = None,
 ) -> RecordLanding:
-    """Run the dlt pipeline: page through every resource, keep what is new since the cursor, land it.
+    """Run the dlt pipeline: page through every resource, keep what is new since the cursor, land it;
+    `redact` (PII redaction) rewrites every field but the record's key and cursor before dlt lands it.
 
     Raises `ConfigError` for a configuration dlt refuses, `RestApiUnavailableError` or `RestApiError`
     when a request fails (nothing is landed then, and the cursor stays where it was)."""
@@ -139,8 +141,9 @@ def land_records(
             try:
                 record_key(record, resource)
             except BadInputError as exc:
+                shown = redact(record) if redact is not None else record
                 landing.errors.append(IngestErrorRecord(CONNECTOR, record_uri(name, resource.name, "?"), "record",
-                                                        str(exc), detail=_preview(record)))
+                                                        str(exc), detail=_preview(shown)))
                 return False
             return True
 
@@ -148,7 +151,10 @@ def land_records(
 
     def lander(resource: RestResource) -> Any:
         def land(items: Any) -> Iterator[dict[str, Any]]:
+            kept = {resource.primary_key, resource.cursor_path}  # what finds the record again, as it is
             for record in items if isinstance(items, list) else [items]:
+                if redact is not None and isinstance(record, dict):
+                    record = {k: v if k in kept else redact(v) for k, v in record.items()}
                 landing.records.append((resource.name, record))
                 yield {**{_landing_column(k): v for k, v in record.items()},
                        "tenant_id": scope.tenant_id, "user_id": scope.user_id}

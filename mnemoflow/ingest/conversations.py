@@ -14,6 +14,7 @@ from mnemoflow.config import Settings
 from mnemoflow.connectors.conversations import CONNECTOR as CONVERSATIONS, land_transcripts
 from mnemoflow.ingest.documents import WRITE_BATCH
 from mnemoflow.models import DocumentRecord, DocumentWrite, DocumentWriteResult, IngestErrorRecord, TurnRecord
+from mnemoflow.protect.pii import redaction
 from mnemoflow.storage import Scope, Store
 from mnemoflow.timeutil import parse_timestamp
 
@@ -75,6 +76,7 @@ def land_conversations(store: Store, settings: Settings, scope: Scope, sources: 
     errors: list[IngestErrorRecord] = []
     for directory, file_glob in sources:
         landing = land_transcripts(store, scope, directory.resolve().as_uri(), file_glob,
-                                   pipelines_dir=settings.dlt_dir, max_bytes=settings.max_file_bytes)
+                                   pipelines_dir=settings.dlt_dir, max_bytes=settings.max_file_bytes,
+                                   redact=redaction(settings, scope))
         errors.extend(landing.errors)
     return errors

@@ -7,6 +7,7 @@ import hashlib
 import json
 import os
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -20,6 +21,7 @@ from mnemoflow.extractors import Extracted, extractor_for, mime_for
 from mnemoflow.extractors.records import record_unit
 from mnemoflow.ingest.report import path_error
 from mnemoflow.models import DocumentRecord, DocumentWrite, DocumentWriteResult, IngestErrorRecord
+from mnemoflow.protect.pii import redactor_for
 from mnemoflow.reports import IngestReport
 from mnemoflow.storage import Scope, Store
 
@@ -64,6 +66,9 @@ def extract_document(
     Raises `BadInputError` when the input itself cannot be read; an attachment that cannot
     be read is returned as an error record and its parent is still ingested."""
     extracted = _extract(data, name, mime, settings)
+    if (redact := redactor_for(settings, scope.tenant_id)) is not None:  # before anything is chunked or stored
+        extracted = redact.dataclass(extracted, "title", "text", "metadata")
+        extracted = replace(extracted, units=[redact.dataclass(u, "text", "context", "locator") for u in extracted.units])
     document_id = document_id_for(scope, connector, uri)
     chunks = chunk_extracted(document_id, extracted, settings.chunk_max_tokens)
     if not chunks:

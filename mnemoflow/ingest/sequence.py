@@ -26,6 +26,7 @@ from mnemoflow.memory.worker import drain_generation
 from mnemoflow.models import IngestErrorRecord
 from mnemoflow.progress import Progress, Quiet, Step, inline
 from mnemoflow.reports import Drained, IngestOutcome, IngestReport, SyncReport
+from mnemoflow.rules.drafts import draft_rules
 from mnemoflow.storage import Scope, Store
 
 NOTES = "notes"  # the connector of text handed over directly (MCP ingest_text, HTTP)
@@ -57,16 +58,17 @@ def refresh_search_indexes(store: Store) -> None:
 
 def drain(workers: Workers, progress: Progress | None = None, *, lazy: bool = False) -> Drained:
     """Run the outbox until it is empty or the embedder is unavailable: memory generation for new
-    turns first (its memories join the embedding queue), then embeddings; then fold everything
-    written into the search indexes (once, for the whole batch; `lazy` after a small write, see
-    `Store.refresh_search_indexes`)."""
+    turns first (its memories join the embedding queue; rule memories become DRAFT rules), then
+    embeddings; then fold everything written into the search indexes (once, for the whole batch;
+    `lazy` after a small write, see `Store.refresh_search_indexes`)."""
     progress = progress or Quiet()
     store, batch = workers.store, workers.settings.outbox_batch_size
     generated = drain_generation(store, workers.embedder, workers.engine, batch_size=batch)
+    drafted = draft_rules(store)
     progress.deriving(store.outbox_counts().get("pending", 0))
     report = drain_embeddings(store, workers.embedder, batch_size=batch, on_progress=progress.embedded)
     store.refresh_search_indexes(lazy=lazy)
-    return Drained(**vars(report), generation=generated)
+    return Drained(**vars(report), generation=generated, rules_drafted=drafted)
 
 
 # ---------------------------------------------------------------------- sequences

@@ -19,6 +19,7 @@ from mnemoflow.extractors import mime_for
 from mnemoflow.ingest.conversations import process_landed_turns
 from mnemoflow.ingest.documents import WRITE_BATCH, extract_document, record_document, write_in_batches
 from mnemoflow.models import DocumentWrite, IngestErrorRecord
+from mnemoflow.protect.pii import redaction
 from mnemoflow.reports import SyncReport
 from mnemoflow.storage import Scope, Store
 
@@ -53,7 +54,7 @@ def sync_conversations(
     location = fs.bucket_url_for(source.location)
     for glob in source.globs:
         landing = land_transcripts(store, scope, location, glob, pipelines_dir=settings.dlt_dir,
-                                   max_bytes=settings.max_file_bytes)
+                                   max_bytes=settings.max_file_bytes, redact=redaction(settings, scope))
         report.files_read += len(landing.files_read)
         report.ingested.errors.extend(landing.errors)
     for write in process_landed_turns(store, settings, scope):
@@ -124,7 +125,8 @@ def sync_rest_api(
     store: Store, settings: Settings, scope: Scope, name: str, source: RestApiSource, report: SyncReport
 ) -> None:
     """Land what is new or changed since the last sync, then make (or replace) one document per record."""
-    landing = rest_api.land_records(store, scope, name, source, pipelines_dir=settings.dlt_dir)
+    landing = rest_api.land_records(store, scope, name, source, pipelines_dir=settings.dlt_dir,
+                                    redact=redaction(settings, scope))
     report.ingested.errors.extend(landing.errors)
     report.records = len(landing.records) + len(landing.errors)
     resources = {r.name: r for r in source.resources}

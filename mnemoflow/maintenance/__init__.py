@@ -28,6 +28,7 @@ JOB_MODULES: tuple[str, ...] = (  # each calls `job` at import; listed in the or
     "mnemoflow.maintenance.profiles",
     "mnemoflow.maintenance.check",
     "mnemoflow.maintenance.evaluate",
+    "mnemoflow.maintenance.promote",
 )
 
 

@@ -94,6 +94,16 @@ TRACKED_TABLES: dict[str, tuple[str, tuple[str, ...]]] = {
         "memory_id || '|' || topic_id",
         ("tenant_id", "user_id", "memory_id", "topic_id", "weight"),
     ),
+    # procedural rules: each rule's slots and state, and every move of that state with who made it
+    "rules": (
+        "rule_id",
+        ("rule_id", "tenant_id", "user_id", "agent_id", "run_id", "container", "shared", "state", "conditions",
+         "patch", "exceptions", "origin", "memory_id", "created_at", "updated_at"),
+    ),
+    "rule_transitions": (
+        "transition_id",
+        ("transition_id", "tenant_id", "rule_id", "from_state", "to_state", "actor", "moved_at"),
+    ),
 }
 
 

@@ -7,6 +7,7 @@ import secrets
 import uuid
 from typing import Any
 
+from mnemoflow.models import ApiKey
 from mnemoflow.storage import batch
 from mnemoflow.storage.room import Room
 from mnemoflow.storage.scope import check_id, tenant
@@ -18,28 +19,30 @@ def _secret_hash(secret: str) -> str:
 
 
 class Keys(Room):
-    def create_api_key(self, tenant_id: str, name: str | None = None) -> tuple[str, str]:
+    def create_api_key(self, tenant_id: str, name: str | None = None, *, admin: bool = False) -> tuple[str, str]:
         """A new key for `tenant_id`: (key_id, secret). The secret is shown once; only its hash is kept
-        (random 256-bit tokens need no slow hash)."""
+        (random 256-bit tokens need no slow hash). An admin key may also see debug output of its tenant."""
         check_id("tenant_id", tenant_id)
         key_id = f"key_{uuid.uuid4().hex[:16]}"
         secret = f"mf_{secrets.token_urlsafe(32)}"
         with self._db.tx() as con:
-            con.execute("INSERT INTO api_keys VALUES (?, ?, ?, ?, ?, NULL)",
-                        [key_id, tenant_id, name, _secret_hash(secret), utcnow()])
+            con.execute("INSERT INTO api_keys (key_id, tenant_id, name, secret_sha256, created_at, revoked_at, admin) "
+                        "VALUES (?, ?, ?, ?, ?, NULL, ?)", [key_id, tenant_id, name, _secret_hash(secret), utcnow(), admin])
         return key_id, secret
 
-    def tenant_for_key(self, secret: str) -> str | None:
+    def api_key(self, secret: str) -> ApiKey | None:
+        """The unrevoked key a secret is, or None."""
         with self._db.read() as con:
-            row = con.execute("SELECT tenant_id FROM api_keys WHERE secret_sha256 = ? AND revoked_at IS NULL",
-                              [_secret_hash(secret)]).fetchone()
-        return row[0] if row else None
+            row = con.execute("SELECT key_id, tenant_id, coalesce(admin, false) FROM api_keys "
+                              "WHERE secret_sha256 = ? AND revoked_at IS NULL", [_secret_hash(secret)]).fetchone()
+        return ApiKey(key_id=row[0], tenant_id=row[1], admin=row[2]) if row else None
 
     def list_api_keys(self, tenant_id: str | None = None) -> list[dict[str, Any]]:
         """Every key, or one tenant's (never their secrets)."""
         where, params = tenant(tenant_id) if tenant_id is not None else ("true", [])
         with self._db.read() as con:
-            cur = con.execute("SELECT key_id, tenant_id, name, created_at, revoked_at FROM api_keys "
+            cur = con.execute("SELECT key_id, tenant_id, name, created_at, revoked_at, coalesce(admin, false) AS admin "
+                              "FROM api_keys "
                               f"WHERE {where} ORDER BY created_at", params)
             names = [d[0] for d in cur.description]
             return [dict(zip(names, r)) for r in cur.fetchall()]

@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 import duckdb
 
 from mnemoflow.storage.analyst_views import ANALYST_VIEWS_0008
+from mnemoflow.storage.rule_schema import RULES_0010
 
 Migration = Callable[[duckdb.DuckDBPyConnection], None]
 MIGRATIONS: list[tuple[str, Migration]] = []
@@ -471,7 +472,13 @@ def _eval_run_reports(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("ALTER TABLE eval_runs ADD COLUMN report_html VARCHAR")
 
 
-@migration("0011_workers")
+@migration("0011_rules")
+def _rules(con: duckdb.DuckDBPyConnection) -> None:
+    """Procedural rules, their moves and counters, tool selections, and admin keys (`rule_schema`)."""
+    con.execute(RULES_0010)
+
+
+@migration("0012_workers")
 def _workers(con: duckdb.DuckDBPyConnection) -> None:
     """The processes that lease outbox jobs on a shared store, with when each last said it was alive
     (storage/heartbeat.py): a lease whose holder fell silent is taken over at once."""

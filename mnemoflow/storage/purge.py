@@ -19,6 +19,7 @@ from mnemoflow.storage.commits import TRACKED_TABLES, PendingCommit, sha256_json
 from mnemoflow.storage.lance_index import CHUNK_INDEX, EMBEDDING_CACHE, MEMORY_INDEX, sql_in
 from mnemoflow.storage.lifecycle import LANCE_ID_BATCH
 from mnemoflow.storage.room import Room
+from mnemoflow.storage.rules import purge_rules_of
 from mnemoflow.storage.scope import check_id, lance_tenant, tenant
 from mnemoflow.timeutil import utcnow
 
@@ -130,6 +131,7 @@ class Purge(Room):
                 "relations": _delete(con, "relations", f"{within} AND (memory_id IN {m} OR subject IN {m} "
                                      f"OR object IN {m})", params, "relation_id"),
                 "memories": _delete(con, "memories", f"{within} AND memory_id IN {m}", params, "memory_id"),
+                **purge_rules_of(con, tenant_id, m, pending),
             }
             named = {r.split("|", 1)[1] for r in purged["memory_entities"]}
             filed = {r.split("|", 1)[1] for r in purged["memory_categories"]}

@@ -2,8 +2,8 @@
 
 `Store` is the rooms of the storage package together, one per concept (documents, memories,
 graph, entity reads, conflicts, reviews, keys, vectors, search, the memory tree's summaries, topics
-and profiles, analytics, lifecycle, purge, queue, quality, evals, versions, transfer); callers see
-only `Store`. Every method
+and profiles, analytics, lifecycle, purge, queue, quality, evals, versions, transfer, procedural rules);
+callers see only `Store`. Every method
 that reads or writes tenant data takes a `Scope` (or, for tenant-wide operations, a tenant id), and
 every tenant or user predicate comes from `scope.py`.
 Reads see the user's rows and the tenant's shared rows; writes touch only the user's rows.
@@ -36,6 +36,7 @@ from mnemoflow.storage.quality import QualityData
 from mnemoflow.storage.queue import Queue
 from mnemoflow.storage.reviews import Reviews
 from mnemoflow.storage.room import Bm25Engine, Target
+from mnemoflow.storage.rules import Rules
 from mnemoflow.storage.rows import memory_content_hash, search_text
 from mnemoflow.storage.scope import Scope, owned, tenant, visible
 from mnemoflow.storage.search import ChunkHit, Search, SearchHit
@@ -50,7 +51,7 @@ __all__ = ["ChunkHit", "EmbeddingInput", "MemoryWrites", "SearchHit", "Store", "
 
 
 class Store(Documents, Memories, Versions, Transfer, Graph, EntityReads, Conflicts, Reviews, Keys, Vectors, Search,
-            Summaries, Topics, Profiles, Analytics, Lifecycle, Purge, Queue, QualityData, EvalRuns):
+            Summaries, Topics, Profiles, Analytics, Lifecycle, Purge, Queue, QualityData, EvalRuns, Rules):
     """One DuckDB connection (one unit of work or one long-lived server) plus the LanceDB tables."""
 
     def __init__(

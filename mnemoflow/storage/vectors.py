@@ -27,7 +27,7 @@ from mnemoflow.storage.rows import (
     memory_row,
     summary_index_row,
 )
-from mnemoflow.storage.scope import SCOPE_COLUMNS, Scope, lance_owned, owned, row_scope, stamped
+from mnemoflow.storage.scope import SCOPE_COLUMNS, Scope, lance_owned, lance_visible, owned, row_scope, stamped
 from mnemoflow.timeutil import utcnow
 
 EMBED_JOB = "embed"
@@ -295,6 +295,17 @@ class Vectors(Room):
         if not rows:
             return []
         return self._index.lookup(spec, where, [spec.id_column], rows).column(spec.id_column).to_pylist()
+
+    def stored_vectors(self, scope: Scope, target: Target, ids: list[str]) -> dict[str, np.ndarray]:
+        """The vectors LanceDB holds for these rows of the target, those the scope may see (debug output)."""
+        if not ids:
+            return {}
+        spec = INDEX_OF[target]
+        found = self._index.lookup(spec, f"{lance_visible(scope)} AND {sql_in(spec.id_column, ids)}",
+                                   [spec.id_column, "vector"], len(ids))
+        return {row_id: np.asarray(vector, dtype=np.float32) for row_id, vector in
+                zip(found.column(spec.id_column).to_pylist(), found.column("vector").to_pylist(), strict=True)
+                if vector is not None}
 
     def vector_count(self, target: Target) -> int:
         """Rows of the target that carry a vector (all tenants; for benchmarks and checks)."""

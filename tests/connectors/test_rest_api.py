@@ -240,3 +240,17 @@ def test_cli_sync_prints_a_summary(
     out = capsys.readouterr().out
     assert exit_info.value.code == 0
     assert "helpdesk (rest_api)" in out and "25 records" in out and "25 documents changed" in out
+
+
+def test_with_redaction_no_record_lands_its_personal_data(tmp_path: Path, server: tuple[str, HelpdeskApi],
+                                                           api: HelpdeskApi) -> None:
+    api.tickets[5]["body"] = "Call me back on +1 206 555 0143 or write to sam.quist@corp.example, thanks."
+    api.tickets[5]["customer"]["name"] = "sam.quist@corp.example"
+    settings = load_settings(tmp_path / "home", sources={"helpdesk": _source(server[0])}, redact_pii=True)
+    with MemoryService(settings) as service:
+        assert service.sync("helpdesk").records == 25
+        hit = _top_chunk(service, "who asked to be called back?")
+        assert "[PHONE]" in hit.text and "[EMAIL]" in hit.text
+    for needle in (b"sam.quist@corp.example", b"206 555 0143"):
+        assert [f for f in settings.home.rglob("*") if f.is_file() and needle in f.read_bytes()] == []
+    assert set(_documents(settings)) == {f"rest:helpdesk/tickets/{n}" for n in range(1, 26)}  # keys as they were

@@ -68,6 +68,7 @@ class Candidate:
     event_end_at: datetime | None = None
     temporal_text: str | None = None  # the words that gave the event time ("next April")
     reasons: tuple[str, ...] = field(default=())  # which rules or prompt fields produced it
+    rule: dict[str, list[str]] | None = field(default=None, hash=False, compare=False)  # a rule's slots (LLM)
 
 
 MemoryContext = Literal["relevant", "newest"]

@@ -41,6 +41,10 @@ _CANDIDATE_SCHEMA: dict[str, Any] = {
         "event_start_at": {**_NULLABLE_DATE, "description": "First day of the event: " + _NULLABLE_DATE["description"]},
         "event_end_at": {**_NULLABLE_DATE, "description": "Last day of the event: " + _NULLABLE_DATE["description"]},
         "temporal_text": {"type": ["string", "null"], "description": "The words that gave the event time."},
+        **{f"rule_{slot}": {"type": "array", "items": {"type": "string"}, "description": what} for slot, what in (
+            ("if", "kind rule: when it applies, as key=value (topic=data); empty for other kinds or always"),
+            ("then", "kind rule: what it sets, as dotted key=value (output.format=json, tool.deny=shell)"),
+            ("unless", "kind rule: when it does not apply, as key=value"))},
     },
 }
 _CANDIDATE_SCHEMA["required"] = list(_CANDIDATE_SCHEMA["properties"])
@@ -80,7 +84,11 @@ leave them out, or set should_store false.
 - confidence: how sure you are the content is right (0 to 1); salience: how much it would matter \
 to remember later (0 to 1). entities: the people, places, organisations and things named in content.
 - source_turn_ids: the ids of the turns a candidate comes from: the current turn, plus the previous \
-turn when it is needed to understand it."""
+turn when it is needed to understand it.
+- For kind rule, rule_if, rule_then and rule_unless read it as policy: rule_then what it sets as dotted \
+key=value (output.format=json, output.language=french, tool.deny=shell, tool.allow=calendar,email, \
+tool.prefer=ripgrep), rule_if when it applies (topic=data, channel=mobile; empty: always), rule_unless \
+when it does not. All three empty for other kinds."""
 
 
 class _Proposal(BaseModel):
@@ -96,6 +104,9 @@ class _Proposal(BaseModel):
     event_start_at: date | None
     event_end_at: date | None
     temporal_text: str | None
+    rule_if: list[str] = []  # optional here: a server that ignores the schema may leave them out
+    rule_then: list[str] = []
+    rule_unless: list[str] = []
 
     @field_validator("content")
     @classmethod
@@ -187,6 +198,8 @@ def _candidate(proposal: _Proposal, context: GenerationContext) -> Candidate:
         entities=tuple(dict.fromkeys(e.strip() for e in proposal.entities if e.strip())),
         observed_at=context.now, event_start_at=start, event_end_at=end,
         temporal_text=(proposal.temporal_text or "").strip() or None, reasons=("llm",),
+        rule={"if": proposal.rule_if, "then": proposal.rule_then, "unless": proposal.rule_unless}
+        if proposal.kind == "rule" and proposal.rule_then else None,
     )
 
 
