@@ -92,7 +92,7 @@ class MemoryService(RuleMethods):
             if self._limiter is None:
                 from mnemoflow.protect.ratelimit import create_rate_limiter
 
-                self._limiter = create_rate_limiter(self.settings)
+                self._limiter = create_rate_limiter(self.settings, self.store if self.settings.store_url else None)
             return self._limiter
 
     def _redact(self, tenant_id: str, value: Any) -> Any:

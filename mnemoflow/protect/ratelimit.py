@@ -4,9 +4,8 @@ sized by `rate_limit_burst` and refilled at `rate_limit_per_s` (a tenant's own v
 
 `RateLimiter` is the seam: `take(key_id, tenant_id, kind)` spends one request and answers None, or
 how many seconds to wait. `InProcessLimiter` keeps the buckets in this process, which is right for
-one server per store; `create_rate_limiter` is the one place that picks the implementation, so a
-store shared by several servers can plug in one that keeps the buckets in the store, and no caller
-changes.
+one server per store; `SharedLimiter` keeps them in a shared store, so the servers of a cluster
+share each key's budget; `create_rate_limiter` is the one place that picks.
 """
 
 from __future__ import annotations
@@ -54,8 +53,29 @@ class InProcessLimiter:
             return (1.0 - tokens) / rate
 
 
-def create_rate_limiter(settings: Settings) -> RateLimiter:
-    """The limiter for these settings (the seam where a store-backed one, shared by several servers, goes)."""
+class SharedLimiter:
+    """Token buckets in the shared store, so every server of a cluster spends from one budget per key
+    (one atomic statement per request in PostgreSQL: refill by the time passed, take one if there is one)."""
+
+    def __init__(self, limits: Callable[[str], tuple[float, int]], store: BucketStore) -> None:
+        self._limits, self._store = limits, store
+
+    def take(self, key_id: str, tenant_id: str, kind: Kind) -> float | None:
+        rate, burst = self._limits(tenant_id)
+        if rate <= 0:
+            return None
+        return self._store.take_rate_token(f"{key_id}:{kind}", rate, burst)
+
+
+class BucketStore(Protocol):
+    def take_rate_token(self, bucket: str, rate: float, burst: int) -> float | None: ...
+
+
+def create_rate_limiter(settings: Settings, store: BucketStore | None = None) -> RateLimiter:
+    """The limiter for these settings: in this process, or with a shared store in the store (the budget of
+    a key is the same whichever server a request reaches)."""
+    if store is not None and settings.store_url:
+        return SharedLimiter(settings.rate_limit, store)
     return InProcessLimiter(settings.rate_limit)
 
 

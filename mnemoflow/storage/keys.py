@@ -51,3 +51,9 @@ class Keys(Room):
         with self._db.tx() as con:
             return bool(batch.update_returning(con, "api_keys", "key_id", "revoked_at = ?",
                                                "key_id = ? AND revoked_at IS NULL", [utcnow()], [key_id]))
+
+    def take_rate_token(self, bucket: str, rate: float, burst: int) -> float | None:
+        """A shared store's rate budget (`protect.ratelimit.SharedLimiter`): spend one token of `bucket`."""
+        if self._db.postgres is None:
+            raise RuntimeError("a rate budget in the store needs a shared store")
+        return self._db.postgres.take_token(bucket, rate, burst)

@@ -304,6 +304,32 @@ class Postgres:
                         "WHERE leased_by = %s AND status = 'pending'", [worker])
             cur.execute("DELETE FROM workers WHERE worker_id = %s", [worker])
 
+    def take_token(self, bucket: str, rate: float, burst: int) -> float | None:
+        """Spend one token of `bucket` (refilled at `rate` per second up to `burst`): None when there was
+        one, else the seconds until there is. One statement, so servers racing on a key cannot both spend
+        its last token."""
+        with self.cursor() as cur:
+            cur.execute(
+                """
+                INSERT INTO rate_buckets AS b (bucket, tokens, updated_at)
+                VALUES (%(b)s, %(burst)s - 1, clock_timestamp() AT TIME ZONE 'UTC')
+                ON CONFLICT (bucket) DO UPDATE SET
+                    tokens = least(%(burst)s, b.tokens + %(rate)s * extract(epoch FROM
+                             (clock_timestamp() AT TIME ZONE 'UTC') - b.updated_at)) - 1,
+                    updated_at = clock_timestamp() AT TIME ZONE 'UTC'
+                WHERE least(%(burst)s, b.tokens + %(rate)s * extract(epoch FROM
+                      (clock_timestamp() AT TIME ZONE 'UTC') - b.updated_at)) >= 1
+                RETURNING tokens
+                """, {"b": bucket, "burst": float(burst), "rate": rate})
+            if cur.fetchone() is not None:
+                return None
+            cur.execute("SELECT least(%(burst)s, tokens + %(rate)s * extract(epoch FROM (clock_timestamp() "
+                        "AT TIME ZONE 'UTC') - updated_at)) FROM rate_buckets WHERE bucket = %(b)s",
+                        {"b": bucket, "burst": float(burst), "rate": rate})
+            row = cur.fetchone()
+        tokens = float(row[0]) if row else 0.0
+        return max(0.001, (1.0 - tokens) / rate)
+
     def text_search(self, table: str, id_column: str, text_column: str, query: str, where: str,
                     params: list[Any], k: int) -> list[tuple[str, float]]:
         """PostgreSQL's own full-text ranking (ts_rank_cd over an english tsvector, GIN-indexed) inside the

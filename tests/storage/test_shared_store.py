@@ -197,7 +197,7 @@ def test_analysts_query_and_snapshot_the_shared_store(tmp_path: Path) -> None:
     with MemoryService(load_settings(tmp_path / "home")) as service:
         service.add(SCOPE, "Alex's ferry to Bute leaves at 07:15")
         result = service.sql("SELECT tenant_id, count(*) FROM current_memories GROUP BY ALL")
-        assert result.rows == [("acme", 1)]
+        assert result.rows == [["acme", 1]]
         with pytest.raises(BadInputError, match="read-only"):
             service.sql("DELETE FROM memories")
         written = service.snapshot("s3://mnemoflow-tests/snapshots/one")
@@ -211,3 +211,20 @@ def test_analysts_query_and_snapshot_the_shared_store(tmp_path: Path) -> None:
                 "USE_SSL false, REGION 'us-east-1')")
     assert con.execute("SELECT content FROM 's3://mnemoflow-tests/snapshots/one/memories.parquet'").fetchall() \
         == [("Alex's ferry to Bute leaves at 07:15",)]
+
+
+def test_servers_of_a_shared_store_spend_one_rate_budget_per_key(tmp_path: Path) -> None:
+    import time
+
+    limits = {"rate_limit_per_s": 0.5, "rate_limit_burst": 5}
+    with MemoryService(load_settings(tmp_path / "a", **limits)) as a, \
+            MemoryService(load_settings(tmp_path / "b", **limits)) as b:
+        limiters = (a.rate_limiter, b.rate_limiter)  # both stores open before the clock starts
+        started = time.monotonic()
+        answers = [limiter.take("key_one", "acme", "read") for _ in range(6) for limiter in limiters]
+        refilled = (time.monotonic() - started) * 0.5
+        allowed = sum(wait is None for wait in answers)
+        assert 5 <= allowed <= 5 + refilled  # one budget, whichever server asked (12 asked)
+        assert all(wait > 0 for wait in answers if wait is not None)
+        assert b.rate_limiter.take("key_two", "acme", "read") is None  # another key is untouched
+        assert a.rate_limiter.take("key_one", "acme", "write") is None  # and so is the key's write budget
