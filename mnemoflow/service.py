@@ -21,9 +21,6 @@ from typing import TYPE_CHECKING, Any
 from mnemoflow.config import Settings, configure_runtime
 from mnemoflow.errors import BadInputError, NotFoundError
 from mnemoflow.filters import parse_filters
-from mnemoflow.graph_models import (
-    ConflictDecision, ConflictList, EntityCard, EntityEvolution, EntityGraph, EntityList, EntityMemories,
-)
 from mnemoflow.maintenance import JobReport
 from mnemoflow.models import (
     PROVENANCE_KEYS, ApiKey, Citation, HistoryEntry, MemoryItem, MemoryKind, RecallResult, ReviewItem, TenantDeletion,
@@ -33,6 +30,7 @@ from mnemoflow.recall.config import RecallConfig, RecallFilters, preset
 from mnemoflow.recall.debug import DebugRecall
 from mnemoflow.reports import Drained, IngestOutcome, OutboxStatus, RunsOverview, SqlResult, SyncReport
 from mnemoflow.results import AddResult, DeleteResult, MemoryList, Message, UpdateResult
+from mnemoflow.graph_service import GraphMethods
 from mnemoflow.rules.service import RuleMethods
 from mnemoflow.storage.commits import VerifyReport
 from mnemoflow.storage.scope import Scope, check_id, require_user_level
@@ -46,7 +44,7 @@ if TYPE_CHECKING:
     from mnemoflow.storage import Store
 
 
-class MemoryService(RuleMethods):
+class MemoryService(RuleMethods, GraphMethods):
     def __init__(self, settings: Settings) -> None:
         configure_runtime()
         self.settings = settings
@@ -420,56 +418,6 @@ class MemoryService(RuleMethods):
     def owners(self, tenant_id: str) -> dict[str, int]:
         """The tenant's users with memories and how many current ones each holds, most first."""
         return dict(self.store.memory_owners(check_id("tenant_id", tenant_id)))
-
-    # ------------------------------------------------------------------ the entity graph (entity_views, entity_graph)
-    def entities(
-        self, scope: Scope, *, types: list[str] | None = None, q: str | None = None, since: datetime | None = None,
-        until: datetime | None = None, order: str = "mentions", limit: int = 100,
-    ) -> EntityList:
-        """Entities the scope's memories name, with the scope's own mention counts, hotness and times."""
-        from mnemoflow.entity_views import entity_list
-
-        return entity_list(self.store, scope, types=types, q=q, since=since, until=until, order=order, limit=limit)
-
-    def entity(self, scope: Scope, entity_id: str) -> EntityCard:
-        """An entity's card: neighbours by relation and by shared memories, recent mentions, key relations."""
-        from mnemoflow.entity_views import entity_card
-
-        return entity_card(self.store, scope, entity_id)
-
-    def entity_memories(self, scope: Scope, entity_id: str, *, include_history: bool = False,
-                        limit: int = 100) -> EntityMemories:
-        from mnemoflow.entity_views import entity_memories
-
-        return entity_memories(self.store, scope, entity_id, include_history=include_history, limit=limit)
-
-    def entity_graph(
-        self, scope: Scope, entity_id: str | None = None, *, depth: int = 1, max_nodes: int | None = None,
-        max_edges: int | None = None, types: list[str] | None = None, since: datetime | None = None,
-        until: datetime | None = None,
-    ) -> EntityGraph:
-        """Cytoscape.js elements: `depth` hops around an entity, or the scope's most mentioned entities;
-        bounded by the settings' caps, and saying when it reached one."""
-        from mnemoflow.entity_graph import GraphCaps, entity_graph
-
-        caps = GraphCaps(self.settings.graph_max_depth, self.settings.graph_max_nodes, self.settings.graph_max_edges)
-        return entity_graph(self.store, scope, caps, entity_id, depth=depth, max_nodes=max_nodes,
-                            max_edges=max_edges, types=types, since=since, until=until)
-
-    def entity_evolution(self, scope: Scope, entity_id: str, *, limit: int = 100) -> EntityEvolution:
-        """The facts about an entity in supersedes order, each with its time and the change that replaced it."""
-        from mnemoflow.entity_views import entity_evolution
-
-        return entity_evolution(self.store, scope, entity_id, limit=limit)
-
-    def conflicts(self, scope: Scope, *, limit: int = 100) -> ConflictList:
-        """Pairs of current memories linked CONFLICTS_WITH or MAY_UPDATE that wait for a decision."""
-        return ConflictList(conflicts=self.store.open_conflicts(scope, limit=limit))
-
-    def resolve_conflict(self, scope: Scope, link_id: str, keep: str | None = None, *,
-                         actor: str = "api") -> ConflictDecision:
-        """Keep one memory of a conflict (it UPDATES the other) or, with `keep` None, both."""
-        return self.store.resolve_conflict(scope, link_id, keep, actor=actor)
 
     def runs(self, tenant_id: str, *, limit: int = 10) -> RunsOverview:
         """The latest evaluation runs (scratch stores, no tenant's data) and the tenant's quality-check runs."""
