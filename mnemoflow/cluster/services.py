@@ -92,7 +92,19 @@ def start_postgres(data_dir: Path, log: Path, port: int | None = None, *, durabl
              None, log, timeout_s)
     pid = _postmaster_pid(data_dir)
     assert pid is not None
-    return PostgresServer(data_dir, port, pid)
+    server = PostgresServer(data_dir, port, pid)
+    wait_for("PostgreSQL", lambda: _accepts(server.url()), pid, log, timeout_s)  # past "starting up"
+    return server
+
+
+def _accepts(url: str) -> bool:
+    import psycopg
+
+    try:
+        psycopg.connect(url, connect_timeout=2).close()
+        return True
+    except psycopg.Error:
+        return False
 
 
 def _postmaster_pid(data_dir: Path) -> int | None:

@@ -336,14 +336,12 @@ class Postgres:
         caller's scope: the keyword search recall falls back to when the vectors cannot be reached."""
         from psycopg import sql
 
-        where_pg = sql.SQL(where.replace("?", "%s"))
         statement = sql.SQL(
             "SELECT {id}, ts_rank_cd(to_tsvector('english', {text}), q) AS score "
             "FROM {table}, websearch_to_tsquery('english', %s) q "
-            "WHERE to_tsvector('english', {text}) @@ q AND ") + where_pg + sql.SQL(
-            " ORDER BY score DESC, {id} LIMIT %s")
-        statement = statement.format(id=sql.Identifier(id_column), text=sql.Identifier(text_column),
-                                     table=sql.Identifier(table))
+            "WHERE to_tsvector('english', {text}) @@ q AND {where} ORDER BY score DESC, {id} LIMIT %s"
+        ).format(id=sql.Identifier(id_column), text=sql.Identifier(text_column), table=sql.Identifier(table),
+                 where=sql.SQL(where.replace("?", "%s")))
         with self.cursor() as cur:
             cur.execute(statement, [query, *params, k])
             return [(r[0], float(r[1])) for r in cur.fetchall()]

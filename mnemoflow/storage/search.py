@@ -5,17 +5,22 @@ anything: an index that lags can lose a hit but never leak one."""
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from mnemoflow.errors import VectorsUnavailableError
 from mnemoflow.storage import batch, fts
 from mnemoflow.storage.lance_index import CHUNK_INDEX, EMBEDDING_CACHE, INDEX_OF, MEMORY_INDEX, LanceIndex, sql_in
 from mnemoflow.storage.room import Room, Target
 from mnemoflow.storage.rows import epoch, lifecycle_sql
 from mnemoflow.storage.scope import Scope, lance_visible, visible
 from mnemoflow.timeutil import utcnow
+
+
+log = logging.getLogger("mnemoflow.storage")
 
 
 @dataclass(frozen=True)
@@ -82,9 +87,13 @@ class Search(Room):
                 now = utcnow()
                 for spec in fts.FTS_SPECS:
                     fts.ensure_current(con, spec, now)
-            self.save_cached_vectors()  # type: ignore[attr-defined]
-        for index in (*INDEX_OF.values(), EMBEDDING_CACHE):
-            self._index.refresh(index, lazy=lazy)
+        try:
+            if not lazy:
+                self.save_cached_vectors()  # type: ignore[attr-defined]
+            for index in (*INDEX_OF.values(), EMBEDDING_CACHE):
+                self._index.refresh(index, lazy=lazy)
+        except VectorsUnavailableError as exc:  # the bucket is down: the next refresh folds the rows in
+            log.warning("search indexes not refreshed: %s", exc)
 
     def rebuild_fts_index(self, target: Target) -> None:
         """Force a rebuild of the DuckDB FTS index (benchmarks measure what one costs)."""

@@ -14,8 +14,10 @@ in the outbox; LanceDB follows after the transaction (memory writes turn that ro
 
 from __future__ import annotations
 
+import logging
 import threading
 
+from mnemoflow.errors import VectorsUnavailableError
 from mnemoflow.storage.analytics import Analytics
 from mnemoflow.storage.commits import VerifyReport, verify_tenant
 from mnemoflow.storage.conflicts import Conflicts
@@ -48,6 +50,9 @@ from mnemoflow.storage.versions import Versions
 
 __all__ = ["ChunkHit", "EmbeddingInput", "MemoryWrites", "SearchHit", "Store", "Target", "memory_content_hash",
            "search_text"]
+
+
+log = logging.getLogger("mnemoflow.storage")
 
 
 class Store(Documents, Memories, Versions, Transfer, Graph, EntityReads, Conflicts, Reviews, Keys, Vectors, Search,
@@ -88,6 +93,8 @@ class Store(Documents, Memories, Versions, Transfer, Graph, EntityReads, Conflic
         try:
             self.flush_accesses()
             self.save_cached_vectors()
+        except VectorsUnavailableError as exc:  # the vectors wait in the outbox; the cache fills again later
+            log.warning("closing with the vectors unavailable: %s", exc)
         finally:
             if self._heartbeat is not None:
                 self._heartbeat.stop()

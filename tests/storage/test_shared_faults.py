@@ -69,7 +69,8 @@ def test_a_postgresql_restart_under_load_loses_nothing_acknowledged(tmp_path: Pa
                 after = http.post("/v1/memories", json={"user_id": SCOPE.user_id, "infer": False,
                                                          "text": "Rosa moved the buoy charts to locker four"})
                 assert after.status_code == 200, after.text  # the same server, no restart
-                stored = {m["memory"] for m in http.get("/v1/memories", params={"user_id": SCOPE.user_id}).json()["results"]}
+                listed = http.get("/v1/memories", params={"user_id": SCOPE.user_id, "limit": 1000}).json()
+                stored = {m.get("memory") or m["content"] for m in (listed["results"] if isinstance(listed, dict) else listed)}
         assert refusals, "the restart was not noticed"
         assert all(r.status_code == 503 and r.headers.get("Retry-After") for r in refusals), \
             [(r.status_code, r.text[:200]) for r in refusals]
