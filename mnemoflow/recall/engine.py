@@ -42,6 +42,7 @@ from mnemoflow.recall.packing import Candidate, TurnKey, pack, tokens_of
 from mnemoflow.storage import Scope, Store
 from mnemoflow.storage.store import ChunkHit, SearchHit
 from mnemoflow.timeutil import utcnow
+from mnemoflow.tokens import budget_units
 from mnemoflow.tree_models import Summary
 
 
@@ -369,7 +370,7 @@ def recall(
                                         "whole", int(token_budget * config.profile_max_share))
     after = tree.profile_candidates(store, scope, profile, query, 0.0, "room after the evidence", None
                                     ) if config.profile == "ranked" else []
-    focus = (terms(query), int(token_budget * config.excerpt_share * 4))
+    focus = (terms(query), int(budget_units(token_budget) * config.excerpt_share))
     candidates = chain(lead, (  # built lazily: packing stops looking once the budget is spent
         _candidate(r, chunks, memories, summaries, notes, config, named, focus) for r in ranked), after)
     packed = pack(candidates, token_budget, k, config.drop_restated_memories, config.later_parts_last)
