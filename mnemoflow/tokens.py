@@ -20,6 +20,7 @@ CJK_CLASS = (
     "\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff01-\uff60\uff65-\uff9f"
 )
 CJK = re.compile(f"[{CJK_CLASS}]")
+HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")  # Chinese characters (hanzi, kanji, hanja)
 CJK_RUN = re.compile(f"[{CJK_CLASS}]+")
 UNITS_PER_TOKEN = 4
 CJK_UNITS = 4  # a CJK character is about a token

@@ -27,7 +27,7 @@ from itertools import chain
 from typing import Any
 
 from mnemoflow.chunking import day_label
-from mnemoflow.embedding.base import Embedder
+from mnemoflow.embedding.base import Embedder, reads_cjk
 from mnemoflow.errors import EmbeddingUnavailableError
 from mnemoflow.memory.relate.entities import entity_id
 from mnemoflow.models import MemoryItem, RecallItem, RecallResult
@@ -42,7 +42,7 @@ from mnemoflow.recall.packing import Candidate, TurnKey, pack, tokens_of
 from mnemoflow.storage import Scope, Store
 from mnemoflow.storage.store import ChunkHit, SearchHit
 from mnemoflow.timeutil import utcnow
-from mnemoflow.tokens import budget_units
+from mnemoflow.tokens import budget_units, has_cjk
 from mnemoflow.tree_models import Summary
 
 
@@ -155,7 +155,12 @@ def _search(
     bm25 = [_pool().submit(store.bm25_search, scope, t, query, config.depth, include_history=True,
                            only=only if t == "memories" else None)
             for t in targets] if "bm25" in config.signals else []
-    if embedder is not None and "vector" in config.signals:
+    english_only = (config.language_gate and embedder is not None and has_cjk(query)
+                    and not reads_cjk(embedder.model))
+    if english_only and "bm25" in config.signals:
+        warnings.append(f"vector search skipped: {embedder.model} reads English only, and the query is "  # type: ignore[union-attr]
+                        "Chinese, Japanese or Korean (an OpenAI-compatible multilingual embedder reads it)")
+    elif embedder is not None and "vector" in config.signals:
         try:
             vector = embedder.embed_query(query)
             found["vector"] = [h for t in targets for h in store.vector_search(

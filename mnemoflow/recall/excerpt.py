@@ -5,7 +5,9 @@ Under a small budget one long chunk (a 240-token piece of an assistant's answer)
 share of the budget is shown as its sentences that share most words with the query, in their own
 order, with `…` where sentences were left out; it still cites its turn or place. Words are compared
 as lower-case stems of five letters, without scikit-learn's English stop words; Chinese, Japanese and
-Korean, written without spaces between words, as pairs of adjacent characters (`tokens.cjk_bigrams`).
+Korean, written without spaces between words, as pairs of adjacent characters (`tokens.cjk_bigrams`)
+and, for Chinese characters (kanji), each on its own: one is often a word (雨, rain), where a kana or a
+hangul syllable alone is mostly grammar.
 Lengths are in units (`tokens.units`), so a CJK sentence counts as the tokens it costs.
 """
 
@@ -16,7 +18,7 @@ import re
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 from mnemoflow.chunking import SENTENCE_END
-from mnemoflow.tokens import cjk_bigrams, prefix_within, units
+from mnemoflow.tokens import HAN, cjk_bigrams, prefix_within, units
 
 GAP = " … "
 _WORD = re.compile(r"[a-z0-9]+")
@@ -26,7 +28,7 @@ _SPEAKER = re.compile(r"^[^\s:][^:\n]{0,40}: ")
 def terms(text: str) -> set[str]:
     """The content words of `text`, as stems (their first five letters), and its CJK bigrams."""
     words = {w[:5] for w in _WORD.findall(text.lower()) if len(w) > 2 and w not in ENGLISH_STOP_WORDS}
-    return words | set(cjk_bigrams(text))
+    return words | set(cjk_bigrams(text)) | set(HAN.findall(text))
 
 
 def excerpt(text: str, query_terms: set[str], max_chars: int) -> tuple[str, int, int] | None:
