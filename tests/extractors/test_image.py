@@ -16,7 +16,6 @@ from PIL import Image
 
 from mnemoflow.chunking import chunk_extracted
 from mnemoflow.config import Settings
-from mnemoflow.errors import BadInputError
 from mnemoflow.extractors import Extracted, extractor_for, mime_for
 from mnemoflow.extractors.ocr import Box, reading_order
 from mnemoflow.service import MemoryService
