@@ -659,7 +659,8 @@ def test_a_thousand_bad_inputs_are_each_ingested_or_recorded_and_the_good_ones_l
     with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
         # a picture without text is a document without chunks, its metadata saying so
         documents = dict(con.execute(
-            "SELECT d.uri, count(c.chunk_id) + count(json_extract_string(any_value(d.metadata), '$.no_text')) "
+            "SELECT d.uri, count(c.chunk_id) + max(CASE WHEN json_extract_string(d.metadata, '$.no_text') IS NULL "
+            "THEN 0 ELSE 1 END) "
             "FROM source_documents d LEFT JOIN chunks c "
             "ON c.document_id = d.document_id AND c.deleted_at IS NULL "
             "WHERE d.tenant_id = ? AND d.user_id = ? AND d.deleted_at IS NULL GROUP BY d.uri",
