@@ -1,14 +1,13 @@
 """Chunkers: headings for markdown, paragraphs for plain text, turn windows for conversations.
 
-Every chunk stays under a token cap (tokens = ceil(chars / 4), the budget rule
-recall packs by) and has a deterministic id: the same document, position and
-content always give the same chunk id, so re-ingesting writes nothing.
+Every chunk stays under a token cap (`tokens.token_count`: ceil(chars / 4), a CJK character
+about a token; the budget rule recall packs by) and has a deterministic id: the same document,
+position and content always give the same chunk id, so re-ingesting writes nothing.
 """
 
 from __future__ import annotations
 
 import hashlib
-import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -18,10 +17,9 @@ from typing import Literal
 from mnemoflow.extractors.registry import Extracted, TextUnit
 from mnemoflow.models import ChunkRecord, TurnRecord
 from mnemoflow.scoring import fast_score
+from mnemoflow.tokens import budget_units, prefix_within, token_count, units
 
-
-def token_count(text: str) -> int:
-    return math.ceil(len(text) / 4)
+__all__ = ["token_count"]  # re-exported: the one way to count tokens lives in mnemoflow.tokens
 
 
 def sha256_text(text: str) -> str:
@@ -44,18 +42,25 @@ def _make_chunk(document_id: str, ordinal: int, text: str, context: str | None, 
 
 
 # ---------------------------------------------------------------------- splitting under a cap
-SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])")
+# English-like sentences end at . ! ? before a space and a capital, a digit, a quote or hangul (Korean
+# ends its sentences the same way); Chinese and Japanese at 。！？ with or without a space after, unless
+# a closing quote or bracket follows (then after that).
+SENTENCE_END = re.compile(
+    r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[\uac00-\ud7a3])|(?<=[。！？])(?![」』）\)”’。！？])\s*"
+    r"|(?<=[。！？][」』）”’])\s*")
 
 
-def _hard_cuts(sentence: str, max_chars: int) -> list[str]:
-    """A sentence cut at the last space before each `max_chars`, or at `max_chars` where there is
-    none in the second half. Cuts move an offset, never copy the rest: a 40 MB line without a
-    space or a full stop is 40,000 cuts, which re-slicing the remainder made quadratic."""
+def _hard_cuts(sentence: str, max_units: int) -> list[str]:
+    """A sentence cut at the last space before each `max_units`, or at `max_units` where there is
+    none in the second half (CJK has no spaces: it is cut where it fills the cap). Cuts move an
+    offset, never copy the rest: a 40 MB line without a space or a full stop is 40,000 cuts, which
+    re-slicing the remainder made quadratic."""
     pieces: list[str] = []
     start, end = 0, len(sentence)
-    while end - start > max_chars:
-        cut = sentence.rfind(" ", start, start + max_chars)
-        cut = cut if cut > start + max_chars // 2 else start + max_chars
+    while units(sentence[start : start + max_units + 1]) > max_units:
+        limit = prefix_within(sentence, max_units, start)
+        cut = sentence.rfind(" ", start, limit)
+        cut = cut if cut > start + (limit - start) // 2 else limit
         pieces.append(sentence[start:cut].strip())
         start = cut
         while start < end and sentence[start].isspace():
@@ -67,47 +72,56 @@ def _hard_cuts(sentence: str, max_chars: int) -> list[str]:
 
 def split_to_cap(text: str, max_tokens: int) -> list[str]:
     """Paragraphs, then sentences, then hard cuts, packed greedily up to `max_tokens` each."""
-    max_chars = max_tokens * 4
+    max_units = budget_units(max_tokens)
     pieces: list[str] = []
     for paragraph in re.split(r"\n\s*\n", text.strip()):
         paragraph = paragraph.strip()
         if not paragraph:
             continue
-        if len(paragraph) <= max_chars:
+        if units(paragraph) <= max_units:
             pieces.append(paragraph)
             continue
         for sentence in SENTENCE_END.split(paragraph):
-            pieces += _hard_cuts(sentence, max_chars)
+            if sentence.strip():
+                pieces += _hard_cuts(sentence, max_units)
     packed: list[str] = []
+    sizes: list[int] = []
     for piece in pieces:
-        if packed and len(packed[-1]) + 2 + len(piece) <= max_chars:
+        size = units(piece)
+        if packed and sizes[-1] + 2 + size <= max_units:
             packed[-1] = f"{packed[-1]}\n\n{piece}"
+            sizes[-1] += 2 + size
         else:
             packed.append(piece)
+            sizes.append(size)
     return packed
 
 
 def split_lines_to_cap(text: str, max_tokens: int) -> list[tuple[int, str]]:
     """Whole lines (indentation kept) packed up to `max_tokens`; returns (first line offset, piece).
     A single line over the cap is cut."""
-    max_chars = max_tokens * 4
+    max_units = budget_units(max_tokens)
     pieces: list[tuple[int, str]] = []
-    start, current = 0, ""
+    start, current, size = 0, "", 0
     for offset, line in enumerate(text.split("\n")):
-        if len(line) > max_chars:  # cut by offsets: re-slicing the rest of a long line is quadratic
+        if units(line) > max_units:  # cut by offsets: re-slicing the rest of a long line is quadratic
             if current:
                 pieces.append((start, current))
                 current = ""
-            whole = (len(line) - 1) // max_chars * max_chars  # what is cut off; at most max_chars stay
-            pieces += [(offset, line[i : i + max_chars]) for i in range(0, whole, max_chars)]
-            line = line[whole:]
+            at = 0
+            while units(line[at : at + max_units + 1]) > max_units:
+                cut = prefix_within(line, max_units, at)
+                pieces.append((offset, line[at:cut]))
+                at = cut
+            line = line[at:]
         if not current:
-            start, current = offset, line
-        elif len(current) + 1 + len(line) <= max_chars:
+            start, current, size = offset, line, units(line)
+        elif size + 1 + units(line) <= max_units:
             current = f"{current}\n{line}"
+            size += 1 + units(line)
         else:
             pieces.append((start, current))
-            start, current = offset, line
+            start, current, size = offset, line, units(line)
     if current.strip():
         pieces.append((start, current))
     return [(o, p) for o, p in pieces if p.strip()]

@@ -238,6 +238,30 @@ class Settings(BaseSettings):
         "openai-whisper: a checkpoint file (required for that engine)."
     )
     audio_compute_type: str = Field("int8", description="faster-whisper compute type on the CPU.")
+    ocr_engine: Literal["rapidocr", "tesseract"] = Field(
+        "rapidocr", description="OCR of pictures, scanned pages and video frames: rapidocr (PP-OCRv6 models inside "
+        "the rapidocr wheel; Chinese, English, Japanese, Latin scripts) or tesseract (Debian's tesseract-ocr, "
+        "installed apart: apt-get install tesseract-ocr tesseract-ocr-eng ...; it also reads Korean).")
+    ocr_tesseract_languages: str = Field(
+        "eng+chi_sim+jpn+kor", description="Tesseract's languages (its -l argument), each needing its "
+        "tesseract-ocr-<lang> package.")
+    ocr_max_pixels: int = Field(
+        60_000_000, ge=1, description="A picture (an image file, a TIFF page, a scanned PDF page as rendered, a video "
+        "frame) with more pixels than this is not decoded: a few kilobytes of PNG can declare a gigapixel canvas, "
+        "a decompression bomb. An image over it goes to ingest_errors.")
+    ocr_max_side: int = Field(
+        4000, ge=64, description="Pictures are scaled down to this many pixels on their long side before OCR "
+        "(text is large enough by then, and OCR time grows with the pixels).")
+    ocr_max_pages: int = Field(
+        200, ge=1, description="Most pages read with OCR per document (TIFF pages, scanned PDF pages, about 3-10 s "
+        "each on two cores); the pages after are listed in the document's metadata, not read.")
+    ocr_pdf_dpi: int = Field(200, ge=50, le=600, description="Resolution at which a scanned PDF page is rendered for OCR.")
+    video_frame_interval_s: float = Field(
+        1.0, gt=0, description="How often a video's picture is looked at for a change (a new slide); a picture that "
+        "changed and then held still for one interval is read with OCR.")
+    video_max_ocr_frames: int = Field(
+        120, ge=0, description="Most video frames read with OCR per video (a slide deck of 120 slides); later "
+        "changes of the picture are counted in the document's metadata, not read.")
     chat_context: Literal["neighbours", "previous", "none"] = Field(
         "neighbours", description="What BM25 indexes with a conversation turn besides the turn itself: the session "
         "date and the neighbouring turns (default), the previous turn only, or nothing.",

@@ -657,15 +657,20 @@ def test_a_thousand_bad_inputs_are_each_ingested_or_recorded_and_the_good_ones_l
 
     settings = load_settings(home=home)
     with duckdb.connect(str(settings.duckdb_path), read_only=True) as con:
+        # a picture without text is a document without chunks, its metadata saying so
         documents = dict(con.execute(
-            "SELECT d.uri, count(c.chunk_id) FROM source_documents d LEFT JOIN chunks c "
+            "SELECT d.uri, count(c.chunk_id) + max(CASE WHEN json_extract_string(d.metadata, '$.no_text') IS NULL "
+            "THEN 0 ELSE 1 END) "
+            "FROM source_documents d LEFT JOIN chunks c "
             "ON c.document_id = d.document_id AND c.deleted_at IS NULL "
             "WHERE d.tenant_id = ? AND d.user_id = ? AND d.deleted_at IS NULL GROUP BY d.uri",
             [TENANT, USER]).fetchall())
-        # a transcript is ingested when its turns are memory; a copy's turns merge into the same ones
+        # a transcript is ingested when its turns are memory; a copy's turns merge into the same ones, a
+        # file that says something else under the same ids is a conversation of its own (its turns name it)
         transcripts = {r[0] for r in con.execute(
             "SELECT DISTINCT r.file_url FROM raw_conversations.turns r JOIN turns t ON t.tenant_id = r.tenant_id "
-            "AND t.user_id = r.user_id AND t.session_id = r.session_id AND t.turn_id = r.turn_id "
+            "AND t.user_id = r.user_id AND t.turn_id = r.turn_id "
+            "AND (t.session_id = r.session_id OR t.source_uri = r.file_url) "
             "WHERE r.tenant_id = ? AND r.user_id = ?", [TENANT, USER]).fetchall()}
         errors = con.execute("SELECT uri, kind, reason FROM ingest_errors WHERE tenant_id = ? AND user_id = ?",
                              [TENANT, USER]).fetchall()

@@ -36,6 +36,9 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     ["eval", "scenarios", "--out", "/nonexistent/dir/report.json"],
     ["eval", "scenarios", "--html", "/nonexistent/dir/report.html"],
     ["eval", "scenarios", "--half", "held-out"],
+    ["eval", "documents", "--data", "/nonexistent"],
+    ["eval", "documents", "--budgets", "256,lots"],
+    ["eval", "documents", "--baselines", "bm26"],
     ["deployments", "--write", "/nonexistent/dir/prefect.yaml"],
 ])
 def test_wrong_arguments_get_one_line_and_exit_2(capsys: pytest.CaptureFixture[str], args: list[str]) -> None:

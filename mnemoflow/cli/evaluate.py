@@ -170,3 +170,40 @@ def eval_scenarios(
     out.print(summary_table(report))
     out.print(f"report: {out_path}")
 
+
+
+@eval_app.command("documents")
+def eval_documents(
+    data: Annotated[Path, typer.Option("--data", help="Directory with docs/ and questions.jsonl (e.g. eval/cjk).")
+                    ] = Path("eval/cjk"),
+    out_path: Annotated[Path, typer.Option("--out", help="Where to write report.json.")] = Path(
+        "documents-report.json"),
+    budgets: Budgets = "256,512",
+    baselines: Annotated[str, typer.Option(
+        "--baselines", help="Run beside the default recall on the same store: bm25, rrf, vector (the embedder "
+        "alone), comma-separated, or none.")] = "bm25,rrf,vector",
+    home: Home = None,
+) -> None:
+    """Answer-in-context over a folder of documents per token budget and language, beside BM25-only, RRF
+    and vector-only recall (the Chinese, Japanese and Korean set in eval/cjk)."""
+    from mnemoflow.eval.documents import run_documents
+    from mnemoflow.eval.harness import parse_budgets
+
+    try:
+        budget_list = parse_budgets(budgets)
+    except ValueError as exc:
+        raise ArgumentError(str(exc)) from None
+    names = [n.strip() for n in baselines.split(",") if n.strip() and n.strip() != "none"]
+    if unknown := [n for n in names if n not in ("bm25", "rrf", "vector")]:
+        raise ArgumentError(f"--baselines: no baseline {unknown[0]!r}; one of: bm25, rrf, vector, or none")
+    if not (data / "questions.jsonl").is_file() or not (data / "docs").is_dir():
+        raise ArgumentError(f"--data {data}: needs docs/ and questions.jsonl")
+    writable(out_path, "--out")
+    report = run_documents(data, budget_list, baselines=names, home=home)
+    out_path.write_text(json.dumps(report, ensure_ascii=False))
+    for name, run in report["runs"].items():
+        figures = "; ".join(
+            f"@{b}: {s['answered']}/{s['questions']} (" + ", ".join(f"{k} {v}" for k, v in s["by_language"].items()) + ")"
+            for b, s in run["budgets"].items())
+        out.print(f"{name}: {figures}")
+    out.print(f"report: {out_path}")

@@ -11,7 +11,6 @@ packed context and its items with their cited dia_ids, so every figure recompute
 from __future__ import annotations
 
 import json
-import math
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -34,6 +33,7 @@ from mnemoflow.recall import RecallConfig
 from mnemoflow.recall import preset as recall_preset
 from mnemoflow.service import MemoryService
 from mnemoflow.storage import Scope
+from mnemoflow.tokens import token_count
 
 Rows = list[dict[str, Any]]
 CREDITING_RULE = "an item credits at most max(1, tokens // 20) of its cites"
@@ -105,7 +105,7 @@ def ask(service: MemoryService, tenant: str, questions: Rows, budgets: list[int]
             latency_ms = (time.perf_counter() - t0) * 1000
             items = [{"kind": i.kind, "id": i.id, "text": i.text, "tokens": i.tokens, "cites": item_cites(i)}
                      for i in result.items]
-            assert math.ceil(len(result.context) / 4) <= budget
+            assert token_count(result.context) <= budget
             credited = credited_turns(items)
             figures = {"evidence_recall": evidence_recall(q["evidence"], credited)}
             if "answer_sessions" in q:
@@ -125,7 +125,7 @@ def ask(service: MemoryService, tenant: str, questions: Rows, budgets: list[int]
 def ingest(service: MemoryService, benchmark: Benchmark, scratch: Path, progress: Progress | None = None
            ) -> dict[str, Any]:
     """Each conversation into its own scope as a transcript file, through `MemoryService.ingest`:
-    turns, chunks, tokens (ceil(chars / 4)) and seconds."""
+    turns, chunks, tokens (`tokens.token_count`) and seconds."""
     task = progress.add_task("ingesting conversations", total=len(benchmark.conversations)) if progress else None
     stats: dict[str, Any] = {"turns": 0, "chunks": 0, "tokens": 0}
     started = time.perf_counter()
@@ -135,7 +135,7 @@ def ingest(service: MemoryService, benchmark: Benchmark, scratch: Path, progress
         outcome = service.ingest(Scope(benchmark.tenant, conversation_id), [path])
         stats["turns"] += outcome.report.turns_added
         stats["chunks"] += outcome.report.chunks_added
-        stats["tokens"] += sum(math.ceil(len(row["text"]) / 4) for row in rows)
+        stats["tokens"] += sum(token_count(row["text"]) for row in rows)
         if progress:
             progress.advance(task)  # type: ignore[arg-type]
     stats["seconds"] = round(time.perf_counter() - started, 1)

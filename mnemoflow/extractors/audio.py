@@ -28,6 +28,7 @@ from mnemoflow.config import Settings, configure_runtime
 from mnemoflow.errors import BadInputError, ConfigError
 from mnemoflow.extractors.registry import Extracted, TextUnit, mime_for, register
 from mnemoflow.timeutil import clock
+from mnemoflow.tokens import budget_units, units as text_units
 
 SAMPLE_RATE = 16_000  # what every Whisper model listens at
 UNIT_MIN_S = 30.0  # a unit closes at a pause only once it holds this much speech
@@ -119,6 +120,9 @@ def _declared_seconds(container: Any, data: bytes) -> float | None:
                     return header.getnframes() / header.getframerate()
         except (wave.Error, EOFError):  # a WAV flavour the stdlib does not parse (float, extensible)
             pass
+    stream = container.streams.audio[0]  # a video's audio track can be shorter than its picture
+    if stream.duration and stream.time_base:
+        return float(stream.duration * stream.time_base)
     return container.duration / 1_000_000 if container.duration else None
 
 
@@ -270,8 +274,8 @@ def speech_units(segments: Iterable[Spoken], max_tokens: int) -> list[TextUnit]:
 
     A unit closes at the first pause of `PAUSE_S` once it holds `UNIT_MIN_S` of speech, before it
     would span more than `UNIT_MAX_S`, or before a segment that would take it over the token cap
-    (tokens = ceil(chars / 4), as chunking counts them), so one chunk cites a minute or less."""
-    max_chars = max_tokens * 4
+    (`tokens.token_count`, as chunking counts them), so one chunk cites a minute or less."""
+    max_chars = budget_units(max_tokens)
     units: list[TextUnit] = []
     group: list[Spoken] = []
     chars = 0
@@ -280,20 +284,20 @@ def speech_units(segments: Iterable[Spoken], max_tokens: int) -> list[TextUnit]:
         if not segment.text:
             continue
         if group and (
-            chars + 1 + len(segment.text) > max_chars
+            chars + 1 + text_units(segment.text) > max_chars
             or segment.end - group[0].start > UNIT_MAX_S
             or (segment.start - group[-1].end >= PAUSE_S and group[-1].end - group[0].start >= UNIT_MIN_S)
         ):
             units.append(_unit(group))
             group, chars = [], 0
-        chars += len(segment.text) + bool(group)
+        chars += text_units(segment.text) + bool(group)
         group.append(segment)
     if group:
         units.append(_unit(group))
     return units
 
 
-def _transcribed(data: bytes, settings: Settings) -> tuple[list[Spoken], float, str, str]:
+def transcribed(data: bytes, settings: Settings) -> tuple[list[Spoken], float, str, str]:
     """Segments of the whole recording (timed from its start), its length, language and model."""
     segments: list[Spoken] = []
     duration, language, model = 0.0, "", ""
@@ -309,7 +313,7 @@ def _transcribed(data: bytes, settings: Settings) -> tuple[list[Spoken], float, 
 
 @register("audio/wav", "audio/mpeg", "audio/mp4", "audio/ogg")
 def extract_audio(data: bytes, name: str, settings: Settings) -> Extracted:
-    segments, duration, language, model = _transcribed(data, settings)
+    segments, duration, language, model = transcribed(data, settings)
     units = speech_units(segments, settings.chunk_max_tokens // 2)
     if not units:
         raise BadInputError(f"no speech found in {duration:.0f} s of audio")

@@ -3,7 +3,11 @@
 MuPDF repairs broken files quietly and returns what it could read, so damage is looked for
 here: a file cut short (it needed repair and has no end-of-file marker) and page content that
 could not be decoded (MuPDF's zlib and read errors) are refused rather than ingested half-read.
-Pages without a text layer are not OCRed; a PDF with no text at all is refused with that reason.
+A page without a text layer (a scan) is rendered at `ocr_pdf_dpi` and read with OCR (`ocr.py`), at
+most `ocr_max_pages` of them per document; it is cited by its page like any other (`p. 2`) and its
+locator says `ocr: true`. A PDF in which neither the text layer nor OCR finds text is refused.
+Before a page is rendered its images are measured: one that declares more than `ocr_max_pixels`
+(a decompression bomb) leaves the page unread and listed.
 
 A page's content streams are measured before MuPDF reads them: a few kilobytes of Flate can inflate
 to gigabytes of text operators, and MuPDF holds what it extracts (about 60 bytes per content byte).
@@ -20,6 +24,7 @@ import pymupdf
 
 from mnemoflow.config import Settings
 from mnemoflow.errors import BadInputError
+from mnemoflow.extractors.ocr import read_lines
 from mnemoflow.extractors.registry import Extracted, TextUnit, register
 from mnemoflow.extractors.text import without_lone_surrogates
 
@@ -124,12 +129,49 @@ def _read_pages(doc: pymupdf.Document, settings: Settings) -> tuple[list[str], l
     return texts, over
 
 
-def _no_text_reason(doc: pymupdf.Document) -> str:
+def _no_text_reason(doc: pymupdf.Document, read: int) -> str:
     with_images = sum(1 for page in doc if page.get_image_info())
     if with_images:
-        return (f"no text layer: {with_images} of {doc.page_count} pages are images (a scan?); "
-                "OCR is not configured")
-    return f"no text on any of its {doc.page_count} page(s): blank, or the text is drawn as shapes"
+        return (f"no text: {with_images} of {doc.page_count} pages are images (a scan?) and OCR found no text "
+                f"on the {read} it read")
+    return f"no text on any of its {doc.page_count} page(s), with OCR either: blank pages"
+
+
+def _largest_image(doc: pymupdf.Document, page: pymupdf.Page) -> int:
+    """The most pixels any image on the page declares (what MuPDF would decode to draw it)."""
+    return max((width * height for _, _, width, height, *_ in page.get_images(full=True)), default=0)
+
+
+def _ocr_pages(doc: pymupdf.Document, texts: list[str], skip: set[int], settings: Settings
+               ) -> tuple[set[int], list[int], list[int]]:
+    """Read the pages without text (not in `skip`) with OCR, in place in `texts`; returns the pages
+    read, those over the pixel limit, and those past `ocr_max_pages`."""
+    from PIL import Image
+
+    read: set[int] = set()
+    over: list[int] = []
+    left: list[int] = []
+    for number, text in enumerate(texts, start=1):
+        if text or number in skip:
+            continue
+        if len(read) >= settings.ocr_max_pages:
+            left.append(number)
+            continue
+        page = doc[number - 1]
+        if _largest_image(doc, page) > settings.ocr_max_pixels:
+            over.append(number)
+            continue
+        # the page at ocr_pdf_dpi, or less where that would pass the pixel limit
+        width, height = page.rect.width / 72, page.rect.height / 72
+        dpi = min(settings.ocr_pdf_dpi, int((settings.ocr_max_pixels / max(width * height, 1e-6)) ** 0.5))
+        try:
+            pixmap = page.get_pixmap(dpi=max(dpi, 1), alpha=False)
+        except (RuntimeError, ValueError, pymupdf.mupdf.FzErrorBase) as exc:
+            raise BadInputError(f"damaged PDF: page {number} cannot be drawn ({_message(exc)})") from None
+        image = Image.frombytes("RGB", (pixmap.width, pixmap.height), pixmap.samples)
+        texts[number - 1] = "\n".join(read_lines(image, settings))
+        read.add(number)
+    return read, over, left
 
 
 @register("application/pdf")
@@ -137,16 +179,22 @@ def extract_pdf(data: bytes, name: str, settings: Settings) -> Extracted:
     with _open(data) as doc:
         _check(doc, data)
         texts, over = _read_pages(doc, settings)
+        ocred, over_pixels, not_read = _ocr_pages(doc, texts, set(over), settings)
         if not any(texts) and over:
             raise BadInputError(f"content of {len(over)} of {doc.page_count} page(s) inflates past the "
                                 f"{settings.pdf_max_page_content_bytes}-byte limit per page (a decompression "
                                 f"bomb?), and no other page has text")
+        if not any(texts) and over_pixels:
+            raise BadInputError(f"{len(over_pixels)} of {doc.page_count} page(s) hold an image over the "
+                                f"ocr_max_pixels limit of {settings.ocr_max_pixels} (a decompression bomb?), and no "
+                                "other page has text")
         if not any(texts):
-            raise BadInputError(_no_text_reason(doc))
+            raise BadInputError(_no_text_reason(doc, len(ocred)))
         info = doc.metadata or {}
         page_count = doc.page_count
-    units = [TextUnit(text, {"page": n}) for n, text in enumerate(texts, start=1) if text]
-    first_block = units[0].text.split("\n\n", 1)[0]
+    units = [TextUnit(text, {"page": n, "ocr": True} if n in ocred else {"page": n})
+             for n, text in enumerate(texts, start=1) if text]
+    first_block = units[0].text.split("\n", 1)[0]  # a block of the text layer, or a line read with OCR
     short_first = first_block if len(first_block) <= _TITLE_CHARS else ""
     title = " ".join((info.get("title") or "").split()) or short_first or name
     metadata: dict[str, Any] = {"pages": page_count}
@@ -156,4 +204,11 @@ def extract_pdf(data: bytes, name: str, settings: Settings) -> Extracted:
         metadata["pages_without_text"] = [n for n, text in enumerate(texts, start=1) if not text]
     if over:
         metadata["pages_over_content_limit"] = over
+    if ocred:
+        metadata["pages_read_with_ocr"] = sorted(ocred)
+        metadata["ocr_engine"] = settings.ocr_engine
+    if over_pixels:
+        metadata["pages_over_pixel_limit"] = over_pixels
+    if not_read:
+        metadata["pages_not_read_with_ocr"] = not_read
     return Extracted(mime="application/pdf", title=title, layout="units", units=units, metadata=metadata)

@@ -48,12 +48,15 @@ class Extracted:
     units: list[TextUnit] = field(default_factory=list)
     attachments: list[Attachment] = field(default_factory=list)
     metadata: dict[str, Any] = field(default_factory=dict)
+    # set when an input holds no text and that is an answer, not a fault (a photo without words):
+    # the document is recorded without chunks, and this reason goes into its metadata
+    no_text: str | None = None
 
 
 Extractor = Callable[[bytes, str, Settings], Extracted]
 _REGISTRY: dict[str, Extractor] = {}
 # each module registers its MIME types when imported
-_EXTRACTOR_MODULES = ("audio", "code", "html", "mail", "office", "pdf", "records", "text")
+_EXTRACTOR_MODULES = ("audio", "code", "html", "image", "mail", "office", "pdf", "records", "text", "video")
 
 # Types the stdlib table does not know, or maps differently from one system to the next.
 _EXTRA_TYPES = {
@@ -63,6 +66,10 @@ _EXTRA_TYPES = {
     ".docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
     ".eml": "message/rfc822",
     ".wav": "audio/wav", ".mp3": "audio/mpeg", ".m4a": "audio/mp4", ".ogg": "audio/ogg",
+    ".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".webp": "image/webp", ".tif": "image/tiff",
+    ".tiff": "image/tiff", ".gif": "image/gif",
+    ".mp4": "video/mp4", ".m4v": "video/mp4", ".mov": "video/quicktime", ".mkv": "video/x-matroska",
+    ".webm": "video/webm",
     ".py": "text/x-python", ".js": "text/javascript", ".mjs": "text/javascript", ".cjs": "text/javascript",
     ".jsx": "text/javascript", ".ts": "text/x-typescript", ".tsx": "text/x-tsx", ".go": "text/x-go",
     ".rs": "text/x-rust", ".java": "text/x-java",

@@ -71,14 +71,15 @@ def extract_document(
         extracted = replace(extracted, units=[redact.dataclass(u, "text", "context", "locator") for u in extracted.units])
     document_id = document_id_for(scope, connector, uri)
     chunks = chunk_extracted(document_id, extracted, settings.chunk_max_tokens)
-    if not chunks:
+    if not chunks and not extracted.no_text:
         raise BadInputError(f"no text in this {extracted.mime} input")
     if len(chunks) > settings.max_chunks_per_document:  # storage holds every chunk of a document at once
         raise BadInputError(f"{len(chunks)} chunks, over the max_chunks_per_document limit of "
                             f"{settings.max_chunks_per_document}: split the input or raise the limit")
     document = DocumentRecord(
         document_id=document_id, connector=connector, uri=uri, mime=extracted.mime, title=extracted.title,
-        content_hash=hashlib.sha256(data).hexdigest(), metadata={**extracted.metadata, **(metadata or {})},
+        content_hash=hashlib.sha256(data).hexdigest(),
+        metadata={**extracted.metadata, **({"no_text": extracted.no_text} if not chunks else {}), **(metadata or {})},
     )
     writes, errors = [DocumentWrite(document, chunks)], []
     for attachment in extracted.attachments:

@@ -117,6 +117,11 @@ class RecallConfig(BaseModel):
         True, description="A second piece of a turn already in the context (a long answer cut into parts) is "
         "offered only after every other candidate, so one long answer cannot fill the context (packing.py).",
     )
+    language_gate: bool = Field(
+        True, description="Leave the vector signal out of a Chinese, Japanese or Korean query when the embedder reads "
+        "English only (embedding.base.ENGLISH_ONLY_MODELS: all-MiniLM-L6-v2), which there ranks worse than BM25 "
+        "alone (bench/README.md); recall warns that it did.",
+    )
     topic_boost: float = Field(
         0.0, ge=0, description="Memories of the query's topic (the one most of its top memories share) score "
         "x (1 + this); 0 turns the signal off.",
@@ -124,7 +129,7 @@ class RecallConfig(BaseModel):
 
 
 _PLAIN: dict = {"excerpt_share": 1.0, "later_parts_last": False, "salience_weight": 0.0, "recency_weight": 0.0,
-                "graph": False, "summaries": "off", "profile": "off"}
+                "graph": False, "summaries": "off", "profile": "off", "language_gate": False}
 
 PRESETS: dict[str, RecallConfig] = {
     # Measured on LoCoMo (bench/README.md): BM25 leads at the top ranks, the dense signal fills in.

@@ -27,7 +27,7 @@ from itertools import chain
 from typing import Any
 
 from mnemoflow.chunking import day_label
-from mnemoflow.embedding.base import Embedder
+from mnemoflow.embedding.base import Embedder, reads_cjk
 from mnemoflow.errors import EmbeddingUnavailableError, VectorsUnavailableError
 from mnemoflow.memory.relate.entities import entity_id
 from mnemoflow.models import MemoryItem, RecallItem, RecallResult
@@ -42,6 +42,7 @@ from mnemoflow.recall.packing import Candidate, TurnKey, pack, tokens_of
 from mnemoflow.storage import Scope, Store
 from mnemoflow.storage.store import ChunkHit, SearchHit
 from mnemoflow.timeutil import utcnow
+from mnemoflow.tokens import budget_units, has_cjk
 from mnemoflow.tree_models import Summary
 
 
@@ -154,7 +155,12 @@ def _search(
     bm25 = [_pool().submit(store.bm25_search, scope, t, query, config.depth, include_history=True,
                            only=only if t == "memories" else None)
             for t in targets] if "bm25" in config.signals else []
-    if embedder is not None and "vector" in config.signals:
+    english_only = (config.language_gate and embedder is not None and has_cjk(query)
+                    and not reads_cjk(embedder.model))
+    if english_only and "bm25" in config.signals:
+        warnings.append(f"vector search skipped: {embedder.model} reads English only, and the query is "  # type: ignore[union-attr]
+                        "Chinese, Japanese or Korean (an OpenAI-compatible multilingual embedder reads it)")
+    elif embedder is not None and "vector" in config.signals:
         try:
             vector = embedder.embed_query(query)
             found["vector"] = [h for t in targets for h in store.vector_search(
@@ -374,7 +380,7 @@ def recall(
                                         "whole", int(token_budget * config.profile_max_share))
     after = tree.profile_candidates(store, scope, profile, query, 0.0, "room after the evidence", None
                                     ) if config.profile == "ranked" else []
-    focus = (terms(query), int(token_budget * config.excerpt_share * 4))
+    focus = (terms(query), int(budget_units(token_budget) * config.excerpt_share))
     candidates = chain(lead, (  # built lazily: packing stops looking once the budget is spent
         _candidate(r, chunks, memories, summaries, notes, config, named, focus) for r in ranked), after)
     packed = pack(candidates, token_budget, k, config.drop_restated_memories, config.later_parts_last)

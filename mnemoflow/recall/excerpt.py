@@ -4,7 +4,11 @@ Under a small budget one long chunk (a 240-token piece of an assistant's answer)
 512-token context, and the short turn that holds the answer no longer fits. A chunk longer than its
 share of the budget is shown as its sentences that share most words with the query, in their own
 order, with `…` where sentences were left out; it still cites its turn or place. Words are compared
-as lower-case stems of five letters, without scikit-learn's English stop words.
+as lower-case stems of five letters, without scikit-learn's English stop words; Chinese, Japanese and
+Korean, written without spaces between words, as pairs of adjacent characters (`tokens.cjk_bigrams`)
+and, for Chinese characters (kanji), each on its own: one is often a word (雨, rain), where a kana or a
+hangul syllable alone is mostly grammar.
+Lengths are in units (`tokens.units`), so a CJK sentence counts as the tokens it costs.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import re
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 from mnemoflow.chunking import SENTENCE_END
+from mnemoflow.tokens import HAN, cjk_bigrams, prefix_within, units
 
 GAP = " … "
 _WORD = re.compile(r"[a-z0-9]+")
@@ -21,29 +26,30 @@ _SPEAKER = re.compile(r"^[^\s:][^:\n]{0,40}: ")
 
 
 def terms(text: str) -> set[str]:
-    """The content words of `text`, as stems (their first five letters)."""
-    return {w[:5] for w in _WORD.findall(text.lower()) if len(w) > 2 and w not in ENGLISH_STOP_WORDS}
+    """The content words of `text`, as stems (their first five letters), and its CJK bigrams."""
+    words = {w[:5] for w in _WORD.findall(text.lower()) if len(w) > 2 and w not in ENGLISH_STOP_WORDS}
+    return words | set(cjk_bigrams(text)) | set(HAN.findall(text))
 
 
 def excerpt(text: str, query_terms: set[str], max_chars: int) -> tuple[str, int, int] | None:
-    """`text` cut to at most `max_chars`: its sentences with the most query words first, then those
-    nearest the best one. Returns (excerpt, sentences kept, sentences in all), or None if it fits."""
-    if len(text) <= max_chars:
+    """`text` cut to at most `max_chars` units: its sentences with the most query words first, then
+    those nearest the best one. Returns (excerpt, sentences kept, sentences in all), or None if it fits."""
+    if units(text) <= max_chars:
         return None
     speaker = _SPEAKER.match(text)
     prefix = speaker.group(0) if speaker else ""
     sentences = [s for s in SENTENCE_END.split(text[len(prefix):].strip()) if s]
     scores = [len(terms(s) & query_terms) for s in sentences]
     best = max(range(len(sentences)), key=lambda i: (scores[i], -i))
-    room = max_chars - len(prefix) - 2 * len(GAP)
+    room = max_chars - units(prefix) - 2 * len(GAP)
     kept: list[int] = []
     used = 0
     for i in sorted(range(len(sentences)), key=lambda i: (-scores[i], abs(i - best), i)):
-        if used + len(sentences[i]) <= room:
+        if used + units(sentences[i]) <= room:
             kept.append(i)
-            used += len(sentences[i]) + len(GAP)
+            used += units(sentences[i]) + len(GAP)
     if not kept:  # the best sentence alone is too long: its start
-        return prefix + sentences[best][: room - 1].rstrip() + "…", 1, len(sentences)
+        return prefix + sentences[best][: prefix_within(sentences[best], room - 1)].rstrip() + "…", 1, len(sentences)
     kept.sort()
     parts = [GAP.strip() + " "] if kept[0] > 0 else []
     for n, i in enumerate(kept):

@@ -1,4 +1,4 @@
-"""Packing ranked candidates into a context of at most `budget` tokens (ceil(chars / 4)).
+"""Packing ranked candidates into a context of at most `budget` tokens (`tokens.token_count`).
 
 Greedy in rank order; an item that does not fit is skipped and smaller ones may
 still fit. Items that share a group (a conversation session) share one header
@@ -19,16 +19,17 @@ default recall returns the memories themselves (resolved dates, current versions
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
+
+from mnemoflow.tokens import budget_units, token_count, units
 
 TurnKey = tuple[Any, str]  # (session_id, turn_id)
 
 
 def tokens_of(text: str) -> int:
-    return math.ceil(len(text) / 4)
+    return token_count(text)
 
 
 @dataclass
@@ -58,20 +59,20 @@ class Packed:
         return tokens_of(self.context)
 
 
-# Below this many free characters no item fits ("- x (2024-01-01)" is 16); stop looking.
+# Below this many free units (characters of English) no item fits ("- x (2024-01-01)" is 16); stop looking.
 MIN_ITEM_CHARS = 16
 
 
 def _cost(chosen: list[Candidate]) -> int:
-    """Characters `render` spends on `chosen` (plus one separator)."""
+    """Units (`tokens.units`) `render` spends on `chosen` (plus one separator)."""
     headers = {c.group: c.header for c in chosen if c.group is not None and c.header}
-    return sum(len(c.line) + 1 for c in chosen) + sum(len(h) + 1 for h in headers.values())
+    return sum(units(c.line) + 1 for c in chosen) + sum(units(h) + 1 for h in headers.values())
 
 
 def pack(candidates: Iterable[Candidate], budget: int, max_items: int | None = None,
          drop_restated: bool = False, later_parts_last: bool = False) -> Packed:
     """`candidates` best first (any iterable: they are built only as far as packing looks)."""
-    budget_chars = budget * 4
+    budget_chars = budget_units(budget)
     used = 0
     chosen: list[Candidate] = []
     open_groups: set[str] = set()
@@ -104,10 +105,10 @@ def pack(candidates: Iterable[Candidate], budget: int, max_items: int | None = N
             break
         if restated(cand):
             continue
-        cost = len(cand.line) + 1
+        cost = units(cand.line) + 1
         new_group = cand.group is not None and cand.group not in open_groups
         if new_group and cand.header:
-            cost += len(cand.header) + 1
+            cost += units(cand.header) + 1
         if used + cost > budget_chars:
             continue
         used += cost

@@ -21,6 +21,7 @@ from mnemoflow.recall.fusion import Fused
 from mnemoflow.recall.intent import Breadth, named_months
 from mnemoflow.recall.packing import Candidate, tokens_of
 from mnemoflow.storage import Scope, Store
+from mnemoflow.tokens import budget_units, units
 from mnemoflow.tree_models import Profile, Summary
 
 TOPIC_VOTERS = 10  # the top memories whose topics decide the query's topic
@@ -112,13 +113,13 @@ def profile_candidates(store: Store, scope: Scope, profile: Profile | None, quer
     lines = about or lines
     memories = store.fetch_memories(scope, list({m for line in lines for m in line.memory_ids}))
     found: list[Candidate] = []
-    room = None if budget is None else budget * 4
+    room = None if budget is None else budget_units(budget)
     for n, line in enumerate(lines):
         text = f"- {line.text}"
         if room is not None:
-            if len(text) + 1 > room:
+            if units(text) + 1 > room:
                 break
-            room -= len(text) + 1
+            room -= units(text) + 1
         leaves = tuple(memories[m] for m in line.memory_ids if m in memories)
         found.append(Candidate("profile", f"profile:{scope.user_id}:v{profile.version}:{n}", text, score,
                                {"profile": 1.0}, f"{line.section} profile line v{profile.version}; {why}",

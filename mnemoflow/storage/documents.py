@@ -99,8 +99,8 @@ class Documents(Room):
                 WHERE {mine}
                   AND NOT EXISTS (
                     SELECT 1 FROM turns t
-                    WHERE t.tenant_id = r.tenant_id AND t.user_id = r.user_id
-                      AND t.session_id = r.session_id AND t.turn_id = r.turn_id AND t.text = r.text)
+                    WHERE t.tenant_id = r.tenant_id AND t.user_id = r.user_id AND t.turn_id = r.turn_id
+                      AND t.text = r.text AND (t.session_id = r.session_id OR t.source_uri = r.file_url))
                 ORDER BY r.file_url, r.line_no
                 """, params)
             names = [d[0] for d in cur.description]
@@ -132,6 +132,38 @@ class Documents(Room):
                 outbox.enqueue(con, jobs, utcnow())
             queued += len(jobs)
         return queued
+
+    def landed_file_session(self, scope: Scope, file_url: str, session_id: str) -> list[dict[str, Any]]:
+        """Every landed turn of one session of one file (read whole when it becomes a conversation of
+        its own beside another file's with the same ids), in file order."""
+        mine, params = owned(scope, "r")
+        with self._db.read() as con:
+            if not table_exists(con, "raw_conversations", "turns"):
+                return []
+            cur = con.execute(
+                f"SELECT r.file_url, r.line_no, r.session_id, r.turn_id, r.speaker, r.role, r.ts, r.text, "
+                f"CAST(r.metadata AS VARCHAR) AS metadata FROM raw_conversations.turns r "
+                f"WHERE {mine} AND r.file_url = ? AND r.session_id = ? ORDER BY r.line_no",
+                [*params, file_url, session_id])
+            names = [d[0] for d in cur.description]
+            return [dict(zip(names, row)) for row in cur.fetchall()]
+
+    def conversations_of(self, scope: Scope, session_id: str) -> dict[str, list[TurnRecord]]:
+        """The turns of a session id and of the conversations that reuse it (`<session_id>@<file>`),
+        by the session they were written under, each in order."""
+        where, params = owned(scope)
+        with self._db.read() as con:
+            rows = con.execute(
+                f"SELECT turn_key, document_id, session_id, turn_id, ordinal, role, speaker, ts, text, "
+                f"CAST(metadata AS VARCHAR), source_uri FROM turns WHERE {where} "
+                "AND (session_id = ? OR starts_with(session_id, ?)) ORDER BY session_id, ordinal",
+                [*params, session_id, f"{session_id}@"]).fetchall()
+        found: dict[str, list[TurnRecord]] = {}
+        for r in rows:
+            found.setdefault(r[2], []).append(
+                TurnRecord(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], json.loads(r[9]) if r[9] else None,
+                           r[10]))
+        return found
 
     def session_turns(self, scope: Scope, document_id: str) -> list[TurnRecord]:
         where, params = owned(scope)

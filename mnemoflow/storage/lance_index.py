@@ -7,6 +7,11 @@ whose vector generation already computed, comes with it). So full-text search
 answers at once (also while the embedder is down) and vector search sees a row
 as soon as it is embedded. Scope and lifecycle are prefilters inside each search,
 served by bitmap indexes. One model and dimension per table, recorded in its schema.
+
+The full-text index reads words as Tantivy's simple tokenizer splits them, which leaves a run of
+Chinese, Japanese or Korean as one token (a whole sentence, dropped past 40 bytes). So the indexed
+text has each CJK run written as its characters and their adjacent pairs, and a query as its pairs
+(`tokens.cjk_index_text`, `cjk_query_text`): a word matches inside a sentence. English is untouched.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from lancedb.index import FTS, Bitmap, BTree, HnswSq
 
 from mnemoflow.errors import ConfigError, UnreachableError, VectorsUnavailableError
 from mnemoflow.storage.scope import BOUNDARIES
+from mnemoflow.tokens import cjk_index_text, cjk_query_text
 
 
 @dataclass(frozen=True)
@@ -268,7 +274,7 @@ class LanceIndex:
 
     def _data(self, spec: IndexSpec, rows: dict[str, list], vectors: np.ndarray | None) -> pa.Table:
         n = len(rows[spec.id_column])
-        columns = {name: pa.array(rows[name], type=dtype) for name, dtype in spec.columns}
+        columns = {name: pa.array(self._indexed(spec, name, rows[name]), type=dtype) for name, dtype in spec.columns}
         vector_type = pa.list_(pa.float32(), self.dim)
         if vectors is None:
             columns["vector"] = pa.nulls(n, type=vector_type)
@@ -276,6 +282,13 @@ class LanceIndex:
             flat = pa.array(np.ascontiguousarray(vectors, dtype=np.float32).ravel())
             columns["vector"] = pa.FixedSizeListArray.from_arrays(flat, self.dim)
         return pa.table(columns, schema=self._schema(spec))
+
+    @staticmethod
+    def _indexed(spec: IndexSpec, name: str, values: list) -> list:
+        """The full-text column as the index reads it (CJK runs spelled out); other columns as given."""
+        if name != spec.text_column:
+            return values
+        return [cjk_index_text(v) if isinstance(v, str) else v for v in values]
 
     @_reachable
     @_writes
@@ -314,7 +327,8 @@ class LanceIndex:
         """Set some columns of existing rows by id (one value per row); the vector is kept."""
         if rows.get(spec.id_column):
             types = dict(spec.columns)
-            data = pa.table({name: pa.array(values, type=types[name]) for name, values in rows.items()})
+            data = pa.table({name: pa.array(self._indexed(spec, name, values), type=types[name])
+                             for name, values in rows.items()})
             self.table(spec).merge_insert(spec.id_column).when_matched_update_all().execute(data)
 
     def vector_search(self, spec: IndexSpec, vector: np.ndarray, where: str, k: int,
@@ -356,7 +370,7 @@ class LanceIndex:
                 self.refresh(spec)  # first search before any batch refresh: build the indexes now
             self._text_indexed.add(spec.name)
         result = (
-            table.search(query, query_type="fts").where(where, prefilter=True).limit(k)
+            table.search(cjk_query_text(query), query_type="fts").where(where, prefilter=True).limit(k)
             .select([spec.id_column, *spec.payload, "_score"]).to_arrow()
         )
         return self._hits(spec, result, result.column("_score").to_pylist())

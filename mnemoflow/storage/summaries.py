@@ -22,6 +22,7 @@ from mnemoflow.storage.rows import active_memory_sql, columns, summary_index_row
 from mnemoflow.storage.scope import Scope, owned, tenant
 from mnemoflow.storage.vectors import embed_job
 from mnemoflow.timeutil import utcnow
+from mnemoflow.tokens import token_count
 from mnemoflow.tree_models import Summary, SummaryDraft
 
 SUMMARY_COLUMNS = (
@@ -133,7 +134,7 @@ class Summaries(Room):
                  "period_end", "token_count", "created_at", "embedding_status", "commit_id"],
                 [[sid, scope.tenant_id, scope.user_id, False, d.level, d.subject_kind, d.subject_key, d.day, d.title,
                   d.content, h, list(d.child_ids), list(d.memory_ids), list(d.cited_ids), d.method, d.period_start,
-                  d.period_end, -(-len(d.content) // 4), now, "pending", pending.commit_id]
+                  d.period_end, token_count(d.content), now, "pending", pending.commit_id]
                  for sid, h, d in zip(ids, hashes, drafts)],
                 on_conflict_ignore=True, returning="summary_id")
             pending.record("summaries", "insert", written)

@@ -14,6 +14,7 @@ from mnemoflow.errors import BadInputError
 from mnemoflow.extractors import Extracted, extractor_for
 from mnemoflow.service import MemoryService
 from mnemoflow.storage import Scope
+from tests.media import scanned_pdf
 
 SCOPE = Scope("acme", "alex")
 PAGES = [
@@ -77,20 +78,40 @@ def test_title_from_metadata_then_a_short_first_line_then_the_file_name(settings
     assert len(prose_first.units[0].text) > 120 and prose_first.title == "q3.pdf"
 
 
-def test_a_scanned_pdf_is_refused_because_ocr_is_not_configured(settings: Settings) -> None:
+def test_a_scan_of_blank_pages_is_refused_after_ocr_found_nothing(settings: Settings) -> None:
     doc = pymupdf.open()
     image_page(doc)
     image_page(doc)
-    with pytest.raises(BadInputError, match=r"^no text layer: 2 of 2 pages are images .*OCR is not configured"):
+    with pytest.raises(BadInputError, match=r"^no text: 2 of 2 pages are images \(a scan\?\) and OCR found no text "
+                                            r"on the 2 it read"):
         extract(doc.tobytes(), settings)
 
 
-def test_scanned_pages_in_a_text_pdf_are_listed_not_fatal(settings: Settings) -> None:
+def test_blank_scanned_pages_in_a_text_pdf_are_listed_not_fatal(settings: Settings) -> None:
     doc = pymupdf.open(stream=write_pdf(PAGES[:1]), filetype="pdf")
     image_page(doc)
     extracted = extract(doc.tobytes(), settings)
     assert [u.locator["page"] for u in extracted.units] == [1]
-    assert extracted.metadata["pages_without_text"] == [2]
+    assert extracted.metadata["pages_without_text"] == [2] and extracted.metadata["pages_read_with_ocr"] == [2]
+
+
+def test_a_scanned_page_is_read_with_ocr_and_cited_by_its_page(settings: Settings) -> None:
+    data = scanned_pdf(["Residential lease agreement", "Tenant: Jordan Avery"],
+                       ["Clause 14: the deposit of 2,400 euros", "is returned within 30 days of move-out."])
+    extracted = extract(data, settings, name="lease.pdf")
+    assert [u.locator for u in extracted.units] == [{"page": 1}, {"page": 2, "ocr": True}]
+    assert "deposit" in extracted.units[1].text and "30 days" in extracted.units[1].text
+    assert extracted.metadata["pages_read_with_ocr"] == [2] and "pages_without_text" not in extracted.metadata
+    capped = settings.model_copy(update={"ocr_max_pages": 0})  # 0 is refused by the settings; a copy skips that
+    assert extract(data, capped).metadata["pages_not_read_with_ocr"] == [2]
+
+
+def test_an_image_bomb_on_a_scanned_page_is_not_drawn(settings: Settings) -> None:
+    doc = pymupdf.open(stream=write_pdf(PAGES[:1]), filetype="pdf")
+    image_page(doc)
+    small = settings.model_copy(update={"ocr_max_pixels": 64 * 64 - 1})  # the page's image is 64x64
+    extracted = extract(doc.tobytes(), small)
+    assert extracted.metadata["pages_over_pixel_limit"] == [2] and len(extracted.units) == 1
 
 
 def test_a_blank_pdf_is_refused(settings: Settings) -> None:
@@ -150,7 +171,7 @@ def test_unreadable_pdfs_land_in_ingest_errors_with_their_reason(service: Memory
     (tmp_path / "cut.pdf").write_bytes(write_pdf(PAGES)[:900])
     service.ingest(SCOPE, [tmp_path / "scan.pdf", tmp_path / "cut.pdf"])
     reasons = {Path(e.uri).name: e.reason for e in service.store.ingest_errors(SCOPE)}
-    assert reasons["scan.pdf"].startswith("no text layer: 1 of 1 pages are images")
+    assert reasons["scan.pdf"].startswith("no text: 1 of 1 pages are images")
     assert reasons["cut.pdf"].startswith("truncated PDF")
     assert service.store.counts(SCOPE)["documents"] == 0
 
