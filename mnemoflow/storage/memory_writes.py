@@ -8,10 +8,11 @@ import json
 import logging
 import uuid
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+import duckdb
 import numpy as np
 
 from mnemoflow.errors import BadInputError, VectorsUnavailableError
@@ -32,7 +33,7 @@ from mnemoflow.storage.rows import (
     memory_item,
     memory_row,
 )
-from mnemoflow.storage.scope import SCOPE_COLUMNS, Scope, owned
+from mnemoflow.storage.scope import SCOPE_COLUMNS, Scope, owned, tenant
 from mnemoflow.storage.search import SearchHit, lance_where
 from mnemoflow.storage.vectors import embed_job
 from mnemoflow.timeutil import utcnow
@@ -267,6 +268,39 @@ def _link_rows(op: NewMemory | Reinforced) -> list[list[Any]]:
                for link in op.links])
 
 
+def follow_newer_versions(con: duckdb.DuckDBPyConnection, scope: Scope, new: list[NewMemory],
+                          superseded: dict[str, datetime]) -> None:
+    """Two writers replacing one memory at once (two servers, two workers): the tenant's write lock
+    orders them, and the later one finds its target already a past version. It replaces the version
+    that replaced it instead, so the later write wins and the version chain stays one line (never two
+    current versions of one memory)."""
+    stale = [memory_id for memory_id in superseded if memory_id not in {n.memory.id for n in new}]
+    if not stale:
+        return
+    mine, params = owned(scope, "m")
+    links, link_params = tenant(scope.tenant_id, "l")
+    with batch.id_rows(con, stale) as ids:
+        rows = con.execute(
+            f"""
+            WITH RECURSIVE chain(origin, memory_id, hops) AS (
+                SELECT id, id, 0 FROM {ids}
+                UNION ALL
+                SELECT c.origin, l.src, c.hops + 1 FROM chain c
+                JOIN memory_links l ON l.dst = c.memory_id AND l.type = 'UPDATES' AND {links}
+                WHERE c.hops < 16
+            )
+            SELECT c.origin, c.memory_id FROM chain c JOIN memories m ON m.memory_id = c.memory_id
+            WHERE c.hops > 0 AND {mine} AND m.is_latest AND m.deleted_at IS NULL
+            ORDER BY c.origin, c.hops
+            """, [*link_params, *params]).fetchall()
+    newest = dict(rows)  # an origin still current has no newer version: only past ones are in `rows`
+    for old, current in newest.items():
+        superseded[current] = superseded.pop(old)
+        for n in new:
+            n.links = tuple(replace(link, target_id=current) if link.type == "UPDATES" and link.target_id == old
+                            else link for link in n.links)
+
+
 def write_pass(
     db: Database, model: str, scope: Scope, ops: list[NewMemory | Reinforced], superseded: dict[str, datetime],
     pending: PendingCommit, completes: tuple[str, ...] = (),
@@ -281,6 +315,7 @@ def write_pass(
     reinforced = [op for op in ops if isinstance(op, Reinforced)]
     counts = Counter(r.memory_id for r in reinforced)
     with db.tx(pending.tenant_id) as con:
+        follow_newer_versions(con, scope, new, superseded)
         wanted = {s for op in ops for s in (op.draft.derived_from if isinstance(op, NewMemory) else op.sources)}
         if missing := sorted(wanted - live_sources(con, scope, wanted)):
             raise BadInputError(f"derived_from names what {scope} does not hold: {', '.join(missing[:5])}")

@@ -228,3 +228,31 @@ def test_servers_of_a_shared_store_spend_one_rate_budget_per_key(tmp_path: Path)
         assert all(wait > 0 for wait in answers if wait is not None)
         assert b.rate_limiter.take("key_two", "acme", "read") is None  # another key is untouched
         assert a.rate_limiter.take("key_one", "acme", "write") is None  # and so is the key's write budget
+
+
+def test_two_writers_replacing_one_memory_at_once_leave_one_current_version(tmp_path: Path) -> None:
+    """Both updates are acknowledged; the tenant's write lock orders them and the later one replaces the
+    version the earlier wrote (last writer wins): one current version, one line of versions, a chain
+    that verifies."""
+    import threading
+
+    with MemoryService(load_settings(tmp_path / "a")) as service:
+        memory, _ = service.add(SCOPE, "Alex's locker code is 1942")
+    services = [MemoryService(load_settings(tmp_path / name)) for name in ("b", "c")]
+    for other in services:
+        other.store  # noqa: B018  (both open before they race)
+    texts = ("Alex's locker code is 2207", "Alex's locker code is 3318")
+    threads = [threading.Thread(target=lambda s=s, t=t: s.update(SCOPE, memory.id, t)) for s, t in zip(services, texts)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=300)
+    for other in services:
+        other.close()
+    with MemoryService(load_settings(tmp_path / "a")) as service:
+        current = service.get_all(SCOPE).results
+        assert len(current) == 1 and current[0].content in texts, current
+        history = service.history(SCOPE, current[0].id)  # one line: the first, the earlier update, the later
+        assert [e.event for e in history if e.event] == ["ADD", "UPDATE", "UPDATE"], history
+        [report] = service.verify(SCOPE.tenant_id)
+        assert report.ok, report.problems
