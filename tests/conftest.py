@@ -104,12 +104,46 @@ def _new_shared_store() -> dict[str, str]:
             **services.s3_environment(_SHARED["s3"].endpoint)}
 
 
+def clone_store(settings: Settings, home: Path, **overrides: Any) -> Settings:
+    """Settings of a copy of the (closed) store `settings` names, for a test that changes a store built
+    once: the home copied, and with --store=shared a database made from the built one as a template and
+    the bucket prefix copied object by object."""
+    import shutil
+
+    shutil.copytree(settings.home, home)
+    if not settings.store_url:
+        return load_settings(home=home, **overrides)
+    import uuid
+
+    import boto3
+
+    from mnemoflow.cluster import services
+
+    name = f"t_{uuid.uuid4().hex[:16]}"
+    server, source = _SHARED["postgres"], settings.store_url.rsplit("/", 1)[1]
+    import psycopg
+    from psycopg import sql
+
+    with psycopg.connect(server.url(), autocommit=True) as pg:
+        pg.execute(sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(sql.Identifier(name), sql.Identifier(source)))
+    bucket, prefix = settings.vectors_url.removeprefix("s3://").split("/", 1)
+    s3 = boto3.client("s3", endpoint_url=settings.s3_endpoint, region_name=settings.s3_region,
+                      aws_access_key_id=services.S3_KEY, aws_secret_access_key=services.S3_SECRET)
+    for page in s3.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=f"{prefix}/"):
+        for item in page.get("Contents", []):
+            target = f"{name}/{item['Key'].removeprefix(prefix + '/')}"
+            s3.copy_object(Bucket=bucket, Key=target, CopySource={"Bucket": bucket, "Key": item["Key"]})
+    reach = {k.removeprefix("MNEMOFLOW_").lower(): v for k, v in services.s3_environment(settings.s3_endpoint).items()}
+    return load_settings(home=home, **{**reach, "store_url": server.url(name), "vectors_url": f"s3://{bucket}/{name}",
+                                       **overrides})
+
+
 def fresh_settings(home: Path, **overrides: Any) -> Settings:
     """Settings of a new, empty store (for a test that makes several): a new home, and with
     --store=shared a new database and bucket prefix as well."""
     if _SHARED:
-        env = _new_shared_store()
-        overrides = {"store_url": env["MNEMOFLOW_STORE_URL"], "vectors_url": env["MNEMOFLOW_VECTORS_URL"], **overrides}
+        env = {k.removeprefix("MNEMOFLOW_").lower(): v for k, v in _new_shared_store().items()}
+        overrides = {**env, **overrides}
     return load_settings(home=home, **overrides)
 
 

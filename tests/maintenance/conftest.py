@@ -4,16 +4,15 @@ beside a second user and a second tenant who said other things."""
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from mnemoflow.config import load_settings
+from mnemoflow.config import Settings
 from mnemoflow.service import MemoryService
 from mnemoflow.storage import Scope
-from tests.conftest import turn, write_transcript
+from tests.conftest import clone_store, fresh_settings, turn, write_transcript
 
 ANA = Scope("acme", "ana")
 OTHER_USER = Scope("acme", "ben")
@@ -69,20 +68,19 @@ def transcript(path: Path, sessions: dict) -> Path:
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The home as ingested (no maintenance run yet)."""
+def built(tmp_path_factory: pytest.TempPathFactory, shared_services: dict) -> Settings:
+    """The store as ingested (no maintenance run yet)."""
     root = tmp_path_factory.mktemp("tree")
-    with MemoryService(load_settings(root / "home", cluster_min_size=3)) as service:
+    settings = fresh_settings(root / "home", cluster_min_size=3)
+    with MemoryService(settings) as service:
         service.ingest(ANA, [transcript(root / "ana.jsonl", SESSIONS)])
         for scope in (OTHER_USER, OTHER_TENANT):
             service.ingest(scope, [transcript(root / f"{scope.tenant_id}-{scope.user_id}.jsonl", FOREIGN)])
-    return root / "home"
+    return settings
 
 
 @pytest.fixture
-def tree_service(built: Path, tmp_path: Path) -> Iterator[MemoryService]:
-    """A service over a fresh copy of the built home (tests may change it)."""
-    home = tmp_path / "tree-home"
-    shutil.copytree(built, home)
-    with MemoryService(load_settings(home, cluster_min_size=3)) as service:
+def tree_service(built: Settings, tmp_path: Path) -> Iterator[MemoryService]:
+    """A service over a fresh copy of the built store (tests may change it)."""
+    with MemoryService(clone_store(built, tmp_path / "tree-home", cluster_min_size=3)) as service:
         yield service
