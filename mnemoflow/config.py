@@ -389,6 +389,12 @@ class Settings(BaseSettings):
     def _expand_home(cls, value: Path) -> Path:
         return value.expanduser()
 
+    def scratch(self, home: Path, **changes: Any) -> Settings:
+        """These settings for a throwaway store in `home` (an evaluation's, a probe's): always the
+        one-machine store, never the shared one these settings may name, no sources, no server."""
+        return self.model_copy(update={"home": home, "sources": {}, "store_url": None, "vectors_url": None,
+                                       "server": None, **changes})
+
     @property
     def duckdb_path(self) -> Path:
         return self.home / "mnemoflow.duckdb"

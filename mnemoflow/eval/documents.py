@@ -84,7 +84,8 @@ def run_documents(data: Path, budgets: list[int], *, baselines: list[str], home:
     questions = load_questions(data)
     configs = [preset("default"), *(VECTOR_ONLY if name == "vector" else preset(name) for name in baselines)]
     with tempfile.TemporaryDirectory(prefix="mnemoflow-documents-") as scratch:
-        settings = load_settings(home or Path(scratch) / "home", **(settings_overrides or {}))
+        settings = load_settings(home, **(settings_overrides or {})) if home else \
+            load_settings().scratch(Path(scratch) / "home", **(settings_overrides or {}))
         with MemoryService(settings) as service:
             started = time.perf_counter()
             outcome = service.ingest(SCOPE, [data / "docs"])

@@ -160,7 +160,8 @@ def run_presets(
     on it: a report per preset name, each complete on its own. `settings_overrides` changes how the
     store is built (the baselines' single turns); `extra` adds suite-specific keys to each report."""
     with tempfile.TemporaryDirectory(prefix=f"mnemoflow-{benchmark.suite}-") as scratch:
-        settings = load_settings(home or Path(scratch) / "home", **(settings_overrides or {}))
+        settings = load_settings(home, **(settings_overrides or {})) if home else \
+            load_settings().scratch(Path(scratch) / "home", **(settings_overrides or {}))
         with MemoryService(settings) as service:
             ingest_stats = ingest(service, benchmark, Path(scratch), progress)
             jobs: dict[str, Any] = {}

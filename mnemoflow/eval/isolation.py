@@ -310,8 +310,7 @@ def run_isolation_probes(settings: Settings, *, seed: int, probes: int = 600, te
     rng = random.Random(seed)
     report = IsolationReport(seed, settings.bm25_engine)
     with tempfile.TemporaryDirectory(prefix="mnemoflow-probes-") as scratch:
-        probe_settings = settings.model_copy(update={"home": Path(scratch) / "home", "sources": {},
-                                                      "recall_track_access": False})
+        probe_settings = settings.scratch(Path(scratch) / "home", recall_track_access=False)
         with MemoryService(probe_settings) as service:
             world = write_world(service, rng, tenants=tenants, users=users)
             report.rows = len(world.rows)

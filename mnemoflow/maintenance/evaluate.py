@@ -46,8 +46,7 @@ def _scenarios(service: MemoryService, directory: Path, report: JobReport) -> No
 
     scenarios = load_scenarios(directory)
     with tempfile.TemporaryDirectory(prefix="mnemoflow-eval-") as scratch:
-        settings = service.settings.model_copy(update={"home": Path(scratch) / "home", "sources": {},
-                                                       "recall_track_access": False})
+        settings = service.settings.scratch(Path(scratch) / "home", recall_track_access=False)
         with MemoryService(settings) as scratch_service:
             result = run_scenarios(scratch_service, scenarios, scratch_service.engine)
     summary, rows = scenario_figures(result)

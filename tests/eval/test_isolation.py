@@ -82,6 +82,7 @@ def test_the_probes_catch_a_forgotten_agent_boundary(probed: tuple[MemoryService
     assert leaky and all("agent" in level for level in leaky), leaky
 
 
+@pytest.mark.embedded_only("DuckDB FTS is the one-machine store's BM25 engine")
 def test_the_evaluate_jobs_probes_on_duckdbs_bm25(settings: Settings) -> None:
     report = run_isolation_probes(settings.model_copy(update={"bm25_engine": "duckdb"}), seed=12, probes=120,
                                   tenants=2, users=1)
