@@ -62,6 +62,19 @@ class Drained(DrainReport):
     generation: GenerationDrainReport | None = None
     rules_drafted: int = 0  # rule memories read into DRAFT rules (`rules.drafts`)
 
+    def plus(self, later: Drained) -> Drained:
+        """This pass and a later one, summed (the later one's `unavailable` is what holds now)."""
+        generation = self.generation
+        if later.generation is not None:
+            generation = generation or GenerationDrainReport()
+            generation.add(later.generation)
+            generation.sessions += later.generation.sessions
+            generation.failed += later.generation.failed
+            generation.unavailable = later.generation.unavailable
+        return Drained(self.embedded + later.embedded, self.reused + later.reused, self.skipped + later.skipped,
+                       self.failed + later.failed, later.unavailable, generation,
+                       self.rules_drafted + later.rules_drafted)
+
 
 @dataclass
 class IngestReport:

@@ -247,6 +247,19 @@ class MemoryService(RuleMethods, GraphMethods):
         with self._draining:
             return drain(self, progress, lazy=lazy)
 
+    def drain_all(self, progress: Progress | None = None) -> Drained:
+        """`drain`, then, while other processes hold leases on pending jobs (a shared store's workers, one
+        of them perhaps dead), drain again as their jobs finish or are taken over: returns when the outbox
+        holds nothing pending that anyone is working on (what `mnemoflow worker` waits for)."""
+        import time
+
+        report = self.drain(progress)
+        deadline = time.monotonic() + self.settings.outbox_lease_s
+        while self.store.leased_elsewhere() and time.monotonic() < deadline:
+            time.sleep(self.settings.worker_heartbeat_s)
+            report = report.plus(self.drain(progress))
+        return report
+
     def reembed(self, progress: Progress | None = None) -> tuple[int, Drained]:
         """Rebuild every vector with the configured model (after changing it); returns rows queued."""
         queued = self.store.reset_vectors_for_model()

@@ -32,10 +32,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import duckdb
-import lancedb
 import pymupdf
+
+from tests.conftest import raw_connection, raw_vectors
 
 TENANT, USER = "acme", "robin"
 STEPS = ("ingest", "worker")  # the commands of an ingestion, in order
@@ -112,6 +114,26 @@ def transcript(sessions: int, rng: random.Random) -> list[dict]:
 
 
 # ---------------------------------------------------------------------- running the commands
+def prepare_home(home: Path) -> None:
+    """With --store=shared, a home gets a store of its own (a database and a bucket prefix), named in its
+    config.toml so that every process given `--home` uses it; its workers beat fast, so a killed one's
+    leases are taken over within two seconds."""
+    from tests.conftest import _SHARED, _new_shared_store
+
+    if not _SHARED or (home / "config.toml").exists():
+        return
+    home.mkdir(parents=True, exist_ok=True)
+    settings = {k.removeprefix("MNEMOFLOW_").lower(): v for k, v in _new_shared_store().items()}
+    settings["worker_heartbeat_s"] = 0.5
+    (home / "config.toml").write_text("".join(f"{k} = {json.dumps(v)}\n" for k, v in settings.items()))
+
+
+def _settings(home: Path) -> Any:
+    from mnemoflow.config import load_settings
+
+    return load_settings(home=home)
+
+
 def command(step: str, corpus: Path, home: Path) -> list[str]:
     tail = ["--home", str(home)]
     if step == "ingest":
@@ -155,8 +177,10 @@ class Run:
 
 
 def run_step(step: str, corpus: Path, home: Path, *, kill_after_s: float | None = None) -> Run:
-    """Run one step's command; with `kill_after_s`, SIGKILL it that long after it opened the store."""
-    store = str(_duckdb_path(home))
+    """Run one step's command; with `kill_after_s`, SIGKILL it that long after it opened the store (a
+    shared store is not a file to watch: after it started)."""
+    prepare_home(home)
+    store = None if _settings(home).store_url else str(_duckdb_path(home))
     started = time.monotonic()
     process = subprocess.Popen(command(step, corpus, home), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                start_new_session=True)
@@ -170,7 +194,7 @@ def run_step(step: str, corpus: Path, home: Path, *, kill_after_s: float | None 
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
             raise TimeoutError(f"{step} ran past {STEP_TIMEOUT_S:.0f}s")
-        if opened is None and _holds(process.pid, store):
+        if opened is None and (store is None or _holds(process.pid, store)):
             opened = now
         if kill_after_s is not None and opened is not None and now >= opened + kill_after_s:
             try:
@@ -222,7 +246,7 @@ def _stage(step: str, home: Path, pid: int) -> str:
     done its jobs (refreshing the indexes)."""
     if step == "ingest":
         return "ingest"
-    with duckdb.connect(str(_duckdb_path(home)), read_only=True) as con:
+    with raw_connection(_settings(home)) as con:
         held = dict(con.execute(
             "SELECT kind, count(*) FILTER (WHERE starts_with(leased_by, ?)) FROM outbox WHERE status = 'pending' "
             "GROUP BY kind", [f"{pid}-"]).fetchall())
@@ -310,9 +334,7 @@ def _named(value: object, names: dict[str, str]) -> object:
 
 
 def _lance_rows(home: Path, table: str, id_column: str) -> list[tuple[str, bool]]:
-    from mnemoflow.config import load_settings
-
-    db = lancedb.connect(str(load_settings(home=home).lancedb_path))
+    db = raw_vectors(_settings(home))
     if table not in db.list_tables().tables:
         return []
     data = db.open_table(table).to_lance().to_table(columns=[id_column, "vector"])
@@ -322,7 +344,7 @@ def _lance_rows(home: Path, table: str, id_column: str) -> list[tuple[str, bool]
 
 def snapshot(home: Path) -> Snapshot:
     """What the home holds, named so that two homes compare: each table as a multiset of rows."""
-    with duckdb.connect(str(_duckdb_path(home)), read_only=True) as con:
+    with raw_connection(_settings(home)) as con:
         names = _memory_names(con)
         found: Snapshot = {}
         for table, sql in _TABLES.items():
@@ -371,7 +393,7 @@ def compare(reference: Snapshot, home: Snapshot) -> Difference:
 def check_home(home: Path) -> list[str]:
     """What must hold in any home after an ingestion ends, whatever happened to it on the way."""
     problems = []
-    with duckdb.connect(str(_duckdb_path(home)), read_only=True) as con:
+    with raw_connection(_settings(home)) as con:
         for key, status, leased in con.execute(
                 "SELECT job_key, status, lease_until IS NOT NULL FROM outbox WHERE status <> 'done' OR lease_until "
                 "IS NOT NULL ORDER BY job_key").fetchall():

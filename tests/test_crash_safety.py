@@ -10,10 +10,14 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from tests.crash_harness import campaign, compare
 
 
-def test_five_random_kills_lose_and_duplicate_nothing(tmp_path: Path) -> None:
+def test_five_random_kills_lose_and_duplicate_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("MNEMOFLOW_STORE_URL", "MNEMOFLOW_VECTORS_URL"):  # with --store=shared, each home names its own
+        monkeypatch.delenv(name, raising=False)
     result = campaign(tmp_path, kills=5, per_trial=5, seed=16, documents=2, sessions=3)
 
     rows = result.reference_rows

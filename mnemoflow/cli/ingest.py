@@ -86,7 +86,7 @@ def worker(
         return
     with service_for(home) as service:
         with progress_bar() as progress:
-            report = service.drain(IngestProgress(progress, reading=False))
+            report = service.drain_all(IngestProgress(progress, reading=False))
         print_generation(report.generation)
         out.print(f"embedded {report.embedded}, reused {report.reused} cached vectors, "
                   f"skipped {report.skipped} stale jobs, {report.failed} failed")

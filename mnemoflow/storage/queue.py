@@ -67,3 +67,10 @@ class Queue(Room):
         """Queue these jobs again with their attempts reset; returns the keys the outbox holds."""
         with self._db.tx() as con:
             return outbox.replay(con, list(dict.fromkeys(job_keys)), utcnow())
+
+    def leased_elsewhere(self) -> int:
+        """Pending jobs another process holds a lease on (on a shared store: a worker at work, or one that
+        died and whose jobs are taken over once it has been silent long enough)."""
+        with self._db.read() as con:
+            return con.execute("SELECT count(*) FROM outbox WHERE status = 'pending' AND lease_until IS NOT NULL "
+                               "AND leased_by IS DISTINCT FROM ?", [outbox.worker_id()]).fetchone()[0]
