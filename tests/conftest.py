@@ -82,10 +82,11 @@ def _isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shared_servi
 
     from mnemoflow.cluster import services
 
-    for key, value in _new_shared_store().items():
+    store = _new_shared_store()
+    for key, value in store.items():
         monkeypatch.setenv(key, value)
     yield
-    services.drop_database(shared_services["postgres"].url(), os.environ["MNEMOFLOW_STORE_URL"].rsplit("/", 1)[1])
+    services.drop_database(shared_services["postgres"].url(), store["MNEMOFLOW_STORE_URL"].rsplit("/", 1)[1])
 
 
 _SHARED: dict[str, Any] = {}  # the session's PostgreSQL and S3 servers, with --store=shared
