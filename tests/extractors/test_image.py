@@ -131,6 +131,7 @@ def test_tesseract_engine_missing_says_how_to_install_it(tmp_path: Path) -> None
 
 @pytest.mark.skipif(shutil.which("tesseract") is None, reason="apt-get install tesseract-ocr tesseract-ocr-eng")
 def test_tesseract_engine_reads_the_same_lines(settings: Settings) -> None:
+    pytest.importorskip("pytesseract")
     english = settings.model_copy(update={"ocr_engine": "tesseract", "ocr_tesseract_languages": "eng"})
     [unit] = extract(encoded(text_image(BOARD), "PNG"), "whiteboard.png", english).units
     assert len(unit.text.split("\n")) == 4 and "certificates" in unit.text

@@ -38,7 +38,7 @@ def test_every_bad_input_is_recorded_and_the_good_ones_land(service: MemoryServi
     assert reasons["empty.md"].startswith("empty file")
     assert reasons["empty.jsonl"].startswith("empty file")
     assert reasons["unreadable.md"] == "broken symbolic link"
-    assert reasons["photo.png"].startswith("damaged image")  # a PNG signature cut short
+    assert reasons["photo.png"].startswith("not a readable image")  # a PNG signature cut short
     assert reasons["missing.txt"] == "no such file or directory"
     assert len(outcome.report.errors) == 7
 
