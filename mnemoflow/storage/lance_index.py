@@ -19,15 +19,17 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import lancedb
 import numpy as np
 import pyarrow as pa
-from lancedb.index import FTS, Bitmap, BTree, HnswSq
 
 from mnemoflow.errors import ConfigError
+from mnemoflow.storage.lance_import import import_lancedb
 from mnemoflow.storage.scope import BOUNDARIES
+
+if TYPE_CHECKING:
+    import lancedb
 
 
 @dataclass(frozen=True)
@@ -121,7 +123,8 @@ class LanceIndex:
 
     def __init__(self, path: Path, model: str, dim: int, *, vector_index_min_rows: int = 50_000) -> None:
         path.mkdir(parents=True, exist_ok=True)
-        self._db = lancedb.connect(str(path))
+        self._path = path
+        self._connection: lancedb.DBConnection | None = None  # LanceDB is imported when first used
         self.model = model
         self.dim = dim
         self.vector_index_min_rows = vector_index_min_rows
@@ -133,6 +136,13 @@ class LanceIndex:
         self._cleaned: dict[str, float] = {}  # when this process last deleted what compactions replaced
         self._writers: dict[str, threading.RLock] = {}
         self._writers_guard = threading.Lock()
+
+    @property
+    def _db(self) -> lancedb.DBConnection:
+        with self._writers_guard:
+            if self._connection is None:
+                self._connection = import_lancedb().connect(str(self._path))
+            return self._connection
 
     def _writer(self, spec: IndexSpec) -> threading.RLock:
         with self._writers_guard:
@@ -331,7 +341,9 @@ class LanceIndex:
         process last compacted the table; then they are merged, and the rows folded into the
         indexes once LAZY_UNINDEXED_ROWS (or a tenth of the table) wait outside them.
         """
-        table = self.table(spec)
+        table = self.table(spec)  # imports LanceDB (storage/lance_import.py) before the line below
+        from lancedb.index import FTS, Bitmap, BTree, HnswSq
+
         self._appends[spec.name] = 0
         if lazy and spec.name in self._settled and self._piled_up(spec, table) < LAZY_FRAGMENTS:
             return
