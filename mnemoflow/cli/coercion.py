@@ -3,7 +3,8 @@
 typer (0.29) turns every parameter's value into its annotated type with a pydantic `TypeAdapter`,
 built when the command runs, and importing pydantic for that costs a command ~0.15 CPU s: half of
 what a command that a running server answers may cost (bench/startup.py). Most values need no
-conversion: a missing option (None), a `str` typed as str, a `Path`. `defer_coercion` gives each
+conversion: a missing option (None), a `str` typed as str, a default already of its type and range
+(`--limit` left at 10), a `Path`. `defer_coercion` gives each
 parameter of a command a coercer that answers those itself, as typer does (the path through typer's
 own `coerce_cli_path`), and builds typer's own adapter for anything else (an `--k 5`) when a value
 comes, so behaviour and messages are typer's. It leans on typer's coercion internals
@@ -31,6 +32,10 @@ if RuntimeParam is not None:
     class _Deferred(RuntimeParam):  # type: ignore[misc,valid-type]
         descriptor: Any = None
 
+        def _in_range(self, value: float) -> bool:
+            low, high = self.parameter_info.min, self.parameter_info.max
+            return (low is None or value >= low) and (high is None or value <= high)
+
         @cached_property
         def _typers_own(self) -> Any:
             return build_runtime_param(self.descriptor)
@@ -38,6 +43,8 @@ if RuntimeParam is not None:
         def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
             if self.annotation is str and isinstance(value, str):
                 return value  # typer's str coercion returns a str as it is
+            if self.annotation in (int, float) and type(value) is self.annotation and self._in_range(value):
+                return value  # a default: what typer's adapter returns for it
             if routes_to_path(self.annotation, self.parameter_info):
                 path_type = self.parameter_info.path_type
                 if path_type is None and isinstance(self.annotation, type) and issubclass(self.annotation, Path):
