@@ -7,13 +7,16 @@ operation failed; 2 a wrong argument (one line on stderr).
 Starting fast (a command a running server answers costs ~0.2 CPU s; tests/test_startup.py keeps it so):
 - A command module registers its commands on `app` (or a group of it) when imported, and `main`
   imports only the module of the command typed: `COMMANDS` maps each top-level word to its module.
-  A new module adds its words there; a word missing from it still works (every module is then
-  imported: correct, only slower), and tests/test_startup.py checks the table against the modules.
+  A new module adds its words there; a word missing from it still works (every module of the
+  package is then imported: correct, only slower), and tests/test_startup.py checks the table
+  against what the modules register.
 - Nothing heavy at the top of a command module: the service, the storage engines, the model, rich
   tables and pydantic models are imported inside the command that uses them. `out` and `err` make
   their rich console on first use.
 - A command that only prints an answer calls the service as JSON through `open_calls` (see
   `memories.py`): the server does the work, and the command never imports the service's types.
+- typer converts option values with pydantic; `coercion.py` spares the values that need no
+  conversion (a str, a Path, a default), so pydantic is imported only for an `--k 5`.
 """
 
 from __future__ import annotations
@@ -53,10 +56,15 @@ COMMANDS = {
 
 
 def load_commands(word: str | None) -> None:
-    """Import the module of the command `word`; every command module when the word is not a known
-    command (`--help`, a typo, a command missing from COMMANDS)."""
-    modules = [COMMANDS[word]] if word in COMMANDS else list(dict.fromkeys(COMMANDS.values()))
-    for module in modules:
+    """Import the module of the command `word`; every module of the package when the word is not a
+    known command (`--help`, a typo, a command missing from COMMANDS), those of COMMANDS first."""
+    if word in COMMANDS:
+        importlib.import_module(f"mnemoflow.cli.{COMMANDS[word]}")
+        return
+    import pkgutil
+
+    every = sorted(m.name for m in pkgutil.iter_modules([str(Path(__file__).parent)]) if m.name != "__main__")
+    for module in dict.fromkeys([*COMMANDS.values(), *every]):
         importlib.import_module(f"mnemoflow.cli.{module}")
 
 app = typer.Typer(
@@ -74,7 +82,6 @@ serve_app = typer.Typer(
 app.add_typer(serve_app, name="serve")
 review_app = typer.Typer(no_args_is_help=True, help="Relationship decisions waiting for a person (review queue).")
 app.add_typer(review_app, name="review")
-
 
 
 class LazyConsole:
