@@ -20,13 +20,13 @@ from mnemoflow.recall.config import PRESETS
 from tests.serving import served
 
 # what a served command must not import: the engines, the model, pydantic and the service's types,
-# the server's web stack, httpx
+# the server's web stack, httpx, and rich (which styles a terminal only; these commands print into a pipe)
 SERVED_NEVER = ("duckdb", "lancedb", "lance", "pyarrow", "numpy", "pandas", "onnxruntime", "tokenizers", "torch",
                 "sentence_transformers", "sklearn", "pydantic", "pydantic_core", "pydantic_settings", "httpx",
                 "fastapi", "starlette", "uvicorn", "prefect", "dlt", "mnemoflow.service", "mnemoflow.models",
-                "mnemoflow.config", "mnemoflow.storage.store", "mnemoflow.recall.engine", "mnemoflow.client")
-# nor, printing JSON, anything of rich
-JSON_NEVER = (*SERVED_NEVER, "rich")
+                "mnemoflow.config", "mnemoflow.storage.store", "mnemoflow.recall.engine", "mnemoflow.client", "rich")
+# (rich styles only a terminal: none of these commands imports it printing into a pipe or a file)
+JSON_NEVER = SERVED_NEVER
 
 
 def imported(home: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], set[str]]:

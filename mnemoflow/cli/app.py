@@ -102,6 +102,17 @@ class LazyConsole:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.get(), name)
 
+    def line(self, *parts: str | tuple[str, str]) -> None:
+        """One line of text and (text, style) segments: styled by rich on a terminal, written as it is
+        anywhere else (a pipe, a file: what rich would write there, without importing rich)."""
+        stream = sys.stderr if self._options.get("stderr") else sys.stdout
+        if not stream.isatty():
+            stream.write("".join(part if isinstance(part, str) else part[0] for part in parts) + "\n")
+            return
+        from rich.text import Text
+
+        self.get().print(Text.assemble(*parts))
+
 
 out = LazyConsole(highlight=False, soft_wrap=True)
 err = LazyConsole(stderr=True, highlight=False, soft_wrap=True)

@@ -59,18 +59,18 @@ def add(
         if not infer:
             memory, created = calls.call("add", {"scope": scope, "text": text, "kind": kind})
             verb = "added" if created else "already stored"
-            out.print(f"{verb} {memory['id']} ({memory['kind']}, salience {memory['salience']:.2f})")
+            out.line(f"{verb} {memory['id']} ({memory['kind']}, salience {memory['salience']:.2f})")
             return
         result = calls.call("add_messages", {"scope": scope, "messages": text})
         for event in result["results"]:
             memory = calls.call("get", {"scope": scope, "memory_id": event["id"]})
             if event["event"] == "NONE":
-                out.print(f"already stored {event['id']}: {event['memory']}", markup=False)
+                out.line(f"already stored {event['id']}: {event['memory']}")
             else:
                 replaces = f", replaces {event['previous_id']}" if event.get("previous_id") else ""
                 verb = "added" if event["event"] == "ADD" else "updated"
-                out.print(f"{verb} {event['id']} ({memory['kind']}, salience {memory['salience']:.2f}{replaces}): "
-                          f"{event['memory']}", markup=False)
+                out.line(f"{verb} {event['id']} ({memory['kind']}, salience {memory['salience']:.2f}{replaces}): "
+                         f"{event['memory']}")
 
 
 @app.command()
@@ -120,9 +120,9 @@ def search(
         _print_json(found)
         return
     for memory in found["results"]:
-        out.print(f"{memory.get('score') or 0:.3f}  {memory['id']}  {memory['memory']}", markup=False)
+        out.line(f"{memory.get('score') or 0:.3f}  {memory['id']}  {memory['memory']}")
     if not found["results"]:
-        out.print("no memories found")
+        out.line("no memories found")
 
 
 @app.command()
@@ -140,8 +140,7 @@ def get(
         sys.stdout.write(json.dumps(memory, separators=(",", ":"), ensure_ascii=False) + "\n")
         return
     state = "current" if memory["is_latest"] else "a past version"
-    out.print(f"{memory['id']} ({memory['kind']}, {state}, salience {memory['salience']:.2f}): {memory['content']}",
-              markup=False)
+    out.line(f"{memory['id']} ({memory['kind']}, {state}, salience {memory['salience']:.2f}): {memory['content']}")
 
 
 @app.command()
@@ -154,7 +153,7 @@ def forget(
     with open_calls(home) as (calls, default_tenant, default_user):
         scope = named_scope(default_tenant, default_user, tenant, user, agent, run, container)
         calls.call("delete", {"scope": scope, "memory_id": memory_id})
-        out.print(f"forgot {memory_id}")
+        out.line(f"forgot {memory_id}")
 
 
 @app.command()
@@ -170,8 +169,8 @@ def history(
         scope = named_scope(default_tenant, default_user, tenant, user, agent, run, container)
         for entry in calls.call("history", {"scope": scope, "memory_id": memory_id}):
             version = f"  (version {entry['memory_id']})" if entry["memory_id"] != memory_id else ""
-            out.print(f"{datetime.fromisoformat(entry['created_at']):%Y-%m-%d %H:%M:%S}  {entry['op']:<7} "
-                      f"{entry['commit_id']}  {entry['actor']}: {entry['message']}{version}", markup=False)
+            out.line(f"{datetime.fromisoformat(entry['created_at']):%Y-%m-%d %H:%M:%S}  {entry['op']:<7} "
+                     f"{entry['commit_id']}  {entry['actor']}: {entry['message']}{version}")
 
 
 def _print_json(value: Any) -> None:

@@ -105,7 +105,7 @@ def print_recall(result: dict[str, Any]) -> None:
     """A recall as people read it, from its public JSON view (`RecallResult.public()`, which a server
     sends as it is): each item, where it came from, and the warnings."""
     if not result["items"]:
-        out.print("nothing recalled")
+        out.line("nothing recalled")
         return
     for n, item in enumerate(result["items"], start=1):
         cites = []
@@ -121,8 +121,8 @@ def print_recall(result: dict[str, Any]) -> None:
                 cites.append(f"{place}" + (f" ({where})" if where else ""))
         if len(cites) > 6:  # a summary cites every turn it covers; the first are those its text shows
             cites = [*cites[:6], f"and {len(cites) - 6} more"]
-        out.print(f"[bold][{n}][/] {item['text']}")
-        out.print(f"    [dim]{item['kind']} {item['id']} | {item['why']} | cites: {'; '.join(cites)}[/]")
-    out.print(f"[dim]{len(result['items'])} items, {result['tokens']} tokens[/]")
+        out.line((f"[{n}]", "bold"), f" {item['text']}")
+        out.line(("    " + f"{item['kind']} {item['id']} | {item['why']} | cites: {'; '.join(cites)}", "dim"))
+    out.line((f"{len(result['items'])} items, {result['tokens']} tokens", "dim"))
     for w in result["warnings"]:
-        err.print(f"[yellow]warning:[/] {w}")
+        err.line(("warning:", "yellow"), f" {w}")
