@@ -2,6 +2,8 @@
 
 Precedence: explicit arguments > ``MNEMOFLOW_*`` environment > TOML file > defaults.
 The TOML file is ``$MNEMOFLOW_CONFIG`` if set, else ``<home>/config.toml`` when present.
+A command that a running server answers reads only its home, tenant and user, through the light
+half of this module, `mnemoflow.client_settings` (same sources, no pydantic).
 """
 
 from __future__ import annotations
@@ -26,9 +28,9 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from mnemoflow.client_settings import DEFAULT_HOME, DEFAULT_TENANT, DEFAULT_USER, ENV_PREFIX
+from mnemoflow.client_settings import config_file as _config_file
 from mnemoflow.errors import ConfigError
-
-DEFAULT_HOME = Path("~/.mnemoflow")
 
 # Every dependency that could phone home or fetch weights is told not to. Applied by
 # `configure_runtime` before any of them is imported (huggingface_hub reads
@@ -114,11 +116,11 @@ class TenantPolicy(BaseModel):
 class Settings(BaseSettings):
     """Everything mnemoflow can be told; embedded, offline defaults."""
 
-    model_config = SettingsConfigDict(env_prefix="MNEMOFLOW_", env_nested_delimiter="__", extra="ignore")
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, env_nested_delimiter="__", extra="ignore")
 
     home: Path = Field(DEFAULT_HOME, description="Holds the DuckDB file, LanceDB datasets and dlt state.")
-    tenant_id: str = Field("default", description="Tenant used when a command names none.")
-    user_id: str = Field("default", description="User used when a command names none.")
+    tenant_id: str = Field(DEFAULT_TENANT, description="Tenant used when a command names none.")
+    user_id: str = Field(DEFAULT_USER, description="User used when a command names none.")
 
     embedding_provider: Literal["local", "openai"] = Field(
         "local", description="local: offline all-MiniLM-L6-v2; openai: any OpenAI-compatible endpoint."
@@ -436,15 +438,6 @@ class Settings(BaseSettings):
         init_kwargs: dict[str, Any] = getattr(init_settings, "init_kwargs", {})
         toml_file = _config_file(init_kwargs.get("home"))
         return (init_settings, env_settings, TomlConfigSettingsSource(settings_cls, toml_file=toml_file))
-
-
-def _config_file(home_override: Any) -> Path | None:
-    explicit = os.environ.get("MNEMOFLOW_CONFIG")
-    if explicit:
-        return Path(explicit).expanduser()
-    home = Path(home_override or os.environ.get("MNEMOFLOW_HOME") or DEFAULT_HOME).expanduser()
-    candidate = home / "config.toml"
-    return candidate if candidate.is_file() else None
 
 
 def load_settings(home: Path | str | None = None, **overrides: Any) -> Settings:

@@ -332,7 +332,8 @@ class MemoryService(RuleMethods, GraphMethods):
         chosen = config if isinstance(config, RecallConfig) else preset(config or self.settings.recall_preset)
         query = self._redact(scope.tenant_id, query)  # what was stored redacted is found by its placeholder
         result = recall(
-            self.store, self.embedder, scope, query, config=chosen, k=k or self.settings.recall_k,
+            self.store, _EmbedderWhenUsed(self), scope, query,  # type: ignore[arg-type]
+            config=chosen, k=k or self.settings.recall_k,
             token_budget=token_budget or self.settings.recall_token_budget, filters=filters,
         )
         if self.settings.recall_track_access:  # what recall returns counts as used: decay keeps it longer
@@ -500,3 +501,14 @@ class MemoryService(RuleMethods, GraphMethods):
     def verify(self, tenant_id: str | None = None) -> list[VerifyReport]:
         tenants = [tenant_id] if tenant_id else self.store.tenants()
         return [self.store.verify(t) for t in tenants]
+
+
+class _EmbedderWhenUsed:
+    """The service's embedder, loaded when first used: a recall that finds nothing to search (an
+    empty scope) never loads the model."""
+
+    def __init__(self, service: MemoryService) -> None:
+        self._service = service
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._service.embedder, name)

@@ -66,3 +66,49 @@ def test_a_broken_settings_file_is_one_clear_error(tmp_path: Path, toml: str, me
     (tmp_path / "config.toml").write_text(toml)
     with pytest.raises(ConfigError, match=message):
         load_settings(tmp_path)
+
+
+@pytest.mark.parametrize("environment, toml, home_argument", [
+    ({}, None, True),
+    ({}, None, False),
+    ({"MNEMOFLOW_TENANT_ID": "acme", "mnemoflow_user_id": "noor"}, None, True),  # any case, as pydantic-settings
+    ({}, 'tenant_id = "from-file"\nuser_id = "kai"\nrecall_k = 3\n', True),
+    ({"MNEMOFLOW_USER_ID": "env-wins"}, 'tenant_id = "from-file"\nuser_id = "kai"\n', False),
+    ({"MNEMOFLOW_CONFIG": "explicit.toml"}, 'home = "elsewhere"\ntenant_id = "explicit"\n', False),
+    ({"MNEMOFLOW_SERVER_TOKEN": "t0k"}, 'server = "http://10.0.0.5:8600,http://10.0.0.6:8600"\n', True),  # a cluster's
+])
+def test_client_settings_answer_as_the_full_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                     environment: dict[str, str], toml: str | None,
+                                                     home_argument: bool) -> None:
+    """A command that a server answers reads home, tenant and user without pydantic: the same answers."""
+    from mnemoflow.client_settings import client_settings
+
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    for key, value in environment.items():
+        monkeypatch.setenv(key, str(tmp_path / value) if key == "MNEMOFLOW_CONFIG" else value)
+    if toml is not None:
+        target = tmp_path / "explicit.toml" if "MNEMOFLOW_CONFIG" in environment else home / "config.toml"
+        target.write_text(toml.replace('"elsewhere"', f'"{tmp_path / "elsewhere"}"'))
+    argument = home if home_argument else None
+    full, light = load_settings(argument), client_settings(argument)
+    assert light is not None
+    assert (light.home, light.tenant_id, light.user_id) == (full.home, full.tenant_id, full.user_id)
+    token = full.server_token.get_secret_value() if full.server_token else None
+    assert (light.server, light.server_token) == (full.server, token)
+
+
+def test_client_settings_leave_what_they_cannot_read_to_the_full_settings(tmp_path: Path) -> None:
+    from mnemoflow.client_settings import client_settings
+    from mnemoflow.errors import ConfigError
+
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.toml").write_text("tenant_id = 7\n")
+    assert client_settings(home) is None
+    with pytest.raises(ConfigError, match="tenant_id"):
+        load_settings(home)
+    (home / "config.toml").write_text("tenant_id = [\n")
+    assert client_settings(home) is None
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        load_settings(home)

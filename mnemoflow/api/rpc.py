@@ -13,10 +13,9 @@ from typing import Any
 
 from fastapi import APIRouter, Body, Depends, HTTPException, Request, status
 from fastapi.responses import JSONResponse
-from pydantic import ValidationError
 
-from mnemoflow.errors import BadInputError, MnemoflowError
-from mnemoflow.remote import error_payload, method_spec
+from mnemoflow.errors import MnemoflowError
+from mnemoflow.remote import error_payload, run_call
 from mnemoflow.service import MemoryService
 
 log = logging.getLogger("mnemoflow.serve")
@@ -37,15 +36,12 @@ def rpc_router(service: MemoryService, token: str, status_of: Any) -> APIRouter:
         return {"status": "ok", "pid": os.getpid(), "home": str(service.settings.home)}
 
     @router.post("/rpc/{method}")
-    def call(method: str, arguments: dict[str, Any] = Body(default_factory=dict)) -> JSONResponse:  # noqa: B008
+    def call(method: str, arguments: dict[str, Any] = Body(default_factory=dict),  # noqa: B008
+             view: str | None = None) -> JSONResponse:
+        """`view` (public, mem0): the result as that documented view, for a client that prints it
+        without the result's types."""
         try:
-            spec = method_spec(method)
-            try:
-                kwargs = spec.decode_call(arguments)
-            except ValidationError as exc:  # arguments the method's types refuse
-                raise BadInputError(f"{method}: {exc.errors()[0]['loc']}: {exc.errors()[0]['msg']}") from None
-            result = getattr(service, method)(**kwargs)
-            return JSONResponse({"result": spec.result.dump_python(result, mode="json")})
+            return JSONResponse({"result": run_call(service, method, arguments, view)})
         except MnemoflowError as exc:
             headers = {"Retry-After": "1"} if exc.transient else None
             return JSONResponse(error_payload(exc), status_code=status_of(exc), headers=headers)

@@ -4,12 +4,18 @@ deployments (a Prefect `Runner` in a thread of the server).
 Prefect schedules need a Prefect server; with none configured (`prefect_api_url`), one is started
 for the home (`prefect server start`, its database under `<home>/prefect`). Scheduled runs execute
 in subprocesses; their flows find this home's server (`server.json`) and send it the work.
+
+Stopping takes a bounded time (`stop(timeout)`). The deployments are paused on the way out only on a
+configured Prefect server, which goes on scheduling while nobody serves them; a server started here
+stops with them, so pausing them (a call per deployment) would only slow the stop.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import signal
 import subprocess
 import sys
 import threading
@@ -85,7 +91,8 @@ class Schedules:
         from mnemoflow.maintenance import jobs
 
         home = str(self._settings.home)
-        self._runner = Runner(name=f"mnemoflow-{_slug(self._settings.home)}", query_seconds=5)
+        self._runner = Runner(name=f"mnemoflow-{_slug(self._settings.home)}", query_seconds=5,
+                              pause_on_shutdown=self._prefect is None)
         for name, job in jobs().items():
             await self._runner.aadd_flow(maintain_flow, name=f"maintain-{name}", cron=job.schedule,
                                          parameters={"job": name, "home": home}, description=job.description)
@@ -100,16 +107,39 @@ class Schedules:
             self._on_ready(self.api_url, self.deployments)
         await self._runner.start(webserver=False)
 
-    def stop(self) -> None:
+    def stop(self, timeout: float = 30.0) -> None:
+        """Stop serving the deployments and the Prefect server started for them, within `timeout`
+        seconds: that server gets SIGTERM as the runner stops and SIGKILL at the deadline (its
+        SQLite database is crash-safe). A runner still pausing deployments then goes down with the
+        process (it runs in a daemon thread)."""
+        deadline = time.monotonic() + timeout
+
+        def left() -> float:
+            return max(0.0, deadline - time.monotonic())
+
         if self._runner is not None and self._loop is not None and self._runner.started:
-            asyncio.run_coroutine_threadsafe(self._runner.astop(), self._loop).result(timeout=30)
-        self._thread.join(timeout=30)
-        if self._prefect is not None:
-            self._prefect.terminate()
+            stopping = asyncio.run_coroutine_threadsafe(self._runner.astop(), self._loop)
             try:
-                self._prefect.wait(timeout=30)
+                stopping.result(timeout=left())
+            except Exception as exc:  # noqa: BLE001  (a timeout or a failing stop: the rest still stops)
+                log.warning("schedules: the runner did not stop cleanly (%s)", type(exc).__name__)
+        if self._prefect is not None:
+            self._signal_prefect(signal.SIGTERM)
+        self._thread.join(timeout=left())
+        if self._prefect is not None:
+            try:
+                self._prefect.wait(timeout=left())
             except subprocess.TimeoutExpired:
-                self._prefect.kill()
+                self._signal_prefect(signal.SIGKILL)
+                self._prefect.wait()
+
+    def _signal_prefect(self, sig: int) -> None:
+        """The Prefect server and anything it started (it runs in a session of its own)."""
+        assert self._prefect is not None
+        try:
+            os.killpg(self._prefect.pid, sig)
+        except ProcessLookupError:  # gone already
+            pass
 
 
 def _slug(home: Path) -> str:

@@ -5,8 +5,14 @@ keys), the MCP server (`/mcp`, tenant keys) and the operator endpoint local clie
 (`/v1/rpc`, the local client token); beside them the outbox worker (memories and vectors for what
 clients wrote), the maintenance and sync schedules (served Prefect deployments), and the Quack
 endpoint analysts attach read-only. It writes its address and the local client token into
-`<home>/server.json` (owner-only) and removes it on a clean stop; SIGTERM or Ctrl-C finishes the
-requests in flight and the current outbox batch, checkpoints the store, and exits.
+`<home>/server.json` (owner-only) and removes it on a clean stop.
+
+SIGTERM or Ctrl-C stops it within two seconds (bench/startup.py measures it): it stops listening at
+once (a client then opens the store itself, once it is free), the requests in flight get GRACE_S to
+finish (one still running then is cancelled unanswered: nothing acknowledged is lost, and its
+transaction either committed or did not), the schedules and the outbox worker stop alongside within
+PARTS_S of the signal (an outbox batch still running is left to the next worker: its leases name
+this process, so they are claimable at once), then the store is checkpointed and closed.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ import os
 import secrets
 import socket
 import threading
+import time
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -28,6 +35,8 @@ from mnemoflow.remote import ServerInfo, running_server, server_file, write_serv
 from mnemoflow.service import MemoryService
 
 log = logging.getLogger("mnemoflow.serve")
+GRACE_S = 0.8  # what requests in flight get after SIGTERM
+PARTS_S = 1.2  # what the schedules and the outbox worker get to stop, counted from SIGTERM
 
 
 @dataclass(frozen=True)
@@ -73,10 +82,14 @@ class OutboxWorker:
                 log.exception("outbox worker: unexpected failure")
             self._stop.wait(self._poll_s)
 
-    def stop(self) -> None:
-        """Let the batch in hand finish, then stop."""
+    def request_stop(self) -> None:
+        """No batch after the one in hand."""
         self._stop.set()
-        self._thread.join()
+
+    def join(self, timeout: float) -> bool:
+        """Whether the worker stopped within `timeout` seconds (else it is still on its batch)."""
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
 
 
 def run_worker(settings: Settings, poll_s: float) -> None:
@@ -106,7 +119,31 @@ class Running:
     quack_token: str | None = None
     notes: list[str] = field(default_factory=list)  # what it says on start ("quack: unavailable, ...")
     stopped: bool = False
+    stopped_starting: bool = False  # no part starts once the server is stopping
     lock: threading.Lock = field(default_factory=threading.Lock)  # starting parts and stopping take turns
+    winding: threading.Thread | None = None  # stops the schedules and the worker, from the signal on
+    winding_lock: threading.RLock = field(default_factory=threading.RLock)  # also taken in the signal handler
+
+    def wind_down(self) -> threading.Thread:
+        """Start stopping the schedules and the outbox worker (once), in a thread of its own: the
+        signal handler must not wait, and they stop while the requests in flight finish."""
+        with self.winding_lock:
+            if self.winding is None:
+                self.winding = threading.Thread(target=self._wind_down, args=(time.monotonic() + PARTS_S,),
+                                                name="mnemoflow-stop", daemon=True)
+                self.winding.start()
+            return self.winding
+
+    def _wind_down(self, deadline: float) -> None:
+        with self.lock:  # parts being started are started first
+            self.stopped_starting = True
+            worker, schedules = self.worker, self.schedules
+        if worker is not None:
+            worker.request_stop()
+        if schedules is not None:
+            schedules.stop(timeout=max(0.0, deadline - time.monotonic()))
+        if worker is not None and not worker.join(max(0.0, deadline - time.monotonic())):
+            log.warning("stopping: the outbox batch in hand is left to the next worker (its jobs are claimable)")
 
 
 def build_app(service: MemoryService, token: str, url: str, parts: Parts, on_stop: Any = None) -> Any:
@@ -161,14 +198,21 @@ def serve(settings: Settings, *, host: str | None = None, port: int | None = Non
     token = settings.server_token.get_secret_value() if settings.server_token else secrets.token_urlsafe(32)
     running = Running()
     app = build_app(service, token, url, parts, on_stop=lambda: _stop(service, settings, running))
-    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on"))
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: Any) -> None:  # the signal handler: stop listening, and
+            super().handle_exit(sig, frame)                  # the parts alongside the requests in flight
+            running.wind_down()
+
+    server = Server(uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on",
+                                   timeout_graceful_shutdown=GRACE_S))
 
     def announce() -> None:
         """Once it listens: start the other parts, then tell clients where it is."""
         while not server.started and not server.should_exit:
             threading.Event().wait(0.05)
         with running.lock:
-            if server.should_exit or running.stopped:
+            if server.should_exit or running.stopped or running.stopped_starting:
                 return
             _start_parts()
         if on_ready is not None:
@@ -206,8 +250,8 @@ def serve(settings: Settings, *, host: str | None = None, port: int | None = Non
 
     announcer = threading.Thread(target=announce, name="mnemoflow-announce", daemon=True)
     announcer.start()
-    # SIGTERM and SIGINT: stop accepting, finish the requests in flight, then the app's lifespan
-    # shutdown runs `_stop` (uvicorn re-raises the signal afterwards, so nothing may follow here)
+    # SIGTERM and SIGINT: stop accepting, let the requests in flight finish (GRACE_S), then the app's
+    # lifespan shutdown runs `_stop` (uvicorn re-raises the signal afterwards, so nothing may follow here)
     server.run()
 
 
@@ -223,25 +267,19 @@ def _start_quack(service: MemoryService, settings: Settings, host: str, running:
 
 
 def _stop(service: MemoryService, settings: Settings, running: Running) -> None:
-    """Reverse order: no new work, the batch in hand finished, the store checkpointed and closed, the
-    server file gone (clients fall back to opening the store themselves)."""
+    """Reverse order: no new work, the schedules and the worker stopped (within PARTS_S of the signal),
+    the store checkpointed and closed, the server file gone (clients fall back to opening the store
+    themselves)."""
+    running.wind_down().join(PARTS_S)  # already under way since the signal; bounded there
     with running.lock:
         if running.stopped:
             return
         running.stopped = True
-        _stop_parts(service, settings, running)
-
-
-def _stop_parts(service: MemoryService, settings: Settings, running: Running) -> None:
-    if running.schedules is not None:
-        running.schedules.stop()
-    if running.worker is not None:
-        running.worker.stop()
-    if running.quack_uri is not None:
-        service.store.stop_sql(running.quack_uri)
-    try:
-        service.store.checkpoint()
-    finally:
-        service.close()
-        if running.info is not None:
-            server_file(settings.home).unlink(missing_ok=True)
+        if running.quack_uri is not None:
+            service.store.stop_sql(running.quack_uri)
+        try:
+            service.store.checkpoint()
+        finally:
+            service.close()
+            if running.info is not None:
+                server_file(settings.home).unlink(missing_ok=True)

@@ -137,7 +137,7 @@ def entities_show(
     out.print("recent mentions:")
     for m in card.recent_mentions:
         out.print(f"  {m.memory.content}{'' if m.memory.is_latest else ' [past]'}  "
-                  f"[{'; '.join(citation_line(c) for c in m.citations)}]", markup=False)
+                  f"[{'; '.join(citation_line(c.model_dump(mode='json')) for c in m.citations)}]", markup=False)
     return None
 
 

@@ -151,7 +151,7 @@ def demo(home: Home = None) -> None:
         print_ingest(outcome, DEMO_SCOPE)
         for question in DEMO_QUESTIONS:
             out.print(f"\n[bold]Q:[/] {question}")
-            print_recall(service.recall(DEMO_SCOPE, question, k=5, token_budget=400))
+            print_recall(service.recall(DEMO_SCOPE, question, k=5, token_budget=400).public())
         # the sample lives in its own scope: a bare `recall` (tenant and user "default") finds none of it
         where = f" --home {home}" if home else ""
         out.print(f'\nAsk your own: mnemoflow recall "Who leads the roadmap workshop?" '

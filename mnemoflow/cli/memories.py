@@ -1,10 +1,16 @@
-"""Commands on memories: add, recall, search, get, forget, history, and the review queue."""
+"""Commands on memories: add, recall, search, get, forget, history, and the review queue.
+
+add, recall, search, get, forget and history call the service as JSON (`open_calls`): through a
+running server they import no model, no storage engine and no pydantic model tree, and print what the
+server sends (`--json` prints it as it came, with no rich renderable). The review commands print a
+rich table and use the service's types.
+"""
 
 from __future__ import annotations
 
 import json
 import sys
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -17,12 +23,17 @@ from mnemoflow.cli.app import (
     Tenant,
     User,
     app,
+    named_scope,
     out,
     review_app,
     scope_of,
     service_for,
 )
-from mnemoflow.cli.output import print_recall
+from mnemoflow.remote import open_calls
+
+# the recall presets (mnemoflow.recall.config.PRESETS, which builds pydantic models on import)
+PRESET_NAMES = ("default", "summaries", "bm25", "rrf")
+KINDS = ("fact", "preference", "episode", "procedure", "rule")
 
 
 @app.command()
@@ -39,27 +50,27 @@ def add(
     """Remember a statement; an exact repeat is recognised and not stored twice."""
     if not text.strip():
         raise ArgumentError("the memory text is empty")
-    if kind is not None and kind not in ("fact", "preference", "episode", "procedure", "rule"):
+    if kind is not None and kind not in KINDS:
         raise ArgumentError(f"--kind must be fact, preference, episode, procedure or rule; got {kind!r}")
     if kind is not None and infer:
         raise ArgumentError("--kind sets the kind of a memory stored as written: use it with --no-infer")
-    with service_for(home) as service:
-        scope = scope_of(service, tenant, user, agent, run, container)
+    with open_calls(home) as (calls, default_tenant, default_user):
+        scope = named_scope(default_tenant, default_user, tenant, user, agent, run, container)
         if not infer:
-            memory, created = service.add(scope, text, kind=kind)  # type: ignore[arg-type]
+            memory, created = calls.call("add", {"scope": scope, "text": text, "kind": kind})
             verb = "added" if created else "already stored"
-            out.print(f"{verb} {memory.id} ({memory.kind}, salience {memory.salience:.2f})")
+            out.line(f"{verb} {memory['id']} ({memory['kind']}, salience {memory['salience']:.2f})")
             return
-        result = service.add_messages(scope, text)
-        for event in result.results:
-            memory = service.get(scope, event.id)
-            if event.event == "NONE":
-                out.print(f"already stored {event.id}: {event.memory}", markup=False)
+        result = calls.call("add_messages", {"scope": scope, "messages": text})
+        for event in result["results"]:
+            memory = calls.call("get", {"scope": scope, "memory_id": event["id"]})
+            if event["event"] == "NONE":
+                out.line(f"already stored {event['id']}: {event['memory']}")
             else:
-                replaces = f", replaces {event.previous_id}" if event.previous_id else ""
-                verb = "added" if event.event == "ADD" else "updated"
-                out.print(f"{verb} {event.id} ({memory.kind}, salience {memory.salience:.2f}{replaces}): "
-                          f"{event.memory}", markup=False)
+                replaces = f", replaces {event['previous_id']}" if event.get("previous_id") else ""
+                verb = "added" if event["event"] == "ADD" else "updated"
+                out.line(f"{verb} {event['id']} ({memory['kind']}, salience {memory['salience']:.2f}{replaces}): "
+                         f"{event['memory']}")
 
 
 @app.command()
@@ -75,19 +86,19 @@ def recall(
         "--history", help="Also show memories that are no longer current (superseded, expired, archived), marked.")] = False,
 ) -> None:
     """Hybrid recall with citations, packed into a token budget."""
-    from mnemoflow.recall import PRESETS, RecallFilters
-
-    if preset is not None and preset not in PRESETS:
-        raise ArgumentError(f"--preset must be one of {', '.join(PRESETS)}; got {preset!r}")
+    if preset is not None and preset not in PRESET_NAMES:
+        raise ArgumentError(f"--preset must be one of {', '.join(PRESET_NAMES)}; got {preset!r}")
     if not query.strip():
         raise ArgumentError("the query is empty")
-    with service_for(home) as service:
-        scope = scope_of(service, tenant, user, agent, run, container)
-        result = service.recall(scope, query, k=k, token_budget=budget, config=preset,
-                                filters=RecallFilters(include_history=history))
+    with open_calls(home) as (calls, default_tenant, default_user):
+        scope = named_scope(default_tenant, default_user, tenant, user, agent, run, container)
+        result = calls.call("recall", {"scope": scope, "query": query, "k": k, "token_budget": budget,
+                                       "config": preset, "filters": {"include_history": history}}, view="public")
     if as_json:
-        sys.stdout.write(json.dumps(result.public(), ensure_ascii=False) + "\n")
+        _print_json(result)
     else:
+        from mnemoflow.cli.output import print_recall
+
         print_recall(result)
 
 
@@ -102,15 +113,16 @@ def search(
     """Memories only, best first, with their scores (mem0's search; `recall` also cites sources)."""
     if not query.strip():
         raise ArgumentError("the query is empty")
-    with service_for(home) as service:
-        found = service.search(scope_of(service, tenant, user, agent, run, container), query, limit=limit)
+    with open_calls(home) as (calls, default_tenant, default_user):
+        scope = named_scope(default_tenant, default_user, tenant, user, agent, run, container)
+        found = calls.call("search", {"scope": scope, "query": query, "limit": limit}, view="mem0")
     if as_json:
-        sys.stdout.write(json.dumps(found.mem0(), ensure_ascii=False) + "\n")
+        _print_json(found)
         return
-    for memory in found:
-        out.print(f"{memory.score or 0:.3f}  {memory.id}  {memory.content}", markup=False)
-    if not found.results:
-        out.print("no memories found")
+    for memory in found["results"]:
+        out.line(f"{memory.get('score') or 0:.3f}  {memory['id']}  {memory['memory']}")
+    if not found["results"]:
+        out.line("no memories found")
 
 
 @app.command()
@@ -121,13 +133,14 @@ def get(
     as_json: Annotated[bool, typer.Option("--json", help="Print the memory as JSON.")] = False,
 ) -> None:
     """One memory by id, current or a past version (a deleted one is gone), if the scope may see it."""
-    with service_for(home) as service:
-        memory = service.get(scope_of(service, tenant, user, agent, run, container), memory_id)
+    with open_calls(home) as (calls, default_tenant, default_user):
+        scope = named_scope(default_tenant, default_user, tenant, user, agent, run, container)
+        memory = calls.call("get", {"scope": scope, "memory_id": memory_id})
     if as_json:
-        sys.stdout.write(memory.model_dump_json() + "\n")
+        sys.stdout.write(json.dumps(memory, separators=(",", ":"), ensure_ascii=False) + "\n")
         return
-    state = "current" if memory.is_latest else "a past version"
-    out.print(f"{memory.id} ({memory.kind}, {state}, salience {memory.salience:.2f}): {memory.content}", markup=False)
+    state = "current" if memory["is_latest"] else "a past version"
+    out.line(f"{memory['id']} ({memory['kind']}, {state}, salience {memory['salience']:.2f}): {memory['content']}")
 
 
 @app.command()
@@ -137,9 +150,10 @@ def forget(
     container: Container = None,
 ) -> None:
     """Delete one of the user's memories (recall stops returning it; history keeps the record)."""
-    with service_for(home) as service:
-        service.delete(scope_of(service, tenant, user, agent, run, container), memory_id)
-        out.print(f"forgot {memory_id}")
+    with open_calls(home) as (calls, default_tenant, default_user):
+        scope = named_scope(default_tenant, default_user, tenant, user, agent, run, container)
+        calls.call("delete", {"scope": scope, "memory_id": memory_id})
+        out.line(f"forgot {memory_id}")
 
 
 @app.command()
@@ -149,14 +163,18 @@ def history(
     container: Container = None,
 ) -> None:
     """The commits that wrote a memory and the versions it replaced, oldest first."""
-    with service_for(home) as service:
-        for entry in service.history(scope_of(service, tenant, user, agent, run, container), memory_id):
-            version = f"  (version {entry.memory_id})" if entry.memory_id != memory_id else ""
-            out.print(f"{entry.created_at:%Y-%m-%d %H:%M:%S}  {entry.op:<7} {entry.commit_id}  {entry.actor}: "
-                      f"{entry.message}{version}", markup=False)
+    from datetime import datetime
+
+    with open_calls(home) as (calls, default_tenant, default_user):
+        scope = named_scope(default_tenant, default_user, tenant, user, agent, run, container)
+        for entry in calls.call("history", {"scope": scope, "memory_id": memory_id}):
+            version = f"  (version {entry['memory_id']})" if entry["memory_id"] != memory_id else ""
+            out.line(f"{datetime.fromisoformat(entry['created_at']):%Y-%m-%d %H:%M:%S}  {entry['op']:<7} "
+                     f"{entry['commit_id']}  {entry['actor']}: {entry['message']}{version}")
 
 
-
+def _print_json(value: Any) -> None:
+    sys.stdout.write(json.dumps(value, ensure_ascii=False) + "\n")
 
 
 ReviewId = Annotated[str, typer.Argument(help="The review to decide (an id from `mnemoflow review list`).")]

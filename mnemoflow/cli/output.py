@@ -3,19 +3,18 @@ with their citations."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
-from rich.progress import Progress
-
 from mnemoflow.cli.app import err, out, progress_bar
 from mnemoflow.storage.scope import Scope
-from mnemoflow.timeutil import clock
 
 if TYPE_CHECKING:
+    from rich.progress import Progress
+
     from mnemoflow.reports import GenerationDrainReport, IngestOutcome
-    from mnemoflow.models import Citation, RecallResult
     from mnemoflow.service import MemoryService
 
 
@@ -92,6 +91,8 @@ def place_in_document(locator: dict[str, Any]) -> str:
         first, last = locator["lines"]
         parts.append(f"lines {first}-{last}")
     if "start" in locator and "end" in locator:
+        from mnemoflow.timeutil import clock
+
         parts.append(f"{clock(locator['start'])}-{clock(locator['end'])}")
     if "resource" in locator and "id" in locator:
         parts.append(f"{locator['resource']} {locator['id']}")
@@ -100,29 +101,31 @@ def place_in_document(locator: dict[str, Any]) -> str:
     return ", ".join(parts)
 
 
-def citation_line(c: Citation) -> str:
-    """A citation as a person reads it: a conversation turn, a memory, or a place in a document."""
-    if c.turn_id:
-        return f"{c.session_id}#{c.turn_id}" + (f" @ {c.ts:%Y-%m-%d %H:%M}" if c.ts else "")
-    if c.memory_id:
-        return c.memory_id
-    where = place_in_document(c.locator)
-    place = unquote(c.uri.removeprefix("file://")) if c.uri else c.document_id
+def citation_line(c: dict[str, Any]) -> str:
+    """A citation (its JSON view) as a person reads it: a conversation turn, a memory, or a place in a
+    document."""
+    if c.get("turn_id"):
+        ts = datetime.fromisoformat(c["ts"]) if c.get("ts") else None
+        return f"{c.get('session_id')}#{c['turn_id']}" + (f" @ {ts:%Y-%m-%d %H:%M}" if ts else "")
+    if c.get("memory_id"):
+        return c["memory_id"]
+    where = place_in_document(c.get("locator") or {})
+    place = unquote(c["uri"].removeprefix("file://")) if c.get("uri") else c.get("document_id")
     return f"{place}" + (f" ({where})" if where else "")
 
 
-def print_recall(result: RecallResult) -> None:
-    if not result.items:
-        out.print("nothing recalled")
+def print_recall(result: dict[str, Any]) -> None:
+    """A recall as people read it, from its public JSON view (`RecallResult.public()`, which a server
+    sends as it is): each item, where it came from, and the warnings."""
+    if not result["items"]:
+        out.line("nothing recalled")
         return
-    for n, item in enumerate(result.items, start=1):
-        cites = [citation_line(c) for c in item.citations]
+    for n, item in enumerate(result["items"], start=1):
+        cites = [citation_line(c) for c in item["citations"]]
         if len(cites) > 6:  # a summary cites every turn it covers; the first are those its text shows
             cites = [*cites[:6], f"and {len(cites) - 6} more"]
-        out.print(f"[bold][{n}][/] {item.text}")
-        out.print(f"    [dim]{item.kind} {item.id} | {item.why} | cites: {'; '.join(cites)}[/]")
-    out.print(f"[dim]{len(result.items)} items, {result.tokens} tokens[/]")
-    for w in result.warnings:
-        err.print(f"[yellow]warning:[/] {w}")
-
-
+        out.line((f"[{n}]", "bold"), f" {item['text']}")
+        out.line(("    " + f"{item['kind']} {item['id']} | {item['why']} | cites: {'; '.join(cites)}", "dim"))
+    out.line((f"{len(result['items'])} items, {result['tokens']} tokens", "dim"))
+    for w in result["warnings"]:
+        err.line(("warning:", "yellow"), f" {w}")

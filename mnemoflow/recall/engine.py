@@ -150,6 +150,9 @@ def _search(
     Memories are searched with their past versions (never deleted ones): `_hydrate` decides."""
     warnings: list[str] = []
     found: dict[str, list[SearchHit]] = {}
+    targets = store.searchable(scope, targets)  # type: ignore[arg-type]
+    if not targets:  # nothing to find: no index is opened and the query is not embedded
+        return found, warnings
     # BM25 runs beside the query embedding and the vector search: both wait in native code
     # (LanceDB, torch) with the GIL released, so on two cores this hides most of the BM25 time.
     bm25 = [_pool().submit(store.bm25_search, scope, t, query, config.depth, include_history=True,

@@ -13,12 +13,29 @@ Lengths are in units (`tokens.units`), so a CJK sentence counts as the tokens it
 
 from __future__ import annotations
 
+import importlib.util
 import re
-
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+from pathlib import Path
 
 from mnemoflow.chunking import SENTENCE_END
 from mnemoflow.tokens import HAN, cjk_bigrams, prefix_within, units
+
+
+def _english_stop_words() -> frozenset[str]:
+    """scikit-learn's list (`sklearn.feature_extraction.text.ENGLISH_STOP_WORDS`), read from its own
+    module file without importing scikit-learn: that import costs a cold `mnemoflow recall` ~1.1 CPU s
+    (scipy comes with it) for one frozenset."""
+    package = importlib.util.find_spec("sklearn")
+    assert package is not None and package.submodule_search_locations, "scikit-learn is a dependency"
+    path = Path(package.submodule_search_locations[0]) / "feature_extraction" / "_stop_words.py"
+    spec = importlib.util.spec_from_file_location("_mnemoflow_sklearn_stop_words", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.ENGLISH_STOP_WORDS
+
+
+ENGLISH_STOP_WORDS = _english_stop_words()
 
 GAP = " … "
 _WORD = re.compile(r"[a-z0-9]+")

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from mnemoflow.config import Settings
 from mnemoflow.storage.scope import Scope
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # a Scope is light to import: neither the settings nor the engines come with it
+    from mnemoflow.config import Settings
     from mnemoflow.storage.store import Store
 
 __all__ = ["Scope", "Store", "open_store"]

@@ -37,6 +37,7 @@ class Analytics(Room):
                 raise BadInputError(f"one statement at a time; got {len(statements)}")
             if statements[0].type not in _READS:
                 raise BadInputError(f"read-only: {statements[0].type.name} statements are refused")
+            fts.load(con)  # a statement may call its functions (match_bm25, stem)
             if "match_bm25" in statement.lower():  # small writes leave the FTS indexes to the next reader
                 for spec in fts.FTS_SPECS:
                     fts.ensure_current(con, spec, utcnow())
@@ -100,6 +101,7 @@ class Analytics(Room):
         import duckdb_extensions
 
         with self._db.read() as con:
+            fts.load(con)  # what analysts' statements may call (match_bm25, stem)
             try:
                 for name in QUACK_EXTENSIONS:
                     duckdb_extensions.import_extension(name, con=con)

@@ -9,12 +9,11 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import duckdb
-import duckdb_extensions
 
 from mnemoflow.errors import StoreBusyError, StoreUnavailableError
 from mnemoflow.storage import postgres as pg
 
-# Extensions come from the duckdb-extension-* wheels; DuckDB must never try to fetch one.
+# Extensions come from the duckdb-extension-* wheels (`fts.load`); DuckDB must never try to fetch one.
 _CONFIG = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
 
 
@@ -23,7 +22,7 @@ def _is_lock_conflict(exc: duckdb.Error) -> bool:
 
 
 def connect(path: Path, lock_timeout_s: float) -> duckdb.DuckDBPyConnection:
-    """Open `path` read-write with the FTS extension loaded.
+    """Open `path` read-write (the FTS extension is loaded by its first user: `fts.load`).
 
     While another process holds the file, retry with exponential backoff for up to
     `lock_timeout_s` seconds, then raise `StoreBusyError` naming the holder.
@@ -47,8 +46,6 @@ def connect(path: Path, lock_timeout_s: float) -> duckdb.DuckDBPyConnection:
                 ) from exc
             time.sleep(min(delay, max(0.0, deadline - time.monotonic())))
             delay = min(delay * 2, 2.0)
-    duckdb_extensions.import_extension("fts", con=con)  # installs from the wheel's own copy
-    con.execute("LOAD fts")
     return con
 
 

@@ -26,16 +26,18 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import lancedb
 import numpy as np
 import pyarrow as pa
-from lancedb.index import FTS, Bitmap, BTree, HnswSq
 
 from mnemoflow.errors import ConfigError, UnreachableError, VectorsUnavailableError
+from mnemoflow.storage.lance_import import import_lancedb
 from mnemoflow.storage.scope import BOUNDARIES
 from mnemoflow.tokens import cjk_index_text, cjk_query_text
+
+if TYPE_CHECKING:
+    import lancedb
 
 
 @dataclass(frozen=True)
@@ -181,7 +183,9 @@ class LanceIndex:
         """`location`: a folder, or a bucket URL (`s3://...`, reached with `storage_options`) that other
         processes write too: then this one re-reads a table's latest version when `read_consistency_s`
         has passed since it last looked, and gives up on an unreachable bucket after a few retries
-        (recall answers from the system of record meanwhile) rather than LanceDB's three minutes."""
+        (recall answers from the system of record meanwhile) rather than LanceDB's three minutes.
+        A folder is connected when first used (LanceDB's import costs a cold command ~1 s); a bucket at
+        once, so that one out of reach is said before any work starts."""
         remote = isinstance(location, str) and "://" in location
         if not remote:
             Path(location).mkdir(parents=True, exist_ok=True)
@@ -191,18 +195,11 @@ class LanceIndex:
             options.setdefault("timeout", "60s")
             options.setdefault("client_max_retries", "2")
             options.setdefault("client_retry_timeout", f"{max(1, round(connect_timeout_s))}")
-        consistency = None if read_consistency_s is None else timedelta(seconds=read_consistency_s)
+        self._options = options or None
+        self._consistency = None if read_consistency_s is None else timedelta(seconds=read_consistency_s)
         self.location = str(location)
         self.remote = remote
-        try:
-            self._db = lancedb.connect(self.location, storage_options=options or None,
-                                       read_consistency_interval=consistency)
-            if remote:
-                self._db.list_tables()
-        except Exception as exc:  # noqa: BLE001  (object_store, IO and auth errors alike: say what failed)
-            if not remote:
-                raise
-            raise UnreachableError(f"cannot reach the vectors at {self.location}: {object_store_reason(exc)}") from None
+        self._connection: lancedb.DBConnection | None = None
         self.model = model
         self.dim = dim
         self.vector_index_min_rows = vector_index_min_rows
@@ -214,6 +211,27 @@ class LanceIndex:
         self._cleaned: dict[str, float] = {}  # when this process last deleted what compactions replaced
         self._writers: dict[str, threading.RLock] = {}
         self._writers_guard = threading.Lock()
+        if remote:  # a bucket out of reach is said before any work starts
+            self._connection = self._connect()
+
+    @property
+    def _db(self) -> lancedb.DBConnection:
+        with self._writers_guard:
+            if self._connection is None:
+                self._connection = self._connect()
+            return self._connection
+
+    def _connect(self) -> lancedb.DBConnection:
+        try:
+            db = import_lancedb().connect(self.location, storage_options=self._options,
+                                          read_consistency_interval=self._consistency)
+            if self.remote:
+                db.list_tables()
+        except Exception as exc:  # noqa: BLE001  (object_store, IO and auth errors alike: say what failed)
+            if not self.remote:
+                raise
+            raise UnreachableError(f"cannot reach the vectors at {self.location}: {object_store_reason(exc)}") from None
+        return db
 
     def _writer(self, spec: IndexSpec) -> threading.RLock:
         with self._writers_guard:
@@ -432,7 +450,9 @@ class LanceIndex:
         process last compacted the table; then they are merged, and the rows folded into the
         indexes once LAZY_UNINDEXED_ROWS (or a tenth of the table) wait outside them.
         """
-        table = self.table(spec)
+        table = self.table(spec)  # imports LanceDB (storage/lance_import.py) before the line below
+        from lancedb.index import FTS, Bitmap, BTree, HnswSq
+
         self._appends[spec.name] = 0
         if lazy and spec.name in self._settled and self._piled_up(spec, table) < LAZY_FRAGMENTS:
             return

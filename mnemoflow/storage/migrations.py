@@ -262,12 +262,16 @@ def _rate_buckets(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def apply_migrations(con: duckdb.DuckDBPyConnection) -> list[str]:
-    """Apply pending migrations in order; returns the names applied now."""
-    con.execute(
-        "CREATE TABLE IF NOT EXISTS schema_migrations ("
-        " version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL)"
-    )
-    done = {row[0] for row in con.execute("SELECT name FROM schema_migrations").fetchall()}
+    """Apply pending migrations in order; returns the names applied now. A store that is up to date
+    costs one read (no DDL, no write)."""
+    try:
+        done = {row[0] for row in con.execute("SELECT name FROM schema_migrations").fetchall()}
+    except duckdb.CatalogException:  # a new store
+        con.execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations ("
+            " version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL)"
+        )
+        done = set()
     applied: list[str] = []
     for version, (name, fn) in enumerate(MIGRATIONS, start=1):
         if name in done:

@@ -16,7 +16,7 @@ from mnemoflow.storage import batch, fts
 from mnemoflow.storage.lance_index import CHUNK_INDEX, EMBEDDING_CACHE, INDEX_OF, MEMORY_INDEX, LanceIndex, sql_in
 from mnemoflow.storage.room import Room, Target
 from mnemoflow.storage.rows import epoch, lifecycle_sql
-from mnemoflow.storage.scope import Scope, lance_visible, visible
+from mnemoflow.storage.scope import Scope, lance_visible, owned, visible
 from mnemoflow.timeutil import utcnow
 
 
@@ -99,6 +99,22 @@ class Search(Room):
         """Force a rebuild of the DuckDB FTS index (benchmarks measure what one costs)."""
         with self._db.read() as con:
             fts.rebuild(con, fts.FTS_OF[target], utcnow())
+
+    def searchable(self, scope: Scope, targets: list[Target]) -> list[Target]:
+        """The targets holding anything a search inside the scope could return (past versions too,
+        never a deleted row), by DuckDB alone: a recall of an empty scope loads neither LanceDB nor
+        the model. What it leaves out, DuckDB's final gate would drop anyway."""
+        tables = {"memories": ("memories", visible, "deleted_at IS NULL"),
+                  "chunks": ("chunks", visible, "deleted_at IS NULL"),
+                  "summaries": ("summaries", owned, "retired_at IS NULL")}
+        found = []
+        with self._db.read() as con:
+            for target in targets:
+                table, predicate, live = tables[target]
+                where, params = predicate(scope)
+                if con.execute(f"SELECT 1 FROM {table} WHERE {where} AND {live} LIMIT 1", params).fetchone():
+                    found.append(target)
+        return found
 
     def bm25_search(
         self, scope: Scope, target: Target, query: str, k: int, *, include_history: bool = False,

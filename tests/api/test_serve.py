@@ -7,6 +7,7 @@ import signal
 import stat
 import subprocess
 import sys
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -16,9 +17,11 @@ import httpx
 import pytest
 
 from mnemoflow.config import load_settings
+from mnemoflow.errors import MnemoflowError
 from mnemoflow.remote import RemoteService, connect, read_server_info
 from mnemoflow.service import MemoryService
 from mnemoflow.storage.scope import Scope
+from tests.conftest import turn, write_transcript
 from tests.serving import served, start_server, stop_server, wait_until_serving
 
 ACME = Scope("acme", "alex")
@@ -57,6 +60,60 @@ def test_sigterm_checkpoints_and_hands_the_store_back(tmp_path: Path) -> None:
     with connect(load_settings(home)) as service:  # nobody serves: the store opens in this process
         assert isinstance(service, MemoryService)
         assert [m.content for m in service.get_all(ACME)] == ["Alex owns a red bike"]
+
+
+def test_sigterm_while_clients_write_and_the_worker_embeds_loses_nothing_acknowledged(tmp_path: Path) -> None:
+    """SIGTERM in the middle of it all: writers adding memories, a transcript's memories and vectors
+    being derived by the outbox worker. Every write a client was told succeeded is in the store after
+    the stop, and the derived work left over is finished by the next worker (none of it is stuck)."""
+    home = tmp_path / "home"
+    transcript = write_transcript(tmp_path / "standup.jsonl", [
+        turn("standup", f"t{n}", "Ines" if n % 2 else "Bo", f"2026-03-0{1 + n % 9}T09:{n % 60:02d}:00",
+             f"Ticket {n} moves to the {('review', 'done', 'blocked')[n % 3]} column after the {n}th check")
+        for n in range(240)])
+    process = start_server(home, "--no-schedules")
+    wait_until_serving(home, process)
+    with connect(load_settings(home)) as service:
+        service.ingest(ACME, [transcript], wait=False)  # the worker's work: memories, then vectors
+    acknowledged: list[tuple[str, str]] = []
+    enough = threading.Event()
+
+    def writer(n: int) -> None:
+        with connect(load_settings(home)) as client:
+            for i in range(10_000):
+                text = f"Crate {n}-{i} sits on shelf {n * 100 + i} of the east aisle"
+                try:
+                    memory, _ = client.add(ACME, text, kind="fact", wait=i % 2 == 0)
+                except MnemoflowError:  # the server stopped: refused, or cancelled unanswered
+                    return
+                acknowledged.append((memory.id, text))
+                if len(acknowledged) >= 6:
+                    enough.set()
+
+    writers = [threading.Thread(target=writer, args=(n,)) for n in range(3)]
+    for thread in writers:
+        thread.start()
+    assert enough.wait(300), "the writers got no answers"
+    with connect(load_settings(home)) as service:  # the worker under way: some derived work done, some not
+        for _ in range(3000):
+            jobs = service.outbox_counts()
+            if jobs.get("done", 0) and jobs.get("pending", 0) or not jobs.get("pending", 0):
+                break
+            threading.Event().wait(0.1)
+    process.send_signal(signal.SIGTERM)
+    process.communicate(timeout=120)
+    for thread in writers:
+        thread.join(timeout=300)
+    assert process.returncode in (0, -signal.SIGTERM)
+    assert not (home / "server.json").exists()
+    with connect(load_settings(home)) as service:  # nobody serves: the store opens in this process
+        assert isinstance(service, MemoryService)
+        for memory_id, text in acknowledged:
+            assert service.get(ACME, memory_id).content == text
+        service.drain()  # what the stopped worker left, leased by a process that is gone, is claimable now
+        assert service.outbox_counts().get("pending", 0) == 0 and not service.outbox_counts().get("dead")
+        assert service.counts(ACME)["pending_embeddings"] == 0 and service.counts(ACME)["turns"] == 240
+        assert all(report.ok for report in service.verify("acme"))
 
 
 def test_a_crashed_server_leaves_a_file_that_clients_see_through(tmp_path: Path) -> None:

@@ -35,10 +35,24 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_the_export_is_made_once_where_its_name_says(exported: Path) -> None:
     assert exported == onnx_model_path(exported.parent)
-    assert [p.name for p in exported.parent.iterdir()] == [exported.name]  # no partial file left behind
+    # the graph and its weights beside it; no partial file left behind
+    assert sorted(p.name for p in exported.parent.iterdir()) == [exported.name, f"{exported.name}.weights"]
     made = exported.stat().st_mtime_ns
     assert ensure_onnx_model(exported.parent) == exported
     assert exported.stat().st_mtime_ns == made
+
+
+def test_an_earlier_single_file_export_is_converted_without_torch(exported: Path, tmp_path: Path) -> None:
+    import onnx
+
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    single = cache / exported.name.replace("-ext.onnx", ".onnx")  # what an earlier version wrote
+    onnx.save_model(onnx.load(str(exported)), str(single))  # the weights inside the graph
+    converted = ensure_onnx_model(cache)
+    assert converted == onnx_model_path(cache) and (cache / f"{converted.name}.weights").exists()
+    texts = ["Omar builds the frontend in React.", "ok"]
+    assert np.array_equal(OnnxEmbedder(converted).embed(texts), OnnxEmbedder(single).embed(texts))
 
 
 def test_onnx_vectors_are_sentence_transformers_vectors(exported: Path) -> None:
