@@ -27,6 +27,7 @@ from pydantic_settings import (
 )
 
 from mnemoflow.errors import ConfigError
+from mnemoflow.recall.config import PresetName
 
 DEFAULT_HOME = Path("~/.mnemoflow")
 
@@ -235,7 +236,8 @@ class Settings(BaseSettings):
         None, ge=1, description="Default cap on items recall returns; unset: as many as fit the token budget."
     )
     recall_token_budget: int = Field(2048, ge=16, description="Default context budget in tokens.")
-    recall_preset: str = Field("default", description="Named recall configuration (see mnemoflow.recall.config).")
+    recall_preset: PresetName = Field(
+        "default", description="Named recall configuration: default, summaries, bm25 or rrf (mnemoflow.recall.config).")
     recall_track_access: bool = Field(
         True, description="Count every memory recall returns (access_count, last_accessed_at): decay keeps "
         "memories that are used longer.")

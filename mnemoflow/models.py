@@ -20,6 +20,7 @@ MemoryKind = Literal["fact", "preference", "episode", "procedure", "rule"]
 # metadata that generation writes about where a memory's text came from (true of that text only);
 # the rest of a memory's metadata is the caller's
 PROVENANCE_KEYS = ("entities", "source_turn_ids", "source_turns", "why", "derived_by")
+DOCUMENT_PREFIX = "doc_"  # what every document id starts with, and no memory id
 
 
 @dataclass(frozen=True)

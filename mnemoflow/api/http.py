@@ -6,11 +6,15 @@ the request, so no request can name another tenant.
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Callable
 from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, HTTPException, Query, Request, status
+from fastapi.encoders import jsonable_encoder
 from fastapi.exception_handlers import http_exception_handler
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -43,6 +47,7 @@ from mnemoflow.service import MemoryService
 from mnemoflow.storage import Scope
 from mnemoflow.storage.scope import ID_PATTERN
 from mnemoflow.tree_models import Profile
+from mnemoflow.unicode_text import refuse_lone_surrogates
 
 _STATUS = {NotFoundError: 404, ScopeError: 422, BadInputError: 422, StoreBusyError: 503}
 
@@ -77,6 +82,21 @@ def _once_each(request: Request) -> None:
     repeated = sorted({k for k, _ in request.query_params.multi_items() if len(request.query_params.getlist(k)) > 1})
     if repeated:
         raise BadInputError(f"each query parameter at most once; repeated: {', '.join(repeated)}")
+_ESCAPED_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+async def _text_body(request: Request) -> None:
+    """A body holding a lone surrogate is refused whatever field holds it, one the route ignores included:
+    it is not text. Only a body that escapes a surrogate at all is parsed here (a pair is text)."""
+    body = await request.body()  # Starlette keeps it for the route
+    if _ESCAPED_SURROGATE.search(body):
+        try:
+            parsed = json.loads(body)
+        except ValueError:
+            return  # not JSON: the route says so (400)
+        refuse_lone_surrogates("the body", parsed)
+
+
 OwnerId = Annotated[str | None, Query(pattern=ID_PATTERN)]  # the query string's ids, in `Scope`'s alphabet
 
 
@@ -98,6 +118,47 @@ def _body_scope(tenant_id: str, body: Scoped, filters: dict[str, Any] | None = N
 QueryScope = Annotated[Scope, Depends(_query_scope)]
 
 
+def _printable(value: Any) -> Any:
+    """`value` with every string encodable as UTF-8: a lone surrogate ("\\ud800", which JSON can carry
+    and no UTF-8 text can) is shown as its escape, so that a refusal quoting it can be sent at all."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    if isinstance(value, dict):
+        return {_printable(k): _printable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_printable(v) for v in value]
+    return value
+
+
+NOT_TEXT = "not valid Unicode text: it holds a lone surrogate (such as \\ud800), which has no UTF-8 form"
+
+
+def _json_type(content_type: str) -> bool:
+    kind = content_type.split(";", 1)[0].strip().lower()
+    return kind == "application/json" or (kind.startswith("application/") and kind.endswith("+json"))
+
+
+def refused_request(request: Request, exc: RequestValidationError) -> JSONResponse:
+    """A request its schema rejects: 400 when the body is not JSON (or is sent as another content type;
+    without a content type a body is read as JSON), else FastAPI's 422 `detail` list, with any lone
+    surrogate it quotes escaped and named as such."""
+    errors = list(exc.errors())
+    if bad := next((e for e in errors if e.get("type") == "json_invalid"), None):
+        where = bad.get("ctx", {}).get("error", "")
+        return JSONResponse(status_code=400, content={
+            "detail": f"the body is not JSON ({where} at character {bad['loc'][-1]})" if where else
+                      "the body is not JSON"})
+    sent = request.headers.get("content-type", "")
+    if sent and not _json_type(sent) and any(tuple(e.get("loc", ())) == ("body",) for e in errors):
+        return JSONResponse(status_code=400, content={
+            "detail": f"the body is read as JSON: send it as application/json (or with no content type), "
+                      f"not as {_printable(sent)}"})
+    shown = [{**e, "msg": NOT_TEXT} if e.get("type") == "string_unicode" else e for e in errors]
+    return JSONResponse(status_code=422, content={"detail": _printable(jsonable_encoder(shown))})
+
+
 def allowed_methods(request: Request) -> list[str]:
     """Every method some route of the request's path takes (of the routes the app holds itself, not
     of routers it includes)."""
@@ -106,22 +167,27 @@ def allowed_methods(request: Request) -> list[str]:
 
 
 def create_app(service: MemoryService, lifespan: Any = None) -> FastAPI:
+    # a body with no content type is read as JSON (curl and many clients send none)
     app = FastAPI(title="mnemoflow", version="1", description="Per-tenant long-term memory for AI agents.",
-                  lifespan=lifespan)
+                  lifespan=lifespan, strict_content_type=False)
     app.state.service = service
     def keyed(method: str, path: str, *, refuses: tuple[int, ...] = (), **route: Any) -> Callable[[Any], Any]:
         """A tenant route: it needs a key, the store may be busy, and it says what else it refuses."""
         return app.api_route(path, methods=[method], responses=refusals(401, 422, 503, *refuses),
-                             dependencies=[Depends(_once_each)], **route)
+                             dependencies=[Depends(_once_each), Depends(_text_body)], **route)
 
     @app.exception_handler(MnemoflowError)
     def _error(_: Request, exc: MnemoflowError) -> JSONResponse:
-        return JSONResponse(status_code=status_of(exc), content={"detail": str(exc)})
+        return JSONResponse(status_code=status_of(exc), content={"detail": _printable(str(exc))})
+
+    app.add_exception_handler(RequestValidationError, refused_request)  # type: ignore[arg-type]
 
     @app.exception_handler(StarletteHTTPException)
     async def _refused(request: Request, exc: StarletteHTTPException) -> Response:
         if exc.status_code == 405 and (allowed := allowed_methods(request)):  # Starlette's Allow names the
             exc.headers = {**(exc.headers or {}), "Allow": ", ".join(allowed)}  # first route of the path only
+        if exc.status_code == 400 and isinstance(exc.__cause__, UnicodeError):  # FastAPI's "error parsing the body"
+            exc = StarletteHTTPException(400, "the body is not JSON: it is not UTF-8 text")
         return await http_exception_handler(request, exc)
 
     @app.get("/v1/health")
@@ -144,9 +210,11 @@ def create_app(service: MemoryService, lifespan: Any = None) -> FastAPI:
         return service.add_messages(_body_scope(tenant_id, body), messages,  # type: ignore[arg-type]
                                     metadata=body.metadata, infer=body.infer)
 
-    @keyed("GET", "/v1/memories", response_model=list[MemoryItem])
-    def list_memories(scope: QueryScope, limit: Annotated[int, Query(ge=1, le=1000)] = 100):
-        return service.get_all(scope, limit=limit).results
+    @keyed("GET", "/v1/memories", response_model=Mem0Results, response_model_exclude_none=True)
+    def list_memories(scope: QueryScope, limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> dict[str, Any]:
+        """mem0's get_all: `{"results": [{id, memory, hash, metadata, created_at, ...}]}`, newest first (the
+        shape `/v1/search` answers in; `GET /v1/memories/{id}` gives one memory whole)."""
+        return service.get_all(scope, limit=limit).mem0()
 
     @keyed("DELETE", "/v1/memories", response_model=DeleteResult)
     def delete_all(scope: QueryScope) -> DeleteResult:
@@ -194,7 +262,8 @@ def create_app(service: MemoryService, lifespan: Any = None) -> FastAPI:
     @keyed("POST", "/v1/recall", response_model=PublicRecall, response_model_exclude_none=True, refuses=(400,))
     def recall(body: RecallIn, tenant_id: Tenant) -> dict[str, Any]:
         result = service.recall(_body_scope(tenant_id, body), body.query, k=body.k, token_budget=body.token_budget,
-                                filters=RecallFilters(kinds=body.kinds, include_history=body.include_history))
+                                filters=RecallFilters(kinds=body.kinds, include_history=body.include_history),
+                                config=body.preset)
         return result.public()
 
     return app

@@ -120,7 +120,8 @@ def get(
     container: Container = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the memory as JSON.")] = False,
 ) -> None:
-    """One memory by id, current or a past version (a deleted one is gone), if the scope may see it."""
+    """A memory by the id of any of its versions, as it is now (after an update: the new text), if the
+    scope may see it; a deleted one is gone."""
     with service_for(home) as service:
         memory = service.get(scope_of(service, tenant, user, agent, run, container), memory_id)
     if as_json:
@@ -132,14 +133,18 @@ def get(
 
 @app.command()
 def forget(
-    memory_id: Annotated[str, typer.Argument(help="The memory to delete.")],
+    memory_id: Annotated[str, typer.Argument(help="The memory (mem_..., any version's id) or document (doc_...) "
+                                                  "to delete.")],
     home: Home = None, tenant: Tenant = None, user: User = None, agent: Agent = None, run: Run = None,
     container: Container = None,
 ) -> None:
-    """Delete one of the user's memories (recall stops returning it; history keeps the record)."""
+    """Delete a memory (every version of it) or an ingested document (its attachments, chunks, vectors and
+    the memories drawn only from it). Deletion means gone: recall, get and history answer as if it never
+    was; `maintain decay` removes it for good after the retention period (the commit chain keeps ids and
+    digests, no text)."""
     with service_for(home) as service:
-        service.delete(scope_of(service, tenant, user, agent, run, container), memory_id)
-        out.print(f"forgot {memory_id}")
+        done = service.delete(scope_of(service, tenant, user, agent, run, container), memory_id)
+        out.print(f"forgot {', '.join(done.deleted)}")
 
 
 @app.command()
@@ -148,7 +153,8 @@ def history(
     home: Home = None, tenant: Tenant = None, user: User = None, agent: Agent = None, run: Run = None,
     container: Container = None,
 ) -> None:
-    """The commits that wrote a memory and the versions it replaced, oldest first."""
+    """The commits that wrote a memory and the versions it replaced, oldest first (a deleted memory has
+    none: deletion means gone)."""
     with service_for(home) as service:
         for entry in service.history(scope_of(service, tenant, user, agent, run, container), memory_id):
             version = f"  (version {entry.memory_id})" if entry.memory_id != memory_id else ""
