@@ -263,6 +263,10 @@ class Settings(BaseSettings):
     retention_days: float = Field(
         30.0, ge=0, description="Hard deletion: what was deleted (memories, documents, chunks) or archived longer ago "
         "than this is removed for good by the decay job, from DuckDB, LanceDB and both BM25 indexes.")
+    purge_rewrites_file: bool = Field(
+        True, description="After a purge removed anything, copy the DuckDB file afresh in place of itself: DuckDB "
+        "keeps a deleted row's bytes in its file's free blocks until they are reused, so without this the text of "
+        "a purged row can linger in the file. Costs a copy of the file (seconds per GB) once per purge.")
 
     eval_scenarios_dir: Path | None = Field(
         None, description="Scenario files the evaluate job runs; unset: the repository's eval/scenarios when present.")

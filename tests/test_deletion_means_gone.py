@@ -13,6 +13,7 @@ from fastapi.testclient import TestClient
 
 from mnemoflow.api.http import create_app
 from mnemoflow.config import load_settings
+from mnemoflow.memory.relate.entities import entity_id
 from mnemoflow.models import EntityRef, LinkDraft
 from mnemoflow.memory.generate.direct import draft_memory
 from mnemoflow.service import MemoryService
@@ -26,7 +27,7 @@ SCOPE = Scope("acme", "lena")
 NEIGHBOUR = Scope("acme", "ruth")
 OTHER_TENANT = Scope("globex", "lena")
 ENGINES = ["lancedb", "duckdb"]
-LENA = EntityRef("entity:person:lena", "Lena", "person")
+LENA = EntityRef(entity_id("person", "lena"), "Lena", "person")
 
 
 def _service(tmp_path: Path, engine: str) -> MemoryService:

@@ -34,7 +34,7 @@ def open_store(settings: Settings) -> Store:
     from mnemoflow.embedding import embedding_dimensions
     from mnemoflow.storage.connection import connect
     from mnemoflow.storage.lance_index import LanceIndex
-    from mnemoflow.storage.migrations import apply_migrations
+    from mnemoflow.storage.migrations import REKEYED, apply_migrations
     from mnemoflow.storage.store import Store
 
     try:
@@ -44,11 +44,15 @@ def open_store(settings: Settings) -> Store:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc).splitlines()[0]
         raise ConfigError(f"cannot use {settings.home} as the home directory: {reason}") from None
     try:
-        apply_migrations(con)
+        applied = apply_migrations(con)
         index = LanceIndex(settings.lancedb_path, settings.resolved_embedding_model, embedding_dimensions(settings))
     except BaseException:
         con.close()
         raise
-    return Store(con, index, max_attempts=settings.outbox_max_attempts, lease_s=settings.outbox_lease_s,
+    store = Store(con, index, max_attempts=settings.outbox_max_attempts, lease_s=settings.outbox_lease_s,
                  bm25_engine=settings.bm25_engine, backoff_s=settings.outbox_backoff_s,
-                 backoff_max_s=settings.outbox_backoff_max_s, access_flush_s=settings.recall_access_flush_s)
+                 backoff_max_s=settings.outbox_backoff_max_s, access_flush_s=settings.recall_access_flush_s,
+                 rewrite_after_purge=settings.purge_rewrites_file, lock_timeout_s=settings.store_lock_timeout_s)
+    if REKEYED in applied and settings.purge_rewrites_file:
+        store.rewrite_file()  # the ids that spelled names were rewritten: their old bytes leave the file too
+    return store

@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 import duckdb
 
 from mnemoflow.storage.analyst_views import ANALYST_VIEWS_0008
+from mnemoflow.storage.rekey_entities import REKEYED, rekey_entity_ids
 
 Migration = Callable[[duckdb.DuckDBPyConnection], None]
 MIGRATIONS: list[tuple[str, Migration]] = []
@@ -463,6 +464,12 @@ def _outbox_lease_owner(con: duckdb.DuckDBPyConnection) -> None:
     """Which process holds a job's lease (`outbox.worker_id`), so that a lease left by a process that
     died is claimable at once instead of when it runs out."""
     con.execute("ALTER TABLE outbox ADD COLUMN leased_by VARCHAR")
+
+
+@migration(REKEYED)
+def _entity_id_digests(con: duckdb.DuckDBPyConnection) -> None:
+    """Entity ids that spelled names become digests, in rows and in the commit chain (`rekey_entities`)."""
+    rekey_entity_ids(con)
 
 
 def apply_migrations(con: duckdb.DuckDBPyConnection) -> list[str]:
