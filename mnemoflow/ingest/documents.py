@@ -9,8 +9,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, urlparse
-from urllib.request import url2pathname
+from urllib.parse import quote, unquote_to_bytes, urlparse
 
 from mnemoflow.chunking import chunk_extracted
 from mnemoflow.config import RestResource, Settings
@@ -147,8 +146,8 @@ def retire_missing_files(store: Store, scope: Scope, folders: list[Path]) -> Del
 
 def _still_there(url: str) -> bool:
     """Whether the file a URL names exists (what is not a local file is not judged here: it stays)."""
-    parsed = urlparse(url)
-    return parsed.scheme != "file" or Path(url2pathname(parsed.path)).exists()
+    parsed = urlparse(url)  # the URL's bytes as the file system holds them, UTF-8 or not (`path_error`)
+    return parsed.scheme != "file" or Path(os.fsdecode(unquote_to_bytes(parsed.path))).exists()
 
 
 # ---------------------------------------------------------------------- API records
