@@ -87,6 +87,16 @@ def test_ingest_exit_code_reports_partial_failure(capsys: pytest.CaptureFixture[
     assert code == 1 and "missing.md: no such file or directory" in err
 
 
+def test_ingest_help_names_every_kind_the_extractors_read(capsys: pytest.CaptureFixture[str]) -> None:
+    from mnemoflow.extractors.registry import supported_kinds
+
+    code, out, _ = run(capsys, "ingest", "--help")
+    said = " ".join(out.split())
+    assert code == 0 and all(suffix in said.split() or f"{suffix}," in said.split() or f"{suffix}." in said.split()
+                             for suffixes in supported_kinds().values() for suffix in suffixes)
+    assert {".pdf", ".docx", ".wav", ".py", ".eml"} <= {s for suffixes in supported_kinds().values() for s in suffixes}
+
+
 def test_console_script_runs_the_demo(tmp_path: Path) -> None:
     exe = Path(sys.executable).parent / "mnemoflow"
     done = subprocess.run([str(exe), "demo", "--home", str(tmp_path / "demo")], capture_output=True, text=True,

@@ -170,7 +170,8 @@ class InvalidRequest(BaseModel):
     detail: list[InvalidField]
 
 
-REFUSALS = {400: "The body is not JSON.", 401: "No valid, unrevoked API key.",
+REFUSALS = {400: "The body is not JSON: not JSON text, not UTF-8, or sent as a content type other than JSON (a "
+                 "body with no content type is read as JSON).", 401: "No valid, unrevoked API key.",
             404: "Nothing of that id in the scope named (another tenant's ids are not found either).",
             422: "A request the schema rejects (FastAPI's `detail` list), or one the service refuses (a scope it "
                  "cannot serve, filters it cannot read).",
