@@ -34,7 +34,7 @@ from mnemoflow.models import HistoryEntry, MemoryItem, RecallResult
 from mnemoflow.recall.config import RecallFilters
 from mnemoflow.remote import connect
 from mnemoflow.reports import IngestOutcome
-from mnemoflow.results import AddResult, DeleteResult, MemoryList, Message, UpdateResult
+from mnemoflow.results import AddResult, DeleteResult, MemoryList, Message, UpdateResult, as_message
 from mnemoflow.rules.model import Evaluation, Feedback, Rating, Rule, RuleSpec, RuleState, ToolSelection
 from mnemoflow.storage import Scope
 from mnemoflow.tree_models import Profile
@@ -80,7 +80,9 @@ class Memory:
         Every memory touched comes back with its event: ADD, UPDATE (a new version; the old stays in
         history) or NONE (already held)."""
         scope = self._scope(user_id=user_id, agent_id=agent_id, run_id=run_id, container=container)
-        return self._service.add_messages(scope, messages, metadata=metadata, infer=infer)  # type: ignore[arg-type]
+        if isinstance(messages, list):  # read here, so a server's answer to a bad one is the same as this process's
+            messages = [as_message(m, n) for n, m in enumerate(messages, start=1)]
+        return self._service.add_messages(scope, messages, metadata=metadata, infer=infer)
 
     def search(
         self, query: str, *, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None,

@@ -31,6 +31,7 @@ from pydantic_settings import (
 from mnemoflow.client_settings import DEFAULT_HOME, DEFAULT_TENANT, DEFAULT_USER, ENV_PREFIX
 from mnemoflow.client_settings import config_file as _config_file
 from mnemoflow.errors import ConfigError
+from mnemoflow.recall.config import PresetName
 
 # Every dependency that could phone home or fetch weights is told not to. Applied by
 # `configure_runtime` before any of them is imported (huggingface_hub reads
@@ -301,7 +302,8 @@ class Settings(BaseSettings):
         None, ge=1, description="Default cap on items recall returns; unset: as many as fit the token budget."
     )
     recall_token_budget: int = Field(2048, ge=16, description="Default context budget in tokens.")
-    recall_preset: str = Field("default", description="Named recall configuration (see mnemoflow.recall.config).")
+    recall_preset: PresetName = Field(
+        "default", description="Named recall configuration: default, summaries, bm25 or rrf (mnemoflow.recall.config).")
     recall_track_access: bool = Field(
         True, description="Count every memory recall returns (access_count, last_accessed_at): decay keeps "
         "memories that are used longer.")
@@ -337,6 +339,10 @@ class Settings(BaseSettings):
     retention_days: float = Field(
         30.0, ge=0, description="Hard deletion: what was deleted (memories, documents, chunks) or archived longer ago "
         "than this is removed for good by the decay job, from DuckDB, LanceDB and both BM25 indexes.")
+    purge_rewrites_file: bool = Field(
+        True, description="After a purge removed anything, copy the DuckDB file afresh in place of itself: DuckDB "
+        "keeps a deleted row's bytes in its file's free blocks until they are reused, so without this the text of "
+        "a purged row can linger in the file. Costs a copy of the file (seconds per GB) once per purge.")
 
     eval_scenarios_dir: Path | None = Field(
         None, description="Scenario files the evaluate job runs; unset: the repository's eval/scenarios when present.")

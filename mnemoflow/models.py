@@ -7,6 +7,7 @@ see (API, CLI --json, reports). No model here carries an embedding.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -20,6 +21,7 @@ MemoryKind = Literal["fact", "preference", "episode", "procedure", "rule"]
 # metadata that generation writes about where a memory's text came from (true of that text only);
 # the rest of a memory's metadata is the caller's
 PROVENANCE_KEYS = ("entities", "source_turn_ids", "source_turns", "why", "derived_by", "rule")
+DOCUMENT_PREFIX = "doc_"  # what every document id starts with, and no memory id
 
 
 @dataclass(frozen=True)
@@ -73,6 +75,26 @@ class IngestErrorRecord:
 
 
 EntityType = Literal["person", "organization", "place", "library", "tool", "project", "concept"]
+
+
+def entity_id_of(type: str, slug: str) -> str:  # noqa: A002 - the column is called type
+    """`entity:<type>:<digest>`: the id of the entity of that type whose name slugs to `slug`. A digest, so
+    that an id (which commits keep after a purge) never spells what it names; the name lives in the
+    entity's row, which the purge removes."""
+    return f"entity:{type}:{hashlib.sha256(f'{type}:{slug}'.encode()).hexdigest()[:24]}"
+
+
+_DIGESTED = re.compile(r"^entity:[a-z]+:[0-9a-f]{24}$")
+
+
+def rekeyed_entity_id(entity_id: str) -> str:
+    """The id an entity has now: an `entity:<type>:<slug>` id of a store or an export made before ids were
+    digests becomes `entity_id_of(type, slug)` (the id the same name is given today); anything else is
+    itself."""
+    if not entity_id.startswith("entity:") or _DIGESTED.match(entity_id) or entity_id.count(":") < 2:
+        return entity_id
+    _, type_, slug = entity_id.split(":", 2)
+    return entity_id_of(type_, slug)
 ENTITY_TYPES: tuple[str, ...] = get_args(EntityType)
 Predicate = Literal["mentions", "works_on", "uses", "prefers", "supersedes", "superseded_by", "conflicts_with",
                     "cites", "runs_on", "belongs_to", "located_at"]

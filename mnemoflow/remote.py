@@ -90,9 +90,14 @@ class MethodSpec:
     result: Any  # TypeAdapter of the return annotation
 
     def encode_call(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
+        """The call as JSON; BadInputError, as the service itself says it, for text the wire cannot carry."""
         bound = self.signature.bind(None, *args, **kwargs)  # None stands for self
-        return {name: self.params[name].dump_python(value, mode="json")
-                for name, value in list(bound.arguments.items())[1:] if name in self.params}
+        sent = {name: value for name, value in list(bound.arguments.items())[1:] if name in self.params}
+        from mnemoflow.unicode_text import refuse_lone_surrogates
+
+        for name, value in sent.items():
+            refuse_lone_surrogates(name, value)
+        return {name: self.params[name].dump_python(value, mode="json") for name, value in sent.items()}
 
     def decode_call(self, payload: dict[str, Any]) -> dict[str, Any]:
         unknown = sorted(set(payload) - set(self.params))

@@ -83,6 +83,8 @@ class IngestReport:
     turns_added: int = 0
     chunks_added: int = 0
     chunks_removed: int = 0
+    documents_retired: int = 0  # read from files of an ingested folder that are gone now
+    memories_retired: int = 0
     errors: list[IngestErrorRecord] = field(default_factory=list)
 
     def add(self, write: DocumentWriteResult, *, session: bool = False) -> None:

@@ -8,14 +8,16 @@ and `result.mem0()` is the plain dict mem0 returns, for `json.dumps`.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Annotated, Any, Literal, overload
+from typing import Annotated, Any, Literal, get_args, overload
 
-from pydantic import AliasChoices, BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import AliasChoices, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
+from mnemoflow.errors import BadInputError
 from mnemoflow.models import Mem0Mapping, MemoryItem
 from mnemoflow.timeutil import UtcDatetime
 
 Event = Literal["ADD", "UPDATE", "DELETE", "NONE"]
+Role = Literal["user", "assistant", "system", "tool"]  # mem0's roles (OpenAI's chat roles)
 
 
 def _not_a_number(value: Any) -> Any:
@@ -31,11 +33,33 @@ class Message(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    role: str = Field("user", description="user, assistant, system (not read) or tool.")
-    content: str
+    role: Role = Field("user", description="user, assistant, system (not read) or tool.")
+    content: str = Field(pattern=r"\S", description="What was said: some text, not only white space.")
     name: str | None = Field(None, description="Who said it; for the user's turns defaults to the user_id.")
     timestamp: Annotated[UtcDatetime, BeforeValidator(_not_a_number)] | None = Field(
         None, validation_alias=AliasChoices("timestamp", "ts"), description="ISO 8601 (UTC without an offset).")
+
+
+def as_message(message: Message | dict[str, Any], n: int) -> Message:
+    """The `n`th message given to `add`, read: BadInputError that names what is wrong with it and what
+    would be right (the same words whichever interface it came through)."""
+    if isinstance(message, Message):
+        return message
+    if not isinstance(message, dict) or not isinstance(message.get("content"), str):
+        raise BadInputError(f"message {n} is not {{'role': ..., 'content': '<text>'}} (only text content is "
+                            f"read); got {str(message)[:80]!r}")
+    try:
+        return Message.model_validate(message)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(part) for part in first["loc"])
+        if field == "role":
+            problem = f"role must be one of {', '.join(get_args(Role))}; got {first['input']!r}"
+        elif field == "content" and first["type"] == "string_pattern_mismatch":
+            problem = "content is empty: a message needs some text"
+        else:
+            problem = f"{field}: {first['msg']}"
+        raise BadInputError(f"message {n}: {problem}") from None
 
 
 class MemoryEvent(Mem0Mapping, BaseModel):

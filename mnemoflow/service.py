@@ -23,7 +23,8 @@ from mnemoflow.errors import BadInputError, NotFoundError
 from mnemoflow.filters import parse_filters
 from mnemoflow.maintenance import JobReport
 from mnemoflow.models import (
-    PROVENANCE_KEYS, ApiKey, Citation, HistoryEntry, MemoryItem, MemoryKind, RecallResult, ReviewItem, TenantDeletion,
+    DOCUMENT_PREFIX, PROVENANCE_KEYS, ApiKey, Citation, HistoryEntry, MemoryItem, MemoryKind, RecallResult, ReviewItem,
+    TenantDeletion,
 )
 from mnemoflow.progress import Progress, Step
 from mnemoflow.recall.config import RecallConfig, RecallFilters, preset
@@ -36,6 +37,7 @@ from mnemoflow.storage.commits import VerifyReport
 from mnemoflow.storage.scope import Scope, check_id, require_user_level
 from mnemoflow.transfer import ImportReport, import_batch
 from mnemoflow.tree_models import Profile, Summary, Topic
+from mnemoflow.unicode_text import refuse_lone_surrogates
 
 if TYPE_CHECKING:
     from mnemoflow.embedding import Embedder
@@ -136,6 +138,7 @@ class MemoryService(RuleMethods, GraphMethods):
         """A note or document given as text (markdown or plain): a source recall can cite."""
         from mnemoflow.ingest.sequence import ingest_text
 
+        _texts(text=text, title=title)
         text, title = self._redact(scope.tenant_id, [text, title])
         return ingest_text(self, scope, text, title=title, wait=wait)
 
@@ -143,6 +146,7 @@ class MemoryService(RuleMethods, GraphMethods):
         """Agent events (turns) posted to the API: landed and processed like transcript files."""
         from mnemoflow.ingest.sequence import ingest_events
 
+        _texts(turns=turns)
         turns = [{**t, **self._redact(scope.tenant_id, {k: t[k] for k in ("speaker", "text", "metadata") if k in t})}
                  if isinstance(t, dict) else t for t in turns]  # the words; ids and times stay as sent
         return ingest_events(self, scope, turns, wait=wait)
@@ -156,6 +160,7 @@ class MemoryService(RuleMethods, GraphMethods):
         retired with them when they are gone at the source."""
         from mnemoflow.memory.generate.direct import draft_memory
 
+        _texts(text=text, metadata=metadata, derived_from=derived_from)
         text, metadata = self._redact(scope.tenant_id, [text, metadata])
         draft = draft_memory(text, kind=kind, observed_at=observed_at, expires_at=expires_at, metadata=metadata,
                              derived_from=derived_from)
@@ -174,6 +179,7 @@ class MemoryService(RuleMethods, GraphMethods):
         message kept as written. Returns every memory touched with its event (ADD, UPDATE, NONE)."""
         from mnemoflow.memory.generate.messages import add_result, remember, touched, waiting_for_vectors
 
+        _texts(messages=messages, metadata=metadata)
         if isinstance(messages, list):  # Message turns (through a server) or dicts (in process)
             messages = [m.model_copy(update=self._redact(scope.tenant_id, {"content": m.content, "name": m.name}))
                         if isinstance(m, Message) else self._redact(scope.tenant_id, m) for m in messages]
@@ -202,12 +208,13 @@ class MemoryService(RuleMethods, GraphMethods):
 
         if text is None and metadata is None:
             raise BadInputError("update needs the new text, new metadata, or both")
+        _texts(memory_id=memory_id, text=text, metadata=metadata)
         text, metadata = self._redact(scope.tenant_id, [text, metadata])
         current = self.get(scope, memory_id)
         kept = {k: v for k, v in current.metadata.items() if k not in PROVENANCE_KEYS}
         draft = draft_memory(text if text is not None else current.content,
                              metadata=metadata if metadata is not None else kept)
-        done = self.store.update_memory(scope, memory_id, draft, actor="api")
+        done = self.store.update_memory(scope, current.id, draft, actor="api")
         if done is None:
             raise NotFoundError(f"no current memory {memory_id} that {scope} may update")
         new, replaced = done
@@ -266,9 +273,21 @@ class MemoryService(RuleMethods, GraphMethods):
         return queued, self.drain(progress)
 
     def delete(self, scope: Scope, memory_id: str) -> DeleteResult:
-        if not self.store.delete_memory(scope, memory_id, actor="api"):
+        """Delete a memory: every version of it, whichever version's id names it. Or, given a document id
+        (`doc_...`), a document the scope ingested: its attachments, chunks and vectors, and the memories
+        drawn only from it, as a file gone at its source is retired. From then on no read path returns
+        it (get and history answer not found); `maintain decay` removes it for good after the retention
+        period."""
+        if memory_id.startswith(DOCUMENT_PREFIX):
+            family = self.store.document_family(scope, memory_id)
+            if not family or not self.store.delete_documents(scope, family, actor="api").documents:
+                raise NotFoundError(f"no document {memory_id} for {scope}")
+            return DeleteResult(message="Document deleted successfully!", deleted=family)
+        versions = self.store.memory_versions(scope, memory_id)
+        gone = self.store.delete_memories(scope, versions, actor="api") if versions else []
+        if not gone:
             raise NotFoundError(f"no memory {memory_id} for {scope}")
-        return DeleteResult(message="Memory deleted successfully!", deleted=[memory_id])
+        return DeleteResult(message="Memory deleted successfully!", deleted=gone)
 
     def delete_all(self, scope: Scope) -> DeleteResult:
         """Soft-delete every memory the scope owns (a user's: whatever agent or run wrote it), past
@@ -279,14 +298,14 @@ class MemoryService(RuleMethods, GraphMethods):
     def pin(self, scope: Scope, memory_id: str, pinned: bool = True) -> MemoryItem:
         """Keep one of the user's memories whatever its retention: decay never archives a pinned
         memory, and pinning an archived one brings it back. `pinned=False` lets decay judge it again."""
-        memory = self.store.set_memory_flags(scope, memory_id, actor="api", pinned=pinned)
+        memory = self.store.set_memory_flags(scope, self.get(scope, memory_id).id, actor="api", pinned=pinned)
         if memory is None:
             raise NotFoundError(f"no memory {memory_id} for {scope}")
         return memory
 
     def share(self, scope: Scope, memory_id: str, shared: bool = True) -> MemoryItem:
         """Make one of the user's memories visible to every user of the tenant (or the user's alone again)."""
-        memory = self.store.set_memory_flags(scope, memory_id, actor="api", shared=shared)
+        memory = self.store.set_memory_flags(scope, self.get(scope, memory_id).id, actor="api", shared=shared)
         if memory is None:
             raise NotFoundError(f"no memory {memory_id} for {scope}")
         return memory
@@ -329,6 +348,8 @@ class MemoryService(RuleMethods, GraphMethods):
     ) -> RecallResult:
         from mnemoflow.recall.engine import recall
 
+        _texts(query=query)
+        _asked(query)
         chosen = config if isinstance(config, RecallConfig) else preset(config or self.settings.recall_preset)
         query = self._redact(scope.tenant_id, query)  # what was stored redacted is found by its placeholder
         result = recall(
@@ -358,6 +379,8 @@ class MemoryService(RuleMethods, GraphMethods):
         least that similar to the query (cosine similarity of the two embeddings, in [0, 1])."""
         if limit < 1:
             raise BadInputError(f"limit must be at least 1; got {limit}")
+        _texts(query=query, filters=filters)
+        _asked(query)
         if threshold is not None and not 0.0 <= threshold <= 1.0:
             raise BadInputError(f"threshold is a similarity in [0, 1]; got {threshold}")
         tree = parse_filters(filters)
@@ -371,8 +394,10 @@ class MemoryService(RuleMethods, GraphMethods):
         return MemoryList(results=[found[i.id].model_copy(update={"score": i.score}) for i in items if i.id in found])
 
     def get(self, scope: Scope, memory_id: str) -> MemoryItem:
-        """One memory by id, current or history (superseded, expired, archived); a deleted one is gone."""
-        memory = self.store.get_memory(scope, memory_id)
+        """A memory by the id of any of its versions, as it is now: the newest version, which an update
+        wrote (as mem0's get after update gives the new text; `history` shows the versions, each with its
+        own id). Expired and archived ones too; a deleted one is gone."""
+        memory = self.store.memory_head(scope, memory_id)
         if memory is None or memory.deleted_at is not None:
             raise NotFoundError(f"no memory {memory_id} for {scope}")
         return memory
@@ -384,8 +409,14 @@ class MemoryService(RuleMethods, GraphMethods):
         return MemoryList(results=self.store.list_memories(scope, limit=limit, where=parse_filters(filters)))
 
     def locate(self, tenant_id: str, memory_id: str) -> Scope:
-        """The scope a memory of the tenant belongs to, for calls that name only the memory (mem0's
-        `get`, `update`, `delete`, `history` by id) made by one who holds the tenant."""
+        """The scope a memory (or a document, by its `doc_...` id) of the tenant belongs to, for calls that
+        name only the memory (mem0's `get`, `update`, `delete`, `history` by id) made by one who holds the
+        tenant."""
+        if memory_id.startswith(DOCUMENT_PREFIX):
+            found = self.store.document_owner(tenant_id, memory_id)
+            if found is None:
+                raise NotFoundError(f"no document {memory_id} in tenant {tenant_id}")
+            return found
         found = self.store.memory_owner(tenant_id, memory_id)
         if found is None:
             raise NotFoundError(f"no memory {memory_id} in tenant {tenant_id}")
@@ -396,7 +427,9 @@ class MemoryService(RuleMethods, GraphMethods):
         return self.store.review_items(scope, status=status, limit=limit)
 
     def history(self, scope: Scope, memory_id: str) -> list[HistoryEntry]:
-        entries = self.store.memory_history(scope, memory_id)
+        """The commits that wrote a memory (named by any of its versions), every version's, oldest first.
+        A deleted memory has none to show: deletion means gone, its text included."""
+        entries = self.store.memory_history(scope, self.get(scope, memory_id).id)
         if not entries:
             raise NotFoundError(f"no memory {memory_id} for {scope}")
         return entries
@@ -512,3 +545,15 @@ class _EmbedderWhenUsed:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._service.embedder, name)
+
+
+def _texts(**named: Any) -> None:
+    """Each argument given must be text (`refuse_lone_surrogates`), checked before anything is written."""
+    for name, value in named.items():
+        refuse_lone_surrogates(name, value)
+
+
+def _asked(query: str) -> None:
+    """A search or recall needs something to look for (the same rule on every interface)."""
+    if not query.strip():
+        raise BadInputError("the query is empty: say what to look for")

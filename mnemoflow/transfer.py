@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from mnemoflow.errors import BadInputError, ScopeError
 from mnemoflow.memory.generate.direct import classify_kind
+from mnemoflow.models import rekeyed_entity_id
 from mnemoflow.scoring import fast_score
 from mnemoflow.storage.scope import Scope
 from mnemoflow.timeutil import naive_utc, utcnow
@@ -258,6 +259,22 @@ def _own(records: list[dict[str, Any]], tenant_id: str) -> ImportBatch:
                 batch.rejected.append(f"record {n}: not an entity, memory or link line")
         except (ValidationError, BadInputError, ScopeError) as exc:
             batch.rejected.append(f"record {n}: {_reason(exc)}")
+    return _rekeyed(batch)
+
+
+def _rekeyed(batch: ImportBatch) -> ImportBatch:
+    """An export made before entity ids were digests names entities `entity:<type>:<slug>`: each becomes
+    the id the name has now (`models.rekeyed_entity_id`), in entity lines, memories and relations, so
+    no imported id spells a name; an entity no line describes is named after its slug."""
+    named = {e.entity_id for e in batch.entities}
+    batch.entities = [replace(e, entity_id=rekeyed_entity_id(e.entity_id)) for e in batch.entities]
+    for eid in dict.fromkeys(e for m in batch.memories for e in m.entities):
+        if eid not in named and rekeyed_entity_id(eid) != eid:
+            _, kind, slug = eid.split(":", 2)
+            batch.entities.append(ImportedEntity(rekeyed_entity_id(eid), slug.replace("-", " ").title(), kind))
+    batch.memories = [replace(m, entities=tuple(rekeyed_entity_id(e) for e in m.entities), relations=tuple(
+        replace(r, subject=rekeyed_entity_id(r.subject), object=rekeyed_entity_id(r.object)) for r in m.relations))
+        for m in batch.memories]
     return batch
 
 

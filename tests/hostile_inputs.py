@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from email.message import EmailMessage
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import docx
 import pymupdf
@@ -342,6 +342,49 @@ def jsonl_huge_line(size: int, small_size: int) -> Callable[[Path, bool], None]:
     return make
 
 
+LONE_SURROGATES = ("\ud800", "\udbff", "\udc00", "\udfff", "key \ud83d", "\ude00 end")  # halves of a pair, alone
+
+
+def count_strings(value: Any) -> int:
+    """The strings in a JSON value, dict keys included (what `with_lone_surrogate` may pick)."""
+    if isinstance(value, str):
+        return 1
+    if isinstance(value, list):
+        return sum(count_strings(v) for v in value)
+    if isinstance(value, dict):
+        return sum(1 + count_strings(v) for v in value.values())
+    return 0
+
+
+def with_lone_surrogate(value: Any, pick: int, surrogate: str) -> Any:
+    """A JSON value with its `pick`-th string (dict keys included, depth first) ending in `surrogate`:
+    what an API must refuse wherever it sits (json.dumps sends it as its escape)."""
+    counter = iter(range(count_strings(value)))
+
+    def walk(part: Any) -> Any:
+        if isinstance(part, str):
+            return part + surrogate if next(counter) == pick else part
+        if isinstance(part, list):
+            return [walk(v) for v in part]
+        if isinstance(part, dict):
+            return {walk(k): walk(v) for k, v in part.items()}
+        return part
+
+    return walk(value)
+
+
+def jsonl_lone_surrogate(path: Path, small: bool) -> None:
+    """A transcript whose second turn escapes half a surrogate pair (JSON can, no UTF-8 text can hold it)."""
+    turns = [{"session_id": "s", "turn_id": str(n), "speaker": "Ada", "ts": f"2024-06-11T09:0{n}:00Z",
+              "text": f"Ada's gate code is {code}"} for n, code in enumerate(("4417", f"44{LONE_SURROGATES[0]}17"))]
+    path.write_text("".join(json.dumps(t) + "\n" for t in turns))  # ensure_ascii: the surrogate as its escape
+
+
+def json_lone_surrogates(path: Path, small: bool) -> None:
+    """Records whose keys and values escape lone surrogates: read, each replaced by U+FFFD."""
+    path.write_text(json.dumps([{f"field{s}": f"value {s}"} for s in LONE_SURROGATES]))
+
+
 def csv_columns(path: Path, small: bool) -> None:
     """A header of 1,000,000 columns (20,000 small) and two rows."""
     columns = 20_000 if small else 1_000_000
@@ -455,6 +498,10 @@ CASES = [
          SIZE_LIMIT, cheap=False),  # the size check before reading: sparse-2GiB.jsonl in the tests
     Case("jsonl-40MB-line.jsonl", "transcript whose one turn is 40 MB", jsonl_huge_line(40 * MiB, 2 * MiB),
          "refused", "character limit for one turn"),
+    Case("jsonl-lone-surrogate.jsonl", "transcript with a turn escaping a lone surrogate", jsonl_lone_surrogate,
+         "refused", "not valid Unicode text"),
+    Case("json-lone-surrogates.json", "records escaping lone surrogates in keys and values", json_lone_surrogates,
+         "ingested"),
     Case("csv-1M-columns.csv", "CSV with 1,000,000 columns", csv_columns, "refused", "columns"),
     Case("json-3M-records.json", "JSON array of 3,400,000 tiny records (47 MB)", json_many_records, "refused",
          "more than 100000 records in one array"),

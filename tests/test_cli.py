@@ -76,8 +76,8 @@ def test_add_recall_json_forget(capsys: pytest.CaptureFixture[str], tmp_path: Pa
 
     assert run(capsys, "forget", memory_id, "--home", home, "--user", "someone-else")[0] == 1
     assert run(capsys, "forget", memory_id, "--home", home, "--user", "ines")[0] == 0
-    code, out, _ = run(capsys, "history", memory_id, "--home", home, "--user", "ines")
-    assert [line.split()[2] for line in out.strip().splitlines()] == ["insert", "delete"]
+    code, _, err = run(capsys, "history", memory_id, "--home", home, "--user", "ines")
+    assert code == 1 and err.startswith("mnemoflow: no memory")  # deletion means gone, its history too
     assert run(capsys, "verify", "--home", home)[0] == 0
 
 
@@ -88,6 +88,16 @@ def test_ingest_exit_code_reports_partial_failure(capsys: pytest.CaptureFixture[
     assert code == 0 and "1 turns" in out
     code, out, err = run(capsys, "ingest", str(chat), str(tmp_path / "missing.md"), "--home", home)
     assert code == 1 and "missing.md: no such file or directory" in err
+
+
+def test_ingest_help_names_every_kind_the_extractors_read(capsys: pytest.CaptureFixture[str]) -> None:
+    from mnemoflow.extractors.registry import supported_kinds
+
+    code, out, _ = run(capsys, "ingest", "--help")
+    said = " ".join(out.split())
+    assert code == 0 and all(suffix in said.split() or f"{suffix}," in said.split() or f"{suffix}." in said.split()
+                             for suffixes in supported_kinds().values() for suffix in suffixes)
+    assert {".pdf", ".docx", ".wav", ".py", ".eml"} <= {s for suffixes in supported_kinds().values() for s in suffixes}
 
 
 def test_console_script_runs_the_demo(tmp_path: Path) -> None:

@@ -61,8 +61,8 @@ def test_memories_crud_and_tenant_walls(api) -> None:
                         headers=acme).json()
     assert found["results"][0]["id"] == memory_id and found["results"][0]["memory"] == "Dana prefers Terraform over Pulumi"
     assert client.delete(f"/v1/memories/{memory_id}", params={"user_id": "dana"}, headers=acme).status_code == 204
-    history = client.get(f"/v1/memories/{memory_id}/history", params={"user_id": "dana"}, headers=acme).json()
-    assert [h["op"] for h in history] == ["insert", "delete"]
+    history = client.get(f"/v1/memories/{memory_id}/history", params={"user_id": "dana"}, headers=acme)
+    assert history.status_code == 404  # deletion means gone: no history of its text either
 
 
 def test_keys_are_required_hashed_and_revocable(api) -> None:
@@ -103,4 +103,4 @@ def test_mem0_add_update_search_and_delete_all(api) -> None:
     assert client.post("/v1/memories", headers=acme, json={"text": "no owner"}).status_code == 422
     deleted = client.delete("/v1/memories", params={"user_id": "dana"}, headers=acme).json()
     assert set(deleted["deleted"]) == {memory_id, moved["id"]}
-    assert client.get("/v1/memories", params={"user_id": "dana"}, headers=acme).json() == []
+    assert client.get("/v1/memories", params={"user_id": "dana"}, headers=acme).json() == {"results": []}

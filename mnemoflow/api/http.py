@@ -7,11 +7,15 @@ the request, so no request can name another tenant. Each key spends from a read 
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Callable
 from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, HTTPException, Query, Request, status
+from fastapi.encoders import jsonable_encoder
 from fastapi.exception_handlers import http_exception_handler
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -49,6 +53,7 @@ from mnemoflow.storage import Scope
 from mnemoflow.storage.scope import ID_PATTERN
 from mnemoflow.timeutil import iso_utc
 from mnemoflow.tree_models import Profile
+from mnemoflow.unicode_text import refuse_lone_surrogates
 
 RETRY_AFTER_S = 1  # what a 503 asks a client to wait: the shared store reconnects at its next request
 _STATUS = {NotFoundError: 404, ScopeError: 422, BadInputError: 422, ForbiddenError: 403, RateLimitedError: 429,
@@ -68,7 +73,7 @@ def status_of(exc: MnemoflowError) -> int:
 def error_body(exc: MnemoflowError) -> dict[str, Any]:
     """What a refusal says: `detail` for people, `code` for programs (and when to retry, once limited)."""
     code = next((c for kind, c in _CODES.items() if isinstance(exc, kind)), "unavailable" if exc.transient else "error")
-    body: dict[str, Any] = {"detail": str(exc), "code": code}
+    body: dict[str, Any] = {"detail": _printable(str(exc)), "code": code}
     if isinstance(exc, RateLimitedError):
         body.update(retry_after_s=exc.retry_after_s, limit=exc.kind)
     return body
@@ -114,6 +119,21 @@ def _once_each(request: Request) -> None:
     repeated = sorted({k for k, _ in request.query_params.multi_items() if len(request.query_params.getlist(k)) > 1})
     if repeated:
         raise BadInputError(f"each query parameter at most once; repeated: {', '.join(repeated)}")
+_ESCAPED_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+async def _text_body(request: Request) -> None:
+    """A body holding a lone surrogate is refused whatever field holds it, one the route ignores included:
+    it is not text. Only a body that escapes a surrogate at all is parsed here (a pair is text)."""
+    body = await request.body()  # Starlette keeps it for the route
+    if _ESCAPED_SURROGATE.search(body):
+        try:
+            parsed = json.loads(body)
+        except ValueError:
+            return  # not JSON: the route says so (400)
+        refuse_lone_surrogates("the body", parsed)
+
+
 OwnerId = Annotated[str | None, Query(pattern=ID_PATTERN)]  # the query string's ids, in `Scope`'s alphabet
 
 
@@ -135,6 +155,47 @@ def _body_scope(tenant_id: str, body: Scoped, filters: dict[str, Any] | None = N
 QueryScope = Annotated[Scope, Depends(_query_scope)]
 
 
+def _printable(value: Any) -> Any:
+    """`value` with every string encodable as UTF-8: a lone surrogate ("\\ud800", which JSON can carry
+    and no UTF-8 text can) is shown as its escape, so that a refusal quoting it can be sent at all."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    if isinstance(value, dict):
+        return {_printable(k): _printable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_printable(v) for v in value]
+    return value
+
+
+NOT_TEXT = "not valid Unicode text: it holds a lone surrogate (such as \\ud800), which has no UTF-8 form"
+
+
+def _json_type(content_type: str) -> bool:
+    kind = content_type.split(";", 1)[0].strip().lower()
+    return kind == "application/json" or (kind.startswith("application/") and kind.endswith("+json"))
+
+
+def refused_request(request: Request, exc: RequestValidationError) -> JSONResponse:
+    """A request its schema rejects: 400 when the body is not JSON (or is sent as another content type;
+    without a content type a body is read as JSON), else FastAPI's 422 `detail` list, with any lone
+    surrogate it quotes escaped and named as such."""
+    errors = list(exc.errors())
+    if bad := next((e for e in errors if e.get("type") == "json_invalid"), None):
+        where = bad.get("ctx", {}).get("error", "")
+        return JSONResponse(status_code=400, content={
+            "detail": f"the body is not JSON ({where} at character {bad['loc'][-1]})" if where else
+                      "the body is not JSON"})
+    sent = request.headers.get("content-type", "")
+    if sent and not _json_type(sent) and any(tuple(e.get("loc", ())) == ("body",) for e in errors):
+        return JSONResponse(status_code=400, content={
+            "detail": f"the body is read as JSON: send it as application/json (or with no content type), "
+                      f"not as {_printable(sent)}"})
+    shown = [{**e, "msg": NOT_TEXT} if e.get("type") == "string_unicode" else e for e in errors]
+    return JSONResponse(status_code=422, content={"detail": _printable(jsonable_encoder(shown))})
+
+
 def allowed_methods(request: Request) -> list[str]:
     """Every method some route of the request's path takes (of the routes the app holds itself, not
     of routers it includes)."""
@@ -143,8 +204,9 @@ def allowed_methods(request: Request) -> list[str]:
 
 
 def create_app(service: MemoryService, lifespan: Any = None) -> FastAPI:
+    # a body with no content type is read as JSON (curl and many clients send none)
     app = FastAPI(title="mnemoflow", version="1", description="Per-tenant long-term memory for AI agents.",
-                  lifespan=lifespan)
+                  lifespan=lifespan, strict_content_type=False)
     app.state.service = service
     def keyed(method: str, path: str, *, refuses: tuple[int, ...] = (), kind: Kind | None = None,
               responses: dict[int | str, Any] | None = None, **route: Any) -> Callable[[Any], Any]:
@@ -152,7 +214,7 @@ def create_app(service: MemoryService, lifespan: Any = None) -> FastAPI:
         write budget, the store may be busy, and it says what else it refuses."""
         spend = _SPEND[kind or ("read" if method == "GET" else "write")]
         declared = {**refusals(401, 422, 429, 503, *refuses), **(responses or {})}
-        return app.api_route(path, methods=[method], responses=declared, dependencies=[spend, Depends(_once_each)],
+        return app.api_route(path, methods=[method], responses=declared, dependencies=[spend, Depends(_once_each), Depends(_text_body)],
                              **route)
 
     @app.exception_handler(MnemoflowError)
@@ -164,10 +226,14 @@ def create_app(service: MemoryService, lifespan: Any = None) -> FastAPI:
             headers = {"Retry-After": str(RETRY_AFTER_S)} if exc.transient else None
         return JSONResponse(status_code=status_of(exc), content=error_body(exc), headers=headers)
 
+    app.add_exception_handler(RequestValidationError, refused_request)  # type: ignore[arg-type]
+
     @app.exception_handler(StarletteHTTPException)
     async def _refused(request: Request, exc: StarletteHTTPException) -> Response:
         if exc.status_code == 405 and (allowed := allowed_methods(request)):  # Starlette's Allow names the
             exc.headers = {**(exc.headers or {}), "Allow": ", ".join(allowed)}  # first route of the path only
+        if exc.status_code == 400 and isinstance(exc.__cause__, UnicodeError):  # FastAPI's "error parsing the body"
+            exc = StarletteHTTPException(400, "the body is not JSON: it is not UTF-8 text")
         return await http_exception_handler(request, exc)
 
     @app.get("/v1/health")
@@ -190,15 +256,18 @@ def create_app(service: MemoryService, lifespan: Any = None) -> FastAPI:
         return service.add_messages(_body_scope(tenant_id, body), messages,  # type: ignore[arg-type]
                                     metadata=body.metadata, infer=body.infer)
 
-    @keyed("GET", "/v1/memories", response_model=list[MemoryItem])
+    @keyed("GET", "/v1/memories", response_model=Mem0Results, response_model_exclude_none=True)
     def list_memories(scope: QueryScope, limit: Annotated[int, Query(ge=1, le=1000)] = 100,
                       kind: MemoryKind | None = None,
                       since: Annotated[IsoTime | None, Query(description="Written at or after this time.")] = None,
-                      until: Annotated[IsoTime | None, Query(description="Written before this time.")] = None):
-        """The owner's current memories, newest first, of one kind and written in [since, until) when given."""
+                      until: Annotated[IsoTime | None, Query(description="Written before this time.")] = None,
+                      ) -> dict[str, Any]:
+        """mem0's get_all: `{"results": [{id, memory, hash, metadata, created_at, ...}]}`, newest first (the
+        shape `/v1/search` answers in; `GET /v1/memories/{id}` gives one memory whole), of one kind and
+        written in [since, until) when given."""
         window = {op: iso_utc(t) for op, t in (("gte", since), ("lt", until)) if t is not None}
         filters = {**({"kind": kind} if kind else {}), **({"created_at": window} if window else {})}
-        return service.get_all(scope, limit=limit, filters=filters or None).results
+        return service.get_all(scope, limit=limit, filters=filters or None).mem0()
 
     @keyed("DELETE", "/v1/memories", response_model=DeleteResult)
     def delete_all(scope: QueryScope) -> DeleteResult:
@@ -248,7 +317,8 @@ def create_app(service: MemoryService, lifespan: Any = None) -> FastAPI:
            kind="read")
     def recall(body: RecallIn, tenant_id: Tenant) -> dict[str, Any]:
         result = service.recall(_body_scope(tenant_id, body), body.query, k=body.k, token_budget=body.token_budget,
-                                filters=RecallFilters(kinds=body.kinds, include_history=body.include_history))
+                                filters=RecallFilters(kinds=body.kinds, include_history=body.include_history),
+                                config=body.preset)
         return result.public()
 
     from mnemoflow.api.dashboard import mount_dashboard

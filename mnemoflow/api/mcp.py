@@ -111,11 +111,12 @@ def build_mcp(service: MemoryService, *, scope: Scope | None = None, url: str | 
     @server.tool()
     async def recall(query: str, token_budget: int = 1024, include_history: bool = False,
                      user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None,
-                     container: str | None = None) -> dict[str, Any]:
+                     container: str | None = None, preset: str | None = None) -> dict[str, Any]:
         """Cited context for a question, packed within a token budget: memories and source passages,
-        each with why it was chosen and where it comes from."""
+        each with why it was chosen and where it comes from. `preset`: default, summaries, bm25 or rrf."""
         result = await run(service.recall, scope_of(user_id, agent_id, run_id, container), query,
-                           token_budget=token_budget, filters=RecallFilters(include_history=include_history))
+                           token_budget=token_budget, filters=RecallFilters(include_history=include_history),
+                           config=preset)
         return result.public()
 
     @server.tool()
@@ -128,20 +129,22 @@ def build_mcp(service: MemoryService, *, scope: Scope | None = None, url: str | 
     @server.tool()
     async def get(memory_id: str, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None,
                   container: str | None = None) -> dict[str, Any]:
-        """One memory by id."""
+        """One memory by the id of any of its versions, as it is now (after an update: the new text)."""
         return _memory(await run(service.get, scope_of(user_id, agent_id, run_id, container), memory_id))
 
     @server.tool()
     async def forget(memory_id: str, user_id: str | None = None, agent_id: str | None = None,
                      run_id: str | None = None, container: str | None = None) -> dict[str, Any]:
-        """Delete one of the user's memories: recall stops returning it, its history keeps the record."""
+        """Delete one of the user's memories (every version of it), or a document it ingested (a `doc_...`
+        id) with its passages and the memories drawn only from it. Deletion means gone: nothing returns
+        it from then on, not get, not history."""
         await run(service.delete, scope_of(user_id, agent_id, run_id, container), memory_id, kind="write")
         return {"forgotten": memory_id}
 
     @server.tool()
     async def history(memory_id: str, user_id: str | None = None, agent_id: str | None = None,
                       run_id: str | None = None, container: str | None = None) -> dict[str, Any]:
-        """The commits that wrote a memory, oldest first."""
+        """The commits that wrote a memory and the versions before it, oldest first (a deleted memory has none)."""
         entries = await run(service.history, scope_of(user_id, agent_id, run_id, container), memory_id)
         return {"history": [e.model_dump(mode="json") for e in entries]}
 

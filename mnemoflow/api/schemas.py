@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from mnemoflow.models import Mem0Memory
+from mnemoflow.recall.config import PresetName
 from mnemoflow.results import Message
 from mnemoflow.storage.scope import ID_PATTERN
 
@@ -117,13 +118,14 @@ class UpdateIn(Scoped):
 
 
 class RecallIn(Scoped):
-    query: str = Field(min_length=1)
+    query: str = Field(pattern=NOT_BLANK, description="What to recall: some text, not only white space.")
     k: Annotated[int, Field(ge=1), JSON_NUMBER] | None = None
     token_budget: Annotated[int, Field(ge=16), JSON_NUMBER] | None = None
     kinds: list[Literal["memory", "chunk", "summary", "profile"]] | None = None
     include_history: JsonBool = Field(
         False, description="Also return memories that are no longer current (superseded, expired), marked; deleted "
         "memories never.")
+    preset: PresetName | None = Field(None, description="A named recall configuration (default: the server's).")
 
 
 class PinIn(Scoped):
@@ -135,7 +137,7 @@ class SearchIn(Scoped):
 
     model_config = rules(OWNER_HERE_OR_IN_FILTERS)
 
-    query: str = Field(min_length=1)
+    query: str = Field(pattern=NOT_BLANK, description="What to look for: some text, not only white space.")
     limit: Annotated[int, Field(ge=1, le=100), JSON_NUMBER] = 10
     filters: dict[str, Any] | None = Field(
         None, description="mem0's filters: metadata, time and kind conditions with eq/ne/gt/gte/lt/lte/in/nin/"
@@ -199,7 +201,8 @@ class InvalidRequest(BaseModel):
     detail: list[InvalidField]
 
 
-REFUSALS = {400: "The body is not JSON.", 401: "No valid, unrevoked API key.",
+REFUSALS = {400: "The body is not JSON: not JSON text, not UTF-8, or sent as a content type other than JSON (a "
+                 "body with no content type is read as JSON).", 401: "No valid, unrevoked API key.",
             404: "Nothing of that id in the scope named (another tenant's ids are not found either).",
             403: "The key may not do this (debug output needs an admin key).",
             422: "A request the schema rejects (FastAPI's `detail` list), or one the service refuses (a scope it "

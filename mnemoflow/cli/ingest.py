@@ -5,7 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
+import click
 import typer
+from typer.core import TyperArgument, TyperCommand
 
 from mnemoflow.cli.app import ArgumentError, Home, Tenant, User, app, err, out, progress_bar, scope_of, service_for
 from mnemoflow.cli.output import IngestProgress, print_generation, print_ingest, print_recall, run_ingest
@@ -13,9 +15,24 @@ from mnemoflow.config import load_settings
 from mnemoflow.storage.scope import Scope
 
 
-@app.command()
+class _IngestCommand(TyperCommand):
+    """`ingest --help` names every input kind the extractor registry reads, asked of the registry only when
+    help is shown (loading the extractors costs about a second no other command should pay)."""
+
+    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        from mnemoflow.extractors.registry import supported_kinds
+
+        endings = ", ".join(" ".join(suffixes) for suffixes in supported_kinds().values())
+        for param in self.params:
+            if isinstance(param, TyperArgument) and param.name == "paths":
+                param.help = (f"Files or directories: transcripts (.jsonl, or .json with a list of turns) and "
+                              f"every kind an extractor reads: {endings}.")
+        super().format_help(ctx, formatter)
+
+
+@app.command(cls=_IngestCommand)
 def ingest(
-    paths: Annotated[list[Path], typer.Argument(help="Files or directories (transcripts .jsonl/.json, .md, .txt).")],
+    paths: Annotated[list[Path], typer.Argument(help="Files or directories (`ingest --help` lists every kind read).")],
     home: Home = None, tenant: Tenant = None, user: User = None,
     no_wait: Annotated[bool, typer.Option("--no-wait", help="Leave embedding to `mnemoflow worker`.")] = False,
     dask: Annotated[bool, typer.Option("--dask", help="Bulk: extract, chunk and embed on Dask workers (dask_address, "
@@ -23,7 +40,8 @@ def ingest(
     dask_workers: Annotated[int, typer.Option(min=1, max=64, help="With --dask and no dask_address: local "
                                                                   "workers.")] = 2,
 ) -> None:
-    """Ingest files and directories into the user's memory."""
+    """Ingest files and directories into the user's memory; a folder ingested again also retires the
+    documents of its files that are gone."""
     if dask:
         from mnemoflow.flows.bulk import bulk_ingest_flow, run_bulk
 
@@ -38,6 +56,9 @@ def ingest(
     with service_for(home) as service:
         scope = scope_of(service, tenant, user)
         outcome = run_ingest(service, scope, paths, wait=not no_wait)
+        if all(e.kind == "missing" for e in outcome.report.errors) and len(outcome.report.errors) == len(paths):
+            raise ArgumentError(f"{paths[0]}: {outcome.report.errors[0].reason}" if len(paths) == 1 else
+                                f"none of these paths exists: {', '.join(map(str, paths))}")
         print_ingest(outcome, scope)
         if outcome.report.errors:
             raise typer.Exit(1)

@@ -132,7 +132,8 @@ def get(
     container: Container = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the memory as JSON.")] = False,
 ) -> None:
-    """One memory by id, current or a past version (a deleted one is gone), if the scope may see it."""
+    """A memory by the id of any of its versions, as it is now (after an update: the new text), if the
+    scope may see it; a deleted one is gone."""
     with open_calls(home) as (calls, default_tenant, default_user):
         scope = named_scope(default_tenant, default_user, tenant, user, agent, run, container)
         memory = calls.call("get", {"scope": scope, "memory_id": memory_id})
@@ -145,15 +146,19 @@ def get(
 
 @app.command()
 def forget(
-    memory_id: Annotated[str, typer.Argument(help="The memory to delete.")],
+    memory_id: Annotated[str, typer.Argument(help="The memory (mem_..., any version's id) or document (doc_...) "
+                                                  "to delete.")],
     home: Home = None, tenant: Tenant = None, user: User = None, agent: Agent = None, run: Run = None,
     container: Container = None,
 ) -> None:
-    """Delete one of the user's memories (recall stops returning it; history keeps the record)."""
+    """Delete a memory (every version of it) or an ingested document (its attachments, chunks, vectors and
+    the memories drawn only from it). Deletion means gone: recall, get and history answer as if it never
+    was; `maintain decay` removes it for good after the retention period (the commit chain keeps ids and
+    digests, no text)."""
     with open_calls(home) as (calls, default_tenant, default_user):
         scope = named_scope(default_tenant, default_user, tenant, user, agent, run, container)
-        calls.call("delete", {"scope": scope, "memory_id": memory_id})
-        out.line(f"forgot {memory_id}")
+        done = calls.call("delete", {"scope": scope, "memory_id": memory_id})
+        out.line(f"forgot {', '.join(done['deleted'])}")
 
 
 @app.command()
@@ -162,7 +167,8 @@ def history(
     home: Home = None, tenant: Tenant = None, user: User = None, agent: Agent = None, run: Run = None,
     container: Container = None,
 ) -> None:
-    """The commits that wrote a memory and the versions it replaced, oldest first."""
+    """The commits that wrote a memory and the versions it replaced, oldest first (a deleted memory has
+    none: deletion means gone)."""
     from datetime import datetime
 
     with open_calls(home) as (calls, default_tenant, default_user):

@@ -63,8 +63,10 @@ def generation_line(report: GenerationDrainReport, scope: Scope | None = None) -
 
 def print_ingest(outcome: IngestOutcome, scope: Scope) -> None:
     r = outcome.report
+    retired = (f"; {r.documents_retired} documents whose files are gone retired, with {r.memories_retired} "
+               "memories drawn from them" if r.documents_retired else "")
     out.print(f"ingested: {r.documents_changed} documents changed, {r.turns_added} turns, "
-              f"{r.chunks_added} chunks added, {r.chunks_removed} removed")
+              f"{r.chunks_added} chunks added, {r.chunks_removed} removed{retired}")
     if outcome.drain:
         print_generation(outcome.drain.generation, scope)
     if outcome.drain and outcome.drain.unavailable:

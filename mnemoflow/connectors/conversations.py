@@ -82,6 +82,8 @@ class TranscriptTurn(BaseModel):
 def _describe(exc: ValidationError) -> str:
     first = exc.errors()[0]
     where = ".".join(str(p) for p in first["loc"]) or "turn"
+    if first["type"] == "string_unicode":  # JSON escaped half a surrogate pair: no text holds it
+        return f"{where}: not valid Unicode text (a lone surrogate such as \\ud800)"
     return f"{where}: {first['msg'].removeprefix('Value error, ')}"
 
 

@@ -118,3 +118,14 @@ def supported_suffixes() -> set[str]:
     """File endings that map to a registered extractor (what a directory scan picks up)."""
     _load_extractors()
     return {suffix for suffix, mime in _EXTRA_TYPES.items() if mime in _REGISTRY}
+
+
+def supported_kinds() -> dict[str, list[str]]:
+    """What the registry reads, as a person asks for it: each registered MIME type with its file endings
+    (sorted), for help texts that stay true as extractors are added."""
+    _load_extractors()
+    kinds: dict[str, list[str]] = {}
+    for suffix, mime in sorted(_EXTRA_TYPES.items()):
+        if mime in _REGISTRY:
+            kinds.setdefault(mime, []).append(suffix)
+    return dict(sorted(kinds.items(), key=lambda kind: kind[1][0]))

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, unquote_to_bytes, urlparse
 
 from mnemoflow.chunking import chunk_extracted
 from mnemoflow.config import RestResource, Settings
@@ -20,7 +20,9 @@ from mnemoflow.errors import BadInputError
 from mnemoflow.extractors import Extracted, extractor_for, mime_for
 from mnemoflow.extractors.records import record_unit
 from mnemoflow.ingest.report import path_error
-from mnemoflow.models import DocumentRecord, DocumentWrite, DocumentWriteResult, IngestErrorRecord
+from mnemoflow.models import (
+    DOCUMENT_PREFIX, DeletionResult, DocumentRecord, DocumentWrite, DocumentWriteResult, IngestErrorRecord,
+)
 from mnemoflow.protect.pii import redactor_for
 from mnemoflow.reports import IngestReport
 from mnemoflow.storage import Scope, Store
@@ -42,7 +44,7 @@ MAX_ATTACHMENT_DEPTH = 3
 
 def document_id_for(scope: Scope, connector: str, uri: str) -> str:
     key = f"{scope.key}\x1f{connector}\x1f{uri}"
-    return "doc_" + hashlib.sha256(key.encode()).hexdigest()[:24]
+    return DOCUMENT_PREFIX + hashlib.sha256(key.encode()).hexdigest()[:24]
 
 
 def _extract(data: bytes, name: str, mime: str, settings: Settings) -> Extracted:
@@ -133,6 +135,25 @@ def ingest_documents(store: Store, settings: Settings, scope: Scope, paths: list
             results += store.write_documents(scope, pending, actor="ingest")
             pending = []
     return results, errors
+
+
+def retire_missing_files(store: Store, scope: Scope, folders: list[Path]) -> DeletionResult:
+    """Retire the documents read from files under `folders` whose files are all gone now (their chunks,
+    vectors and the memories drawn only from them, one commit), as a sync of a source does: ingesting
+    a folder again leaves it as the folder is."""
+    gone: set[str] = set()
+    for folder in folders:
+        held = store.documents_from_files(scope, folder.resolve().as_uri().rstrip("/") + "/")
+        for document_id, files in held.items():
+            if not any(_still_there(url) for url in files):
+                gone.add(document_id)
+    return store.delete_documents(scope, sorted(gone), actor="ingest")
+
+
+def _still_there(url: str) -> bool:
+    """Whether the file a URL names exists (what is not a local file is not judged here: it stays)."""
+    parsed = urlparse(url)  # the URL's bytes as the file system holds them, UTF-8 or not (`path_error`)
+    return parsed.scheme != "file" or Path(os.fsdecode(unquote_to_bytes(parsed.path))).exists()
 
 
 # ---------------------------------------------------------------------- API records

@@ -9,6 +9,7 @@ call without Prefect.
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -19,7 +20,7 @@ from mnemoflow.errors import BadInputError
 from mnemoflow.embedding.worker import drain_embeddings
 from mnemoflow.ingest.conversations import land_conversations, process_landed_turns
 from mnemoflow.ingest.discover import discover
-from mnemoflow.ingest.documents import extract_document, ingest_documents, write_in_batches
+from mnemoflow.ingest.documents import extract_document, ingest_documents, retire_missing_files, write_in_batches
 from mnemoflow.ingest.sync import source_scope, sync_source
 from mnemoflow.memory.generate.candidates import GenerationEngine
 from mnemoflow.memory.worker import drain_generation
@@ -80,7 +81,7 @@ def ingest_paths(
     progress, step = progress or Quiet(), step or inline
     store, settings = workers.store, workers.settings
     inputs = step(discover, paths, settings.max_file_bytes)
-    report = IngestReport(errors=list(inputs.errors))
+    report = IngestReport(errors=[still_held(store, scope, e) for e in inputs.errors])
     report.errors += step(land_conversations, store, settings, scope, inputs.transcripts)
     for write in step(process_landed_turns, store, settings, scope):
         report.add(write, session=True)
@@ -88,7 +89,22 @@ def ingest_paths(
     for write in writes:
         report.add(write)
     report.errors += errors
+    retired = step(retire_missing_files, store, scope, [p for p in paths if p.is_dir()])
+    report.documents_retired, report.memories_retired = retired.documents, retired.memories
     return finish(workers, scope, report, wait=wait, step=step, progress=progress)
+
+
+def still_held(store: Store, scope: Scope, error: IngestErrorRecord) -> IngestErrorRecord:
+    """A path that is gone, named with what the store still holds from it and how to remove that."""
+    if error.kind != "missing":
+        return error
+    held = sorted(doc for doc, files in store.documents_from_files(scope, error.uri).items()
+                  if any(f == error.uri or f.startswith(error.uri.rstrip("/") + "/") for f in files))
+    if not held:
+        return error
+    more = f" and {len(held) - 2} more" if len(held) > 2 else ""
+    return replace(error, reason=f"{error.reason}; still held from it: {', '.join(held[:2])}{more} (`forget` an id, "
+                                 f"or ingest the folder that held it again, to remove them)")
 
 
 def ingest_events(

@@ -6,8 +6,10 @@ ordered by how plainly they state something stable, then by salience and repetit
 Each memory is read for what it is about (the category taxonomy memory generation files memories
 under, `triples.categories_of`) and how it is said: a stable attribute ("lives in", "works as",
 "is allergic to") or something in motion ("is planning", "started", "next month"). A past episode
-is neither: it is evidence for recall, not a trait. Lines are one memory each; two memories that
-say the same thing (cosine similarity >= 0.9) make one line citing both.
+is neither: it is evidence for recall, not a trait; but a change that is no longer recent ("moved to
+Bristol", "started working at Arup") says how things stand now (home, work), so it is static. Lines are one
+memory each; two memories that say the same thing (cosine similarity >= 0.9) make one line citing
+both.
 """
 
 from __future__ import annotations
@@ -24,10 +26,11 @@ from mnemoflow.memory.summarize import SAME_SENTENCE, _sentence
 from mnemoflow.models import MemoryItem
 from mnemoflow.tree_models import ProfileLine, ProfileSection
 
-# what the static section is about: the taxonomy's stable subjects
-STABLE_CATEGORIES = {"family", "health", "pets", "preference", "education"}
+# what the static section is about: the taxonomy's stable subjects (work: a manager, a team, an office)
+STABLE_CATEGORIES = {"family", "health", "pets", "preference", "education", "work"}
 _STABLE = re.compile(
-    r"\b(?:(?:is|was) (?:named|called)|name is|lives? in|living in|grew up|(?:is|are|comes?) from|was born|born in|"
+    r"\b(?:(?:is|was) (?:named|called)|name is|lives? in|living in|resides? in|(?:is|are) based in|"
+    r"(?:home|flat|house|apartment) is in|grew up|(?:is|are|comes?) from|was born|born in|"
     r"\d+ years old|works? (?:as|at|for|in)|is (?:a|an) \w+(?:er|or|ist|ian|ant|ent|ive)\b|retired|married|"
     r"divorced|single|engaged|(?:has|have) (?:a|an|one|two|three|four|\d+) (?:\w+ )?(?:kids?|children|sons?|"
     r"daughters?|brothers?|sisters?|siblings?|dogs?|cats?|pets?|partner|wife|husband)|is (?:the )?(?:mother|father|"
@@ -36,10 +39,14 @@ _STABLE = re.compile(
     r"every (?:day|week|morning|evening|night|month))\b", re.I)
 _MOVING = re.compile(
     r"\b(?:plans?|planning|planned|(?:is|are|am) going to|will|wants? to|hopes? to|intends? to|about to|is looking "
-    r"(?:for|into)|(?:is|are) (?:working on|learning|training|preparing|starting|organi[sz]ing|building|writing|"
+    r"(?:for|into)|(?:is|are) (?:thinking (?:about|of)|considering)|"
+    r"(?:is|are) (?:working on|learning|training|preparing|starting|organi[sz]ing|building|writing|"
     r"saving|moving)|moved to|started|starting|began|recently|currently|"
     r"this (?:week|month|year|summer|winter|spring|fall)|next (?:week|month|year|\w+day)|upcoming|soon|"
     r"new (?:job|role|home|house|project))\b", re.I)
+# a change that, once it is no longer recent, is how things stand: the home a move led to, a job begun
+_SETTLED = re.compile(
+    r"\b(?:(?:moved|relocated) (?:back )?to|started (?:working|a (?:new )?job) (?:at|for|as))\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -63,7 +70,9 @@ def section_of(memory: MemoryItem, newest: datetime, window: timedelta) -> Profi
     text, kind = memory.content, memory.kind
     ahead = memory.event_start_at is not None and memory.event_start_at >= newest - window
     if kind != "rule" and (_MOVING.search(text) or (kind == "episode" and ahead)):
-        return "dynamic" if ahead or _when(memory) >= newest - window else None
+        if ahead or _when(memory) >= newest - window:
+            return "dynamic"
+        return "static" if _SETTLED.search(text) else None  # where a past move led (home), a job begun
     if kind == "episode":  # something that happened: evidence for recall, not a trait
         return None
     return "static" if _static_evidence(memory) < 3 else None
@@ -73,7 +82,7 @@ def _static_evidence(memory: MemoryItem) -> int:
     """How plainly a memory states something stable, strongest first: 0 a stable attribute said as
     one ("lives in", "works as", "is allergic to"), 1 a preference, 2 a standing rule or a subject
     the taxonomy files as stable (family, health, pets, education), 3 none."""
-    if _STABLE.search(memory.content):
+    if _STABLE.search(memory.content) or _SETTLED.search(memory.content):
         return 0
     if memory.kind == "preference":
         return 1

@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from mnemoflow.errors import BadInputError
+
 Signal = Literal["vector", "bm25"]
 TreeUse = Literal["off", "broad", "ranked"]
 Target = Literal["memories", "chunks"]
@@ -147,11 +149,15 @@ PRESETS: dict[str, RecallConfig] = {
 }
 
 
+PresetName = Literal["default", "summaries", "bm25", "rrf"]  # PRESETS' names, for schemas that state them
+
+
 def preset(name: str) -> RecallConfig:
+    """A preset by name; BadInputError naming the presets for any other name."""
     try:
         return PRESETS[name]
     except KeyError:
-        raise KeyError(f"unknown recall preset {name!r}; choose one of {', '.join(PRESETS)}") from None
+        raise BadInputError(f"unknown recall preset {name!r}; choose one of {', '.join(PRESETS)}") from None
 
 
 class RecallFilters(BaseModel):

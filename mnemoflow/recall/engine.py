@@ -138,7 +138,7 @@ def _memory_candidate(memory: MemoryItem, ranked: _Ranked, history: str | None) 
                      group="memories", header="[memories]", order=(when, memory.id),
                      # a past version says what its turns no longer make true: never left out for them
                      restates=_turn_keys(None, memory.metadata.get("source_turns") or []) if history is None
-                     else frozenset())
+                     else frozenset(), states=frozenset({memory.id}))
 
 
 def _search(

@@ -15,6 +15,9 @@ after. A memory read from any turn not shown stays (it adds that turn's content)
 does every memory without source turns (added directly, or read from a document). Opt-in
 (`RecallConfig.drop_restated_memories`): for an agent that wants the leanest context; by
 default recall returns the memories themselves (resolved dates, current versions) beside the turns.
+
+An item is not offered twice under two kinds: a memory whose text a packed profile line already is
+(the line cites it), or a profile line saying only memories already packed, is passed over.
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ class Candidate:
     shows: frozenset[TurnKey] = frozenset()  # conversation turns whose text the item shows (a chunk)
     restates: frozenset[TurnKey] = frozenset()  # turns the item was read from (a memory)
     part_of: frozenset[TurnKey] = frozenset()  # the turn a chunk is a piece of, whole or excerpted
+    states: frozenset[str] = frozenset()  # the memories whose text the item is (a memory; a profile line's)
 
 
 @dataclass
@@ -85,6 +89,7 @@ def pack(candidates: Iterable[Candidate], budget: int, max_items: int | None = N
             shower.why += f"; {cand.kind} {cand.id}, read from this turn, is left out"
         return True
 
+    stated: set[str] = set()  # memories whose text a packed item is
     seen_turns: set[TurnKey] = set()  # turns a packed chunk shows
     deferred: list[Candidate] = []
 
@@ -103,7 +108,7 @@ def pack(candidates: Iterable[Candidate], budget: int, max_items: int | None = N
             break
         if budget_chars - used < MIN_ITEM_CHARS:
             break
-        if restated(cand):
+        if restated(cand) or (cand.states and cand.states <= stated):
             continue
         cost = units(cand.line) + 1
         new_group = cand.group is not None and cand.group not in open_groups
@@ -113,6 +118,7 @@ def pack(candidates: Iterable[Candidate], budget: int, max_items: int | None = N
             continue
         used += cost
         chosen.append(cand)
+        stated.update(cand.states)
         seen_turns.update(cand.part_of)
         if new_group:
             open_groups.add(cand.group)  # type: ignore[arg-type]
@@ -121,6 +127,7 @@ def pack(candidates: Iterable[Candidate], budget: int, max_items: int | None = N
             kept = [c for c in chosen if not restated(c)]
             if len(kept) < len(chosen):  # a memory packed before its turns: the turns take its place
                 chosen = kept
+                stated = {m for c in chosen for m in c.states}
                 open_groups = {c.group for c in chosen if c.group is not None}
                 used = _cost(chosen)
     context = render(chosen)

@@ -123,7 +123,8 @@ def profile_candidates(store: Store, scope: Scope, profile: Profile | None, quer
         leaves = tuple(memories[m] for m in line.memory_ids if m in memories)
         found.append(Candidate("profile", f"profile:{scope.user_id}:v{profile.version}:{n}", text, score,
                                {"profile": 1.0}, f"{line.section} profile line v{profile.version}; {why}",
-                               Covered(leaves), group="profile", header="[profile]", order=(n,)))
+                               Covered(leaves), group="profile", header="[profile]", order=(n,),
+                               states=frozenset(m.id for m in leaves)))
     return found
 
 

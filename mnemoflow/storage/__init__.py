@@ -30,6 +30,7 @@ def open_store(settings: Settings) -> Store:
     The one entry point: a layout changes this function, not its callers.
     """
     from mnemoflow.storage.backends import open_database, open_vectors
+    from mnemoflow.storage.rekey_entities import REKEYED
     from mnemoflow.storage.store import Store
 
     db = open_database(settings)
@@ -38,7 +39,11 @@ def open_store(settings: Settings) -> Store:
     except BaseException:
         db.close()
         raise
-    return Store(db, index, max_attempts=settings.outbox_max_attempts, lease_s=settings.outbox_lease_s,
-                 bm25_engine=settings.bm25_engine, backoff_s=settings.outbox_backoff_s,
-                 backoff_max_s=settings.outbox_backoff_max_s, access_flush_s=settings.recall_access_flush_s,
-                 heartbeat_s=settings.worker_heartbeat_s)
+    store = Store(db, index, max_attempts=settings.outbox_max_attempts, lease_s=settings.outbox_lease_s,
+                  bm25_engine=settings.bm25_engine, backoff_s=settings.outbox_backoff_s,
+                  backoff_max_s=settings.outbox_backoff_max_s, access_flush_s=settings.recall_access_flush_s,
+                  heartbeat_s=settings.worker_heartbeat_s, rewrite_after_purge=settings.purge_rewrites_file,
+                  lock_timeout_s=settings.store_lock_timeout_s)
+    if REKEYED in db.applied and settings.purge_rewrites_file:
+        store.rewrite_file()  # the ids that spelled names were rewritten: their old bytes leave the file too
+    return store

@@ -109,10 +109,26 @@ class Analytics(Room):
                 con.execute("CALL quack_serve(?, token => ?)", [uri, token]).fetchall()
             except (duckdb.Error, ImportError, OSError) as exc:
                 raise ConfigError(f"cannot serve SQL at {uri}: {str(exc).splitlines()[0]}") from None
+        self._sql_served = (uri, token)
 
     def stop_sql(self, uri: str) -> None:
         with self._db.read() as con:
             con.execute("CALL quack_stop(?)", [uri]).fetchall()
+        self._sql_served = None
+
+    def rewrite_file(self) -> bool:
+        """The DuckDB file copied afresh in place of itself (`Database.rewrite_file`: no purged row's bytes
+        left in its free blocks), the SQL endpoint served again at its address when it was; False when
+        the store is no local file."""
+        served = self._sql_served
+        with self._landing, self._db.lock:
+            if served is not None:
+                self.stop_sql(served[0])
+            try:
+                return self._db.rewrite_file(self._lock_timeout_s)
+            finally:
+                if served is not None:
+                    self.serve_sql(*served)
 
     def checkpoint(self) -> None:
         """Fold the write-ahead log into the database file (a clean stop leaves no WAL behind); PostgreSQL

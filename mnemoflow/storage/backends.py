@@ -52,11 +52,11 @@ def open_database(settings: Settings) -> Database:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc).splitlines()[0]
         raise ConfigError(f"cannot use {settings.home} as the home directory: {reason}") from None
     try:
-        apply_migrations(con)
+        applied = apply_migrations(con)
     except BaseException:
         con.close()
         raise
-    return Database(con)
+    return Database(con, applied=applied)
 
 
 def vectors_location(settings: Settings) -> tuple[str, dict[str, str]]:

@@ -12,12 +12,13 @@ from __future__ import annotations
 import hashlib
 import json
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
 import duckdb
 
-from mnemoflow.storage import postgres
+from mnemoflow.storage import batch, postgres
 from mnemoflow.storage.scope import tenant
 
 # table -> (id column, content columns covered by the digest)
@@ -215,6 +216,37 @@ def write_commit(con: duckdb.DuckDBPyConnection, pending: PendingCommit, now: da
          commit_hash, now, pending.actor, pending.message],
     )
     return CommitInfo(pending.commit_id, commit_hash, seq, len(rows))
+
+
+def rewrite_row_ids(con: duckdb.DuckDBPyConnection, tenant_id: str, renamed: Callable[[str, str], str]) -> str | None:
+    """Rename row ids inside the tenant's commits (`renamed(table, row_id)` gives each id's new name) and
+    re-derive the chain from the first commit that changed, so that `verify` holds. For a migration that
+    must take text out of ids the chain has recorded (entity ids that spelled names): the commits keep
+    their order, times, actors, inputs and digests. Returns the chain's head hash before the rewrite, for
+    the commit that records it; None when no id changed."""
+    within, params = tenant(tenant_id)
+    commits = con.execute(
+        "SELECT commit_id, seq, input_sha256, diff_json, commit_hash, created_at, actor, message "
+        f"FROM commits WHERE {within} ORDER BY seq", params).fetchall()
+    previous_hash: str | None = None
+    changed_from: int | None = None
+    updates: list[list[str]] = []
+    for commit_id, seq, input_sha256, diff_json, commit_hash, created_at, actor, message in commits:
+        diff = json.loads(diff_json)
+        rows = [[table, op, renamed(table, row_id), digest] for table, op, row_id, digest in diff["rows"]]
+        if changed_from is None and rows != diff["rows"]:
+            changed_from = seq
+        if changed_from is not None:
+            diff = {**diff, "rows": rows}
+            rehashed = _commit_hash(tenant_id=tenant_id, seq=seq, parent_hash=previous_hash, input_sha256=input_sha256,
+                                    diff=diff, created_at=created_at, actor=actor, message=message)
+            updates.append([commit_id, json.dumps(diff), rehashed])
+            commit_hash = rehashed
+        previous_hash = commit_hash
+    if not updates:
+        return None
+    batch.update(con, "commits", "commit_id", ["diff_json", "commit_hash"], updates)
+    return commits[-1][4]
 
 
 @dataclass

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -58,9 +59,11 @@ class Database:
     first statement (`pg.lock_tenant`), and a failure of PostgreSQL itself is raised as
     `StoreUnavailableError` (retryable) rather than as a bug."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, postgres: pg.Postgres | None = None) -> None:
+    def __init__(self, con: duckdb.DuckDBPyConnection, postgres: pg.Postgres | None = None,
+                 applied: list[str] | None = None) -> None:
         self.con = con
         self.postgres = postgres
+        self.applied = applied or []  # the migrations this open applied
         self.lock = threading.RLock()
 
     @contextmanager
@@ -102,6 +105,32 @@ class Database:
             if pg.unavailable(exc):
                 raise StoreUnavailableError(f"the store is unavailable: {str(exc).splitlines()[0][:300]}") from exc
             raise
+
+    def rewrite_file(self, lock_timeout_s: float) -> bool:
+        """Copy the database into a fresh file and put it in place of this one, then reopen it: DuckDB
+        keeps a deleted row's bytes in the free blocks of its file until they are reused, and a purge
+        means gone from the file too. Nothing else runs meanwhile (the lock); False for a database that
+        is no local file."""
+        with self.lock:
+            name, where = self.con.execute("SELECT database_name, path FROM duckdb_databases() "
+                                           "WHERE database_name = current_database()").fetchone()
+            path = Path(where) if where else None
+            if path is None or not path.is_file():
+                return False
+            fresh = path.with_name(f".{path.name}.rewrite")
+            for leftover in (fresh, fresh.with_name(fresh.name + ".wal")):  # of a run that died half-way
+                leftover.unlink(missing_ok=True)
+            self.con.execute("CHECKPOINT")
+            quoted = str(fresh).replace("'", "''")
+            self.con.execute(f"ATTACH '{quoted}' AS mnemoflow_rewrite")  # ATTACH takes no parameters
+            try:
+                self.con.execute(f'COPY FROM DATABASE "{name}" TO mnemoflow_rewrite')
+            finally:
+                self.con.execute("DETACH mnemoflow_rewrite")
+            self.con.close()
+            os.replace(fresh, path)  # atomic: a crash leaves the old file or the new, whole
+            self.con = connect(path, lock_timeout_s)
+            return True
 
     def close(self) -> None:
         with self.lock:

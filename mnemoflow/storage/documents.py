@@ -380,6 +380,42 @@ class Documents(Room):
                 "AND deleted_at IS NULL AND starts_with(uri, ?)", [*params, connector, uri_prefix]).fetchall()
         return {r[0]: (r[1], r[2]) for r in rows}
 
+    def documents_from_files(self, scope: Scope, folder_uri: str) -> dict[str, list[str]]:
+        """The user's live documents read from files under `folder_uri` (a URL ending in '/'), each with
+        the file URLs it came from: a file's own (an attachment's: its parent file's), or the transcript
+        files of a conversation session. What `ingest` retires when those files are gone."""
+        mine, params = owned(scope)
+        with self._db.read() as con:
+            rows = con.execute(
+                f"""
+                SELECT document_id, uri, CAST(json_extract(metadata, '$.source_uris') AS VARCHAR[])
+                FROM source_documents WHERE {mine} AND deleted_at IS NULL AND (starts_with(uri, ?) OR list_bool_or(
+                    [starts_with(u, ?) FOR u IN coalesce(CAST(json_extract(metadata, '$.source_uris') AS VARCHAR[]),
+                                                          [])]))
+                """, [*params, folder_uri, folder_uri]).fetchall()
+        return {doc: list(files) if files else [uri.split("#attachment=", 1)[0]] for doc, uri, files in rows}
+
+    def document_family(self, scope: Scope, document_id: str) -> list[str]:
+        """A live document the owner holds and the attachments read from it (documents of their own), the
+        document first; empty when the owner holds no such live document."""
+        mine, params = owned(scope)
+        with self._db.read() as con:
+            row = con.execute(f"SELECT uri FROM source_documents WHERE {mine} AND deleted_at IS NULL "
+                              "AND document_id = ?", [*params, document_id]).fetchone()
+            if row is None:
+                return []
+            inside = con.execute(f"SELECT document_id FROM source_documents WHERE {mine} AND deleted_at IS NULL "
+                                 "AND starts_with(uri, ?) ORDER BY uri", [*params, f"{row[0]}#attachment="]).fetchall()
+        return [document_id, *(r[0] for r in inside)]
+
+    def document_owner(self, tenant_id: str, document_id: str) -> Scope | None:
+        """The scope that ingested a document of the tenant (as `memory_owner` for a memory)."""
+        within, params = tenant(tenant_id)
+        with self._db.read() as con:
+            row = con.execute(f"SELECT {', '.join(SCOPE_COLUMNS)} FROM source_documents WHERE {within} "
+                              "AND document_id = ?", [*params, document_id]).fetchone()
+        return row_scope(row) if row else None
+
     def delete_documents(self, scope: Scope, document_ids: list[str], *, actor: str) -> DeletionResult:
         """Soft-delete the user's documents, their chunks and the memories extracted only from them:
         one commit. Recall stops returning all of it; history keeps it."""

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from mnemoflow.storage.memory_writes import NewMemory
 
 HOTNESS_HALF_LIFE_DAYS = 30.0  # an entity's hotness halves every 30 days without a mention
-_ENTITY_ID = re.compile(rf"^entity:({'|'.join(ENTITY_TYPES)}):[a-z0-9]+(?:-[a-z0-9]+)*$")
+_ENTITY_ID = re.compile(rf"^entity:({'|'.join(ENTITY_TYPES)}):[0-9a-f]{{24}}$")  # models.entity_id_of: no text
 _CATEGORY_KEY = re.compile(r"^[a-z0-9][a-z0-9_-]*(?:/[a-z0-9][a-z0-9_-]*)*$")
 
 
@@ -57,12 +57,13 @@ def draft_graph(
 
 
 def merged_entities(refs: tuple[EntityRef, ...]) -> dict[str, EntityRef]:
-    """A draft's entities by id, checked (`entity:<type>:<slug>` of its own type), one per id."""
+    """A draft's entities by id, checked (`entity:<type>:<digest>` of its own type, `models.entity_id_of`: an id
+    that spells a name is refused, since commits keep ids after the purge), one per id."""
     merged: dict[str, EntityRef] = {}
     for ref in refs:
         match = _ENTITY_ID.match(ref.entity_id)
         if match is None or match.group(1) != ref.type or not ref.name.strip():
-            raise BadInputError(f"entity {ref.entity_id!r} ({ref.type}) is not entity:<type>:<slug> with a name")
+            raise BadInputError(f"entity {ref.entity_id!r} ({ref.type}) is not entity:<type>:<digest> with a name")
         first = merged.get(ref.entity_id, ref)
         merged[ref.entity_id] = EntityRef(ref.entity_id, first.name, ref.type,
                                           tuple(merge_aliases(first.name, first.aliases, [ref.name, *ref.aliases])))

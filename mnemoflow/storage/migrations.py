@@ -13,6 +13,7 @@ import duckdb
 
 from mnemoflow.storage.analyst_views import ANALYST_VIEWS_0008
 from mnemoflow.storage.data_model import DATA_MODEL_0001
+from mnemoflow.storage.rekey_entities import REKEYED, rekey_entity_ids
 from mnemoflow.storage.rule_schema import RULES_0010
 
 Migration = Callable[[duckdb.DuckDBPyConnection], None]
@@ -259,6 +260,12 @@ def _rate_buckets(con: duckdb.DuckDBPyConnection) -> None:
     """The API keys' rate budgets when several servers share a store (`protect.ratelimit.SharedLimiter`)."""
     con.execute("CREATE TABLE rate_buckets (bucket VARCHAR PRIMARY KEY, tokens DOUBLE NOT NULL, "
                 "updated_at TIMESTAMP NOT NULL)")
+
+
+@migration(REKEYED)
+def _entity_id_digests(con: duckdb.DuckDBPyConnection) -> None:
+    """Entity ids that spelled names become digests, in rows and in the commit chain (`rekey_entities`)."""
+    rekey_entity_ids(con)
 
 
 def apply_migrations(con: duckdb.DuckDBPyConnection) -> list[str]:

@@ -318,11 +318,14 @@ class Purge(Room):
         counts[EMBEDDING_CACHE.name] = before - self._index.count(EMBEDDING_CACHE)
 
     def settle_purges(self) -> None:
-        """After purges: rebuild both DuckDB FTS indexes, and compact the LanceDB tables dropping
-        every older version, so no deleted text stays searchable or readable by time travel."""
+        """After purges: rebuild both DuckDB FTS indexes, compact the LanceDB tables dropping every older
+        version, so no deleted text stays searchable or readable by time travel, and (unless the settings
+        say not to) copy the DuckDB file afresh, so none stays in its free blocks either."""
         now = utcnow()
         with self._db.read() as con:
             for spec in fts.FTS_SPECS:
                 fts.rebuild(con, spec, now)
         for spec in (CHUNK_INDEX, MEMORY_INDEX, EMBEDDING_CACHE):
             self._index.forget_history(spec)
+        if self._rewrite_after_purge:
+            self.rewrite_file()

@@ -62,7 +62,8 @@ class Store(Documents, Memories, Versions, Transfer, Graph, EntityReads, Conflic
     def __init__(
         self, db: Database, index: LanceIndex, *, max_attempts: int, lease_s: float,
         bm25_engine: Bm25Engine = "lancedb", backoff_s: float = 30.0, backoff_max_s: float = 3600.0,
-        access_flush_s: float = 5.0, heartbeat_s: float = 5.0,
+        access_flush_s: float = 5.0, heartbeat_s: float = 5.0, rewrite_after_purge: bool = True,
+        lock_timeout_s: float = 30.0,
     ) -> None:
         self._db = db
         self._index = index
@@ -77,6 +78,9 @@ class Store(Documents, Memories, Versions, Transfer, Graph, EntityReads, Conflic
         self._access_lock = threading.Lock()
         self._accesses = {}
         self._accesses_since = None
+        self._rewrite_after_purge = rewrite_after_purge
+        self._lock_timeout_s = lock_timeout_s
+        self._sql_served: tuple[str, str] | None = None  # the SQL endpoint's (uri, token) while served
         self._heartbeat = Heartbeat(db.postgres, heartbeat_s) if db.postgres is not None else None
 
     def set_role(self, role: str) -> None:

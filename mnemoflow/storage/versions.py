@@ -4,6 +4,11 @@ update, which writes a new version that UPDATES the current one rather than edit
 Content never changes in place (vectors and citations stay true to it); an update is a new row,
 linked UPDATES to the one it replaces, which becomes a past version (is_latest false, valid_to set):
 recall answers with the new one, `history` and `recall --history` still show the old.
+
+Every version keeps its own id (commits, links and citations name it), and any of them names the
+memory: `memory_head` follows the UPDATES chain from one to the newest version, which is what the
+by-id verbs (get, update, delete, history, pin) act on, as mem0's do with its one id. Deleting a
+memory deletes every version of it.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from mnemoflow.models import HistoryEntry, LinkDraft, MemoryDraft, MemoryItem
 from mnemoflow.storage import batch
 from mnemoflow.storage.commits import PendingCommit, sha256_json, write_commit
 from mnemoflow.storage.room import Room
-from mnemoflow.storage.rows import memory_content_hash
+from mnemoflow.storage.rows import MEMORY_COLUMNS, memory_content_hash, memory_item
 from mnemoflow.storage.scope import Scope, owned, tenant, visible
 from mnemoflow.timeutil import utcnow
 
@@ -61,6 +66,45 @@ class Versions(Room):
             entries.append(HistoryEntry(commit_id=commit_id, created_at=created_at, actor=actor, message=message,
                                         op=op, memory_id=mid, event=event, old_memory=old, new_memory=new))
         return entries
+
+    def memory_head(self: Store, scope: Scope, memory_id: str) -> MemoryItem | None:  # type: ignore[misc]
+        """The newest version of the memory `memory_id` is a version of (itself when nothing replaced it),
+        as the scope sees it, deleted or not; None when the scope sees no such memory. When a version
+        was replaced twice (the chain forks), the current one wins, then the newer."""
+        where, params = visible(scope, "m")
+        links, link_params = tenant(scope.tenant_id, "l")
+        with self._db.read() as con:
+            row = con.execute(
+                f"""
+                WITH RECURSIVE chain(memory_id, hops) AS (
+                    SELECT ?, 0
+                    UNION ALL
+                    SELECT l.src, c.hops + 1 FROM chain c
+                    JOIN memory_links l ON l.dst = c.memory_id AND l.type = 'UPDATES' AND {links}
+                    WHERE c.hops < {MAX_VERSIONS}
+                )
+                SELECT {MEMORY_COLUMNS} FROM (
+                    SELECT m.*, c.hops FROM (SELECT memory_id, max(hops) AS hops FROM chain GROUP BY memory_id) c
+                    JOIN memories m ON m.memory_id = c.memory_id WHERE {where}
+                ) ORDER BY deleted_at IS NULL AND is_latest DESC, hops DESC, created_at DESC, memory_id LIMIT 1
+                """, [memory_id, *link_params, *params]).fetchone()
+        return memory_item(row) if row else None
+
+    def memory_versions(self: Store, scope: Scope, memory_id: str) -> list[str]:  # type: ignore[misc]
+        """The ids of every version of the owner's memory `memory_id` (its head and every version before
+        it, deleted ones included), newest first; empty when the owner holds no such memory."""
+        head = self.memory_head(scope, memory_id)
+        if head is None or head.id not in self.owned_memory_ids(scope, [head.id]):
+            return []
+        return list(dict.fromkeys([head.id, *(older for _, older, _ in _update_links(self, scope, [head.id],
+                                                                                       back=True))]))
+
+    def owned_memory_ids(self: Store, scope: Scope, memory_ids: list[str]) -> set[str]:  # type: ignore[misc]
+        """Which of `memory_ids` the owner of `scope` wrote (deleted or not)."""
+        mine, params = owned(scope)
+        with self._db.read() as con, batch.id_set(con, memory_ids) as ids:
+            return {r[0] for r in con.execute(f"SELECT memory_id FROM memories WHERE {mine} AND memory_id IN {ids}",
+                                              params).fetchall()}
 
     def update_memory(  # type: ignore[misc]
         self: Store, scope: Scope, memory_id: str, draft: MemoryDraft, *, actor: str,

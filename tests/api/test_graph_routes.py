@@ -112,13 +112,14 @@ def test_reviews_and_conflicts_are_decided_over_http(api) -> None:
 
 def test_memory_filters_citations_and_owners(api) -> None:
     client, acme, globex, _ = api
-    listed = client.get("/v1/memories", params=NADIA, headers=acme).json()
-    assert {m["content"] for m in listed} >= {"Nadia works at Osterholz Bakery"}
-    facts = client.get("/v1/memories", params={**NADIA, "kind": "fact"}, headers=acme).json()
-    assert facts and all(m["kind"] == "fact" for m in facts)
+    listed = client.get("/v1/memories", params=NADIA, headers=acme).json()["results"]
+    assert {m["memory"] for m in listed} >= {"Nadia works at Osterholz Bakery"}
+    facts = client.get("/v1/memories", params={**NADIA, "kind": "fact"}, headers=acme).json()["results"]
+    kinds = {m["id"]: client.get(f"/v1/memories/{m['id']}", params=NADIA, headers=acme).json()["kind"] for m in listed}
+    assert facts and {m["id"] for m in facts} == {i for i, kind in kinds.items() if kind == "fact"}
     later = client.get("/v1/memories", params={**NADIA, "since": "2999-01-01T00:00:00Z"}, headers=acme).json()
-    assert later == []
-    until = client.get("/v1/memories", params={**NADIA, "until": "2999-01-01T00:00:00Z"}, headers=acme).json()
+    assert later == {"results": []}
+    until = client.get("/v1/memories", params={**NADIA, "until": "2999-01-01T00:00:00Z"}, headers=acme).json()["results"]
     assert len(until) == len(listed)
     cited = client.get(f"/v1/memories/{listed[0]['id']}/citations", params=NADIA, headers=acme).json()
     assert cited and cited[0]["turn_id"]

@@ -10,13 +10,15 @@ refusals (422, declared) are expected. `bench/api_fuzz.py` runs every check with
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
 
 import pytest
 import schemathesis
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
 from schemathesis.core.failures import FailureGroup
@@ -39,6 +41,7 @@ from mnemoflow.models import ApiKey
 from mnemoflow.service import MemoryService
 from mnemoflow.storage import Scope
 from mnemoflow.storage.scope import ID_PATTERN
+from tests.hostile_inputs import LONE_SURROGATES, count_strings, with_lone_surrogate
 
 CHECKS = [not_a_server_error, response_schema_conformance, status_code_conformance, content_type_conformance,
           response_headers_conformance, ignored_auth, negative_data_rejection]
@@ -114,7 +117,9 @@ def test_a_profile_or_topics_of_an_agent_are_refused_not_a_server_error(client: 
 
 
 def test_times_leave_with_their_offset(client: TestClient) -> None:
-    memory = client.get("/v1/memories", params={"user_id": "dana"}).json()[0]
+    listed = client.get("/v1/memories", params={"user_id": "dana"}).json()["results"][0]
+    assert listed["created_at"].endswith("Z") and listed["updated_at"].endswith("Z")
+    memory = client.get(f"/v1/memories/{listed['id']}", params={"user_id": "dana"}).json()
     assert memory["created_at"].endswith("Z") and memory["valid_from"].endswith("Z")
     found = client.post("/v1/search", json={"user_id": "dana", "query": "build server"}).json()["results"][0]
     assert found["created_at"].endswith("Z") and found["user_id"] == "dana"
@@ -164,6 +169,33 @@ def test_a_query_parameter_given_twice_is_refused(client: TestClient) -> None:
     """`?user_id=dana&user_id=sam` names no one scope: FastAPI would have read the last."""
     answer = client.get("/v1/memories", params=[("user_id", "sam"), ("user_id", "dana")])
     assert answer.status_code == 422 and "repeated: user_id" in answer.json()["detail"]
+
+
+SURROGATE_EXAMPLES = settings(EXAMPLES, max_examples=8)
+
+
+def test_a_lone_surrogate_anywhere_in_a_valid_body_is_a_4xx(api_schema: schemathesis.BaseSchema,
+                                                           client: TestClient) -> None:
+    """Bodies the schema allows, one string (a key or a value, at any depth, one the route ignores too)
+    given half a surrogate pair: every answer is a refusal that says so, none a server error."""
+    operations = [r.ok() for r in api_schema.exclude(path="/v1/tenant").get_all_operations()]
+    with_body = [op for op in operations if op.body]
+    assert len(with_body) == 6
+    for operation in with_body:
+
+        @given(case=operation.as_strategy(GenerationMode.POSITIVE), pick=st.integers(0, 10_000),
+               surrogate=st.sampled_from(LONE_SURROGATES))
+        @SURROGATE_EXAMPLES
+        def call(case: schemathesis.Case, pick: int, surrogate: str) -> None:
+            strings = count_strings(case.body)
+            assume(strings > 0)
+            sent = with_lone_surrogate(case.body, pick % strings, surrogate)
+            answer = client.request(case.method, case.formatted_path, params=case.query, content=json.dumps(sent),
+                                    headers={"Content-Type": "application/json"})
+            assert 400 <= answer.status_code < 500, (case.method, case.formatted_path, sent, answer.text)
+            assert "surrogate" in answer.text
+
+        call()
 
 
 def test_the_fuzzing_catches_a_key_check_that_lets_anyone_in(api_schema: schemathesis.BaseSchema, acme_key: str,

@@ -138,6 +138,28 @@ def _quack(uri: str, token: str) -> duckdb.DuckDBPyConnection:
     return con
 
 
+def test_a_purge_while_serving_rewrites_the_file_and_analysts_attach_again(tmp_path: Path) -> None:
+    """The purge copies the DuckDB file afresh under the running server (no purged bytes left in its
+    free blocks); the server keeps answering, and the SQL endpoint is served again at its address."""
+    home = tmp_path / "home"
+    with served(home):  # its clean stop checkpoints: the rows are in the file itself, not only its log
+        assert cli(home, "add", "Alex prefers green tea", "--tenant", "acme", "--user", "alex").returncode == 0
+        assert cli(home, "add", "The vault code of Umbral Ltd is QX-771-ZETA", "--tenant", "umbral",
+                   "--user", "ops").returncode == 0
+    assert b"QX-771-ZETA" in (home / "mnemoflow.duckdb").read_bytes()
+    with served(home) as info:
+        assert "QX-771-ZETA" in _quack(info.quack_uri, info.quack_token).execute(
+            "SELECT string_agg(content) FROM mf.memories").fetchone()[0]
+        gone = cli(home, "tenant", "delete", "umbral", "--yes")
+        assert gone.returncode == 0, gone.stderr
+        assert b"QX-771-ZETA" not in (home / "mnemoflow.duckdb").read_bytes()
+        con = _quack(info.quack_uri, info.quack_token)
+        assert con.execute("SELECT content FROM mf.memories").fetchall() == [("Alex prefers green tea",)]
+        recalled = cli(home, "recall", "what does Alex drink?", "--tenant", "acme", "--user", "alex", "--json")
+        assert recalled.returncode == 0 and "green tea" in recalled.stdout
+        assert cli(home, "verify").returncode == 0
+
+
 def test_analysts_read_the_live_store(tmp_path: Path) -> None:
     home = tmp_path / "home"
     with served(home) as info:

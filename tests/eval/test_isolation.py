@@ -60,9 +60,10 @@ def test_the_probes_catch_a_broken_user_wall(probed: tuple[MemoryService, World]
     def tenant_only(scope, alias=""):
         return scope_module.tenant(scope.tenant_id, alias)
 
-    from mnemoflow.storage import memories
+    from mnemoflow.storage import memories, versions
 
     monkeypatch.setattr(memories, "visible", tenant_only)
+    monkeypatch.setattr(versions, "visible", tenant_only)  # get reads a memory as it is now (its newest version)
     service, world = probed
     report = IsolationReport(seed=11)
     probe(world, "service", reads_only(service_route(service)), 120, random.Random(11), report)

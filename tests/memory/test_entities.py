@@ -9,7 +9,7 @@ import pytest
 from mnemoflow.memory.relate.entities import entity_id, slug, typed_entities
 from mnemoflow.memory.relate.triples import categories_of, relation_triples
 from mnemoflow.memory.english.names import find_entities
-from mnemoflow.models import THIS_MEMORY
+from mnemoflow.models import THIS_MEMORY, entity_id_of
 
 
 def types(content: str, names: tuple[str, ...] | None = None, **kw) -> dict[str, str]:
@@ -39,9 +39,10 @@ def test_a_name_without_latin_letters_gets_a_stable_ascii_slug() -> None:
     assert re.fullmatch(r"x-[0-9a-f]{12}", slug("東京"))
 
 
-def test_entity_ids_name_type_and_slug() -> None:
-    assert entity_id("person", "Zoë") == "entity:person:zoe"
-    assert entity_id("place", "München") == "entity:place:munchen"
+def test_entity_ids_name_a_type_and_a_digest_of_the_slug_never_the_name() -> None:
+    assert entity_id("person", "Zoë") == entity_id("person", "zoe") == entity_id_of("person", slug("Zoë"))
+    assert re.fullmatch(r"entity:place:[0-9a-f]{24}", entity_id("place", "München"))
+    assert "munchen" not in entity_id("place", "München") and entity_id("place", "Zoë") != entity_id("person", "Zoë")
     with pytest.raises(ValueError, match="entity type"):
         entity_id("animal", "Rex")
 
@@ -116,8 +117,8 @@ def test_a_project_is_named_without_the_word_project() -> None:
     [melanie, atlas] = typed_entities("Melanie leads Project Atlas", ("Melanie", "Project Atlas"),
                                       speakers=("Melanie",))
     assert (atlas.entity_id, atlas.name, atlas.type, atlas.aliases) == (
-        "entity:project:atlas", "Atlas", "project", ("Project Atlas",))
-    assert melanie.entity_id == "entity:person:melanie"
+        entity_id("project", "atlas"), "Atlas", "project", ("Project Atlas",))
+    assert melanie.entity_id == entity_id("person", "melanie")
 
 
 def test_acronyms_and_plain_words_are_concepts() -> None:
@@ -131,20 +132,20 @@ def test_a_first_name_beside_the_full_name_is_one_person() -> None:
     found = typed_entities("Maya Lopez joined Acme Corp; Maya now works at Acme Corp in Berlin",
                            ("Maya Lopez", "Acme Corp", "Maya", "Berlin"))
     assert [(e.entity_id, e.aliases) for e in found] == [
-        ("entity:person:maya-lopez", ("Maya",)), ("entity:organization:acme-corp", ()), ("entity:place:berlin", ())]
+        (entity_id("person", "maya-lopez"), ("Maya",)), (entity_id("organization", "acme-corp"), ()), (entity_id("place", "berlin"), ())]
 
 
 def test_possessive_and_case_variants_become_aliases() -> None:
     [maya] = typed_entities("Maya's brother says MAYA cooks", ("Maya",))
-    assert maya.entity_id == "entity:person:maya" and set(maya.aliases) == {"Maya's", "MAYA"}
+    assert maya.entity_id == entity_id("person", "maya") and set(maya.aliases) == {"Maya's", "MAYA"}
 
 
 def test_a_short_form_is_merged_only_when_given() -> None:
     content = "Melanie said Mel prefers morning meetings"
     apart = typed_entities(content, ("Melanie", "Mel"))
-    assert [e.entity_id for e in apart] == ["entity:person:melanie", "entity:person:mel"]
+    assert [e.entity_id for e in apart] == [entity_id("person", "melanie"), entity_id("person", "mel")]
     [merged] = typed_entities(content, ("Melanie", "Mel"), aliases={"Melanie": ["Mel"]})
-    assert merged.entity_id == "entity:person:melanie" and merged.aliases == ("Mel",)
+    assert merged.entity_id == entity_id("person", "melanie") and merged.aliases == ("Mel",)
 
 
 # ---------------------------------------------------------------------------------- relations
@@ -152,29 +153,29 @@ def test_a_short_form_is_merged_only_when_given() -> None:
 def test_every_entity_is_mentioned_by_the_memory() -> None:
     found = typed_entities("Maya lives in Lisbon", ("Maya", "Lisbon"))
     assert [t for t in relation_triples("Maya lives in Lisbon", found) if t[1] == "mentions"] == [
-        (THIS_MEMORY, "mentions", "entity:person:maya", 1.0), (THIS_MEMORY, "mentions", "entity:place:lisbon", 1.0)]
+        (THIS_MEMORY, "mentions", entity_id("person", "maya"), 1.0), (THIS_MEMORY, "mentions", entity_id("place", "lisbon"), 1.0)]
 
 
 def test_verb_patterns_state_relations() -> None:
     assert triples("Maya works at Zentrix", ("Maya", "Zentrix")) == {
-        ("entity:person:maya", "belongs_to", "entity:organization:zentrix")}
+        (entity_id("person", "maya"), "belongs_to", entity_id("organization", "zentrix"))}
     assert triples("Maya is working on Hermes", ("Maya", "Hermes")) == {
-        ("entity:person:maya", "works_on", "entity:project:hermes")}
+        (entity_id("person", "maya"), "works_on", entity_id("project", "hermes"))}
     assert triples("Melanie uses DuckDB and Prefect for the pipeline", ("Melanie", "DuckDB", "Prefect"),
                    speakers=("Melanie",)) == {
-        ("entity:person:melanie", "uses", "entity:tool:duckdb"),
-        ("entity:person:melanie", "uses", "entity:library:prefect")}
+        (entity_id("person", "melanie"), "uses", entity_id("tool", "duckdb")),
+        (entity_id("person", "melanie"), "uses", entity_id("library", "prefect"))}
     assert triples("The billing API runs on Kubernetes", ("API", "Kubernetes")) == {
-        ("entity:concept:api", "runs_on", "entity:tool:kubernetes")}
+        (entity_id("concept", "api"), "runs_on", entity_id("tool", "kubernetes"))}
     assert triples("Zoë now lives in München", ("Zoë", "München")) == {
-        ("entity:person:zoe", "located_at", "entity:place:munchen")}
+        (entity_id("person", "zoe"), "located_at", entity_id("place", "munchen"))}
 
 
 def test_a_literal_object_is_short_and_cut_at_the_clause() -> None:
     assert triples("Melanie prefers pandas over polars for quick analysis", ("Melanie",)) == {
-        ("entity:person:melanie", "prefers", "pandas")}
+        (entity_id("person", "melanie"), "prefers", "pandas")}
     assert triples("Maya really loves spicy ramen, especially in winter", ("Maya",)) == {
-        ("entity:person:maya", "prefers", "spicy ramen")}
+        (entity_id("person", "maya"), "prefers", "spicy ramen")}
     # located_at needs a place, not a literal
     assert triples("Maya lives in a small flat", ("Maya",)) == set()
 
@@ -182,7 +183,7 @@ def test_a_literal_object_is_short_and_cut_at_the_clause() -> None:
 def test_a_second_verb_joined_by_and_keeps_the_subject() -> None:
     content = "Melanie's sister Maya lives in Lisbon and loves sushi"
     assert triples(content, ("Melanie", "Maya", "Lisbon"), speakers=("Melanie",)) == {
-        ("entity:person:maya", "located_at", "entity:place:lisbon"), ("entity:person:maya", "prefers", "sushi")}
+        (entity_id("person", "maya"), "located_at", entity_id("place", "lisbon")), (entity_id("person", "maya"), "prefers", "sushi")}
 
 
 def test_negations_and_possessives_state_nothing() -> None:

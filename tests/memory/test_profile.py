@@ -68,6 +68,20 @@ def test_a_plan_still_ahead_stays_dynamic(embedder: LocalEmbedder) -> None:
     assert "for 2024-11-29" in lines[1].text
 
 
+def test_home_work_and_plans_are_covered_however_long_ago_the_change(embedder: LocalEmbedder) -> None:
+    """The README's promise: home, work (a manager, an office) and plans. A move said months ago is
+    where the person lives now; a manager is work, said without "works as"; a plan said as thinking
+    about it is a plan."""
+    said = ["Ines relocated to Utrecht after the summer", "Ines's team lead at the agency is Bram",
+            "Ines's office is on the canal side of the building", "Ines is considering a move to Ghent"]
+    items = [(memory(1, said[0], NOW - timedelta(days=150)), 0), (memory(2, said[1], NOW - timedelta(days=80)), 0),
+             (memory(3, said[2], NOW - timedelta(days=60)), 0), (memory(4, said[3], NOW - timedelta(days=4)), 0),
+             (memory(5, "Ines went to a gig at the Tivoli", NOW - timedelta(days=40)), 0)]
+    lines = build(embedder, items)
+    assert {(line.section, tuple(line.memory_ids)) for line in lines} == {
+        ("static", ("mem_1",)), ("static", ("mem_2",)), ("static", ("mem_3",)), ("dynamic", ("mem_4",))}
+
+
 def test_the_same_thing_said_twice_is_one_line_citing_both(embedder: LocalEmbedder) -> None:
     items = [(memory(1, "Tomás is allergic to shellfish", NOW - timedelta(days=9)), 0),
              (memory(2, "Tomás is allergic to shellfish.", NOW - timedelta(days=2)), 0),

@@ -10,6 +10,7 @@ import pytest
 
 from mnemoflow.config import load_settings
 from mnemoflow.memory.generate.direct import draft_memory
+from mnemoflow.memory.relate.entities import entity_id
 from mnemoflow.models import LinkDraft, MemoryItem
 from mnemoflow.recall import RecallConfig, RecallFilters, preset
 from mnemoflow.recall.engine import _rerank
@@ -290,8 +291,8 @@ def test_a_memory_sharing_an_entity_with_a_top_memory_joins(service: MemoryServi
 
     from mnemoflow.models import EntityRef
 
-    lisbon = EntityRef("entity:place:lisbon", "Lisbon", "place")
-    porto = EntityRef("entity:place:porto", "Porto", "place")
+    lisbon = EntityRef(entity_id("place", "lisbon"), "Lisbon", "place")
+    porto = EntityRef(entity_id("place", "porto"), "Porto", "place")
 
     def write(scope: Scope, text: str, *entities: EntityRef) -> MemoryItem:
         memory, _ = service.store.write_memory(scope, replace(draft_memory(text), entities=entities), actor="test")
@@ -304,7 +305,7 @@ def test_a_memory_sharing_an_entity_with_a_top_memory_joins(service: MemoryServi
     service.drain()
     items = {i.id: i for i in service.recall(SCOPE, "conference", token_budget=4000, config=LEXICAL).items}
     reached = items[neighbour.id]
-    assert reached.why == f"shares entity entity:place:lisbon with {seed.id}"
+    assert reached.why == f"shares entity {lisbon.entity_id} with {seed.id}"
     assert reached.scores["graph_factor"] == LEXICAL.graph_entity_factor
     assert reached.score < items[seed.id].score
     assert unrelated.id not in items and theirs.id not in items
@@ -315,7 +316,7 @@ def test_a_memory_sharing_an_entity_with_a_top_memory_joins(service: MemoryServi
 
     # an entity every memory names (the user herself) says little: under a tight bound the memory
     # sharing the rarer entity wins, and `via` names that one
-    maya = EntityRef("entity:person:maya", "Maya", "person")
+    maya = EntityRef(entity_id("person", "maya"), "Maya", "person")
     talk = write(SCOPE, "Maya gave a talk about tide tables", maya, porto)
     for n in range(4):
         write(SCOPE, f"Maya owns {n + 2} houseplants", maya)

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from mnemoflow.memory.generate.direct import draft_memory
+from mnemoflow.memory.relate.entities import entity_id
 from mnemoflow.models import EntityRef, MemoryItem
 from mnemoflow.recall import RecallConfig, RecallFilters
 from mnemoflow.recall.packing import Candidate, pack
@@ -91,8 +92,8 @@ def test_the_turn_takes_the_place_of_a_memory_ranked_above_it() -> None:
 
 
 def test_expansion_does_not_link_through_the_speaker_of_a_seed(service: MemoryService) -> None:
-    maya = EntityRef("entity:person:maya", "Maya", "person")
-    lisbon = EntityRef("entity:place:lisbon", "Lisbon", "place")
+    maya = EntityRef(entity_id("person", "maya"), "Maya", "person")
+    lisbon = EntityRef(entity_id("place", "lisbon"), "Lisbon", "place")
     seed = _memory(service, "Maya flew to the conference in Lisbon", _source("0"), entities=(maya, lisbon))
     place = _memory(service, "The hotel in Lisbon has a rooftop bar", _source("5"), entities=(lisbon,))
     person = _memory(service, "Maya owns three houseplants", _source("7"), entities=(maya,))

@@ -56,6 +56,19 @@ def test_a_question_about_a_person_leads_with_their_profile(tree_service: Memory
     assert result.context.startswith("[profile]\n- ")
 
 
+def test_a_memory_a_profile_line_already_says_is_not_offered_again(tree_service: MemoryService) -> None:
+    result = grown(tree_service).recall(ANA, "What do you know about Ana?", token_budget=4096)
+    lines = [item for item in result.items if item.kind == "profile"]
+    said = {c.memory_id for item in lines for c in item.citations}
+    assert said  # the profile leads, citing its memories
+    assert not said & {item.id for item in result.items if item.kind == "memory"}
+    ranked = preset("default").model_copy(update={"profile": "ranked"})  # the profile after the evidence
+    after = tree_service.recall(ANA, "What do you know about Ana?", token_budget=4096, config=ranked)
+    memories = {item.id for item in after.items if item.kind == "memory"}
+    for line in (item for item in after.items if item.kind == "profile"):
+        assert not {c.memory_id for c in line.citations} <= memories  # a line saying only what is shown: left out
+
+
 def test_ranked_summaries_compete_with_the_evidence_within_their_cap(tree_service: MemoryService) -> None:
     grown(tree_service)
     ranked = preset("default").model_copy(update={"summaries": "ranked", "summary_max_items": 1})

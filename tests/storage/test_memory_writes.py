@@ -61,7 +61,8 @@ def test_a_pass_sees_its_own_writes_and_lands_in_one_commit(service: MemoryServi
     assert {(s, o) for s, p, o in service.store.sql(
         "SELECT subject, predicate, object FROM relations WHERE predicate = 'supersedes'")[1]} == {
         (munich.id, hamburg.id), (stripe.id, stored.id)}
-    assert [e.op for e in service.history(SCOPE, hamburg.id)] == ["insert"]
+    assert [(e.op, e.memory_id) for e in service.history(SCOPE, hamburg.id)] == [  # the memory as it is now
+        ("insert", hamburg.id), ("insert", munich.id)]
     assert all(report.ok for report in service.verify("acme"))
     assert set(_bm25(service, "Lena")) == {munich.id, stripe.id}
 

@@ -20,8 +20,9 @@ async function load(filters) {
       body: owner({ query: filters.q, limit: 50, filters: Object.keys(conditions).length ? conditions : null }) });
     return found.results.map((r) => ({ id: r.id, content: r.memory, created_at: r.created_at, score: r.score }));
   }
-  return api('/v1/memories', { params: owner({ limit: 200, kind: filters.kind, since: filters.since,
+  const listed = await api('/v1/memories', { params: owner({ limit: 200, kind: filters.kind, since: filters.since,
     until: filters.until }) });
+  return listed.results.map((r) => ({ id: r.id, content: r.memory, created_at: r.created_at, kind: filters.kind }));
 }
 
 function historyList(entries) {

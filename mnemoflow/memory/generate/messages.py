@@ -31,7 +31,7 @@ from mnemoflow.memory.generate.candidates import (
 from mnemoflow.memory.generate.direct import classify_kind, draft_memory
 from mnemoflow.memory.pipeline import MemoryGenerator, WriteEvent
 from mnemoflow.models import MemoryItem
-from mnemoflow.results import AddResult, MemoryEvent, Message
+from mnemoflow.results import AddResult, MemoryEvent, Message, as_message
 from mnemoflow.scoring import fast_score
 from mnemoflow.storage import Scope, Store
 from mnemoflow.storage.store import memory_content_hash
@@ -51,16 +51,7 @@ def as_messages(messages: str | list[Message] | list[dict[str, Any]]) -> tuple[l
     if len(messages) > MAX_MESSAGES:
         raise BadInputError(f"add takes at most {MAX_MESSAGES} messages; ingest a longer conversation as a "
                             "transcript")
-    read = []
-    for n, message in enumerate(messages, start=1):
-        if isinstance(message, Message):
-            read.append(message)
-        elif isinstance(message, dict) and isinstance(message.get("content"), str):
-            read.append(Message.model_validate(message))
-        else:
-            raise BadInputError(f"message {n} is not {{'role': ..., 'content': '<text>'}} (only text content "
-                                f"is read); got {str(message)[:80]!r}")
-    return read, False
+    return [as_message(message, n) for n, message in enumerate(messages, start=1)], False
 
 
 def speaker_of(message: Message, scope: Scope) -> str:
@@ -122,8 +113,7 @@ def _verbatim(store: Store, embedder: Embedder | None, scope: Scope, read: list[
               actor: str) -> list[WriteEvent]:
     """Each message as a memory of its own, as written (an exact repeat is the held memory), with its
     vector when an `embedder` is given and answers."""
-    drafts = [draft_memory(m.content, metadata={**metadata, "role": m.role, **({"name": m.name} if m.name else {})},
-                           observed_at=_naive(m.timestamp))
+    drafts = [draft_memory(m.content, metadata=metadata, observed_at=_naive(m.timestamp))  # the caller's, as given
               for m in read if m.role != "system" and m.content.strip()]
     vectors = _vectors(store, embedder, [d.content for d in drafts]) if embedder is not None and drafts else None
     events = []

@@ -7,8 +7,9 @@ well-known names; `triples.relation_triples` reads the few verb patterns that st
 small, stable taxonomy ("preference/food", "work", "schedule"). The store keeps all three, in the
 same commit as the memory.
 
-Entity ids are `entity:<type>:<slug>`, tenant-wide: the same name of the same type is one entity
-however many memories name it.
+Entity ids are `entity:<type>:<digest of the slug>`, tenant-wide: the same name of the same type is one
+entity however many memories name it, and no id spells its name (commits keep ids after a purge).
+Identifiers and numbers (a passport number, a PIN, a code) are not entities at all.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from mnemoflow.models import ENTITY_TYPES, EntityRef, EntityType
+from mnemoflow.models import ENTITY_TYPES, EntityRef, EntityType, entity_id_of
 
 _TRANSLIT = str.maketrans({"ø": "o", "æ": "ae", "œ": "oe", "đ": "d", "ł": "l", "þ": "th", "ð": "d", "ı": "i",
                            "ħ": "h", "ŋ": "n"})
@@ -39,10 +40,20 @@ def slug(name: str) -> str:
 
 
 def entity_id(type: str, name: str) -> str:  # noqa: A002 - the column is called type
-    """`entity:<type>:<slug>`; ValueError for a type outside the seven."""
+    """`entity:<type>:<digest>` (`models.entity_id_of`); ValueError for a type outside the seven."""
     if type not in ENTITY_TYPES:
         raise ValueError(f"entity type must be one of {', '.join(ENTITY_TYPES)}; got {type!r}")
-    return f"entity:{type}:{slug(name)}"
+    return entity_id_of(type, slug(name))
+
+
+def is_identifier(name: str) -> bool:
+    """A code rather than a name: one token made mostly of digits, or holding three or more ("K7741902",
+    "4417", "AB12C9"), unless it is a known product ("S3", "EC2")."""
+    if " " in name.strip() or not any(c.isdigit() for c in name):
+        return False
+    digits = sum(c.isdigit() for c in name)
+    known = _gazetteer_key(name) in KNOWN_TOOLS | KNOWN_LIBRARIES | KNOWN_ORGS
+    return not known and (digits >= 3 or 2 * digits >= sum(c.isalnum() for c in name))
 
 
 # ----------------------------------------------------------------------------------- word lists
@@ -227,8 +238,8 @@ _PERSON_CUES = _rules(
     rf"\b(?i:met|meet|meeting with|met with|talked to|talked with|spoke to|spoke with|texted|emailed|hugged|married|"
     rf"dating|dated|thanked|visited by)\s+{_N}",
     rf"(?:^|[.!?]\s+){_N}:",
-    rf"{_N}\s+(?i:is|was)\s+(?i:a|an|my|our|his|her)\s+(?:\w+\s+)?(?i:{_PROFESSIONS})\b",
-    rf"{_N}\s+(?:is|was|turns|turned)\s+\d+\b")
+    rf"{_N}\s+(?i:is|was)\s+(?i:a|an|my|our|his|her)\s+(?:\w+\s+)?(?i:{_PROFESSIONS})\b")
+_AGE_CUE = re.compile(rf"{_N}\s+(?:is|was|turns|turned)\s+\d+\b")  # "Maya is 30"; not "the PIN is 4417"
 _PERSON_VERB = re.compile(rf"{_N}\s+(?:(?:{_ADVERBS})\s+)?(?:{_HUMAN_VERBS})\b")  # not for acronyms: "API uses"
 _ORG_FRAME = re.compile(rf"{_ORG_AFTER}\s+{_COORD}{_N}(?!['’]s)", re.I)
 _PLACE_FRAME = re.compile(_after(_PLACE_AFTER), re.I)
@@ -282,7 +293,8 @@ def _type_of(name: str, content: str, speakers: set[str]) -> EntityType:
     if gkey in KNOWN_ORGS:
         return "organization"
     # 5. a person by title, family or friendship, what they are, or what they say, feel and do
-    if _PERSON_CUES.search(marked) or (not name.isupper() and _PERSON_VERB.search(marked)):
+    if _PERSON_CUES.search(marked) or (not name.isupper() and (_PERSON_VERB.search(marked)
+                                                               or _AGE_CUE.search(marked))):
         return "person"
     # 6. places by name, then by what is done there
     if gkey in PLACES:
@@ -325,7 +337,7 @@ def typed_entities(
     when `aliases` says so ({"Melanie": ["Mel"]}). Names the content frames as packages ("the
     requests library", "pip install httpx") are added even when not given."""
     speaker_keys = {_key(s.strip()) for s in speakers if s and s.strip()}
-    cleaned = [c for c in (_clean(n) for n in names) if c]
+    cleaned = [c for c in (_clean(n) for n in names) if c and not is_identifier(c)]
     given_forms: dict[str, list[str]] = {}
     for raw in names:
         c = _clean(raw)
