@@ -78,7 +78,9 @@ def test_accept_updates_retires_the_old_memory(capsys: pytest.CaptureFixture[str
     code, out, err = run(capsys, "review", "accept", first, *_who(home))
     assert code == 0 and out.strip() == f"accepted {first}: {new_id} UPDATES {old_id}", err
     code, out, _ = run(capsys, "history", old_id, *_who(home))
-    assert [line.split()[2] for line in out.strip().splitlines()] == ["insert", "update"]
+    # one line of versions now: the old memory's insert, the new one's, and the update joining them
+    assert [line.split()[2] for line in out.strip().splitlines()] == ["insert", "insert", "update"]
+    assert f"(version {new_id})" in out.splitlines()[1]
 
 
 @pytest.mark.parametrize(("args", "code"), [

@@ -93,7 +93,7 @@ def test_reviews_and_conflicts_are_decided_over_http(api) -> None:
     assert refused.status_code == 422 and "no review" in refused.json()["detail"]
     accepted = client.post(f"/v1/reviews/{review['review_id']}/accept", json=NADIA, headers=acme)
     assert accepted.status_code == 200 and accepted.json()["status"] == "accepted"
-    assert not client.get(f"/v1/memories/{old.id}", params=NADIA, headers=acme).json()["is_latest"]
+    assert client.get(f"/v1/memories/{old.id}", params=NADIA, headers=acme).json()["id"] == new.id  # its id follows
     again = client.post(f"/v1/reviews/{review['review_id']}/reject", json=NADIA, headers=acme)
     assert again.status_code == 422 and "already accepted" in again.json()["detail"]
 

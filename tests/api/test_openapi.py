@@ -180,7 +180,8 @@ def test_a_lone_surrogate_anywhere_in_a_valid_body_is_a_4xx(api_schema: schemath
     given half a surrogate pair: every answer is a refusal that says so, none a server error."""
     operations = [r.ok() for r in api_schema.exclude(path="/v1/tenant").get_all_operations()]
     with_body = [op for op in operations if op.body]
-    assert len(with_body) == 6
+    labels = {f"{op.method.upper()} {op.path}" for op in with_body}
+    assert {"POST /v1/events", "POST /v1/memories", "POST /v1/search", "POST /v1/recall"} <= labels, labels
     for operation in with_body:
 
         @given(case=operation.as_strategy(GenerationMode.POSITIVE), pick=st.integers(0, 10_000),
