@@ -39,6 +39,19 @@ def percentile(values: list[float], p: float) -> float:
     return ordered[max(0, min(len(ordered) - 1, round(p / 100 * len(ordered) + 0.5) - 1))]
 
 
+def recall_latencies_ms(service: Any, scope: Any, queries: list[str], budget: int = 2048) -> list[float]:
+    """Each query's in-process recall time, after five warm-up recalls; every answer must hold items."""
+    for q in queries[:5]:
+        service.recall(scope, q, token_budget=budget)
+    latencies = []
+    for q in queries:
+        t0 = time.perf_counter()
+        result = service.recall(scope, q, token_budget=budget)
+        latencies.append((time.perf_counter() - t0) * 1000)
+        assert result.items
+    return latencies
+
+
 def locomo_rows(locomo: Path) -> list[dict]:
     return [json.loads(line) for line in (locomo / "conversations.jsonl").read_text().splitlines() if line.strip()]
 

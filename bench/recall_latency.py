@@ -17,7 +17,7 @@ import sys
 import time
 from pathlib import Path
 
-from common import RESULTS, peak_rss_mb, percentile, synthetic_queries, synthetic_turns, write_jsonl
+from common import RESULTS, peak_rss_mb, percentile, recall_latencies_ms, synthetic_queries, synthetic_turns, write_jsonl
 
 from mnemoflow.config import load_settings
 from mnemoflow.service import MemoryService
@@ -44,14 +44,7 @@ def build(home: Path, size: int) -> dict:
 def query(home: Path, engine: str, n_queries: int) -> dict:
     queries = synthetic_queries(n_queries)
     with MemoryService(load_settings(home, bm25_engine=engine)) as service:
-        for q in queries[:5]:
-            service.recall(SCOPE, q, token_budget=2048)
-        latencies = []
-        for q in queries:
-            t0 = time.perf_counter()
-            result = service.recall(SCOPE, q, token_budget=2048)
-            latencies.append((time.perf_counter() - t0) * 1000)
-            assert result.items
+        latencies = recall_latencies_ms(service, SCOPE, queries)
         rebuild = None
         if engine == "duckdb":
             t0 = time.perf_counter()

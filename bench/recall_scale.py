@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
-from common import RESULTS, peak_rss_mb, percentile, synthetic_queries, synthetic_turns
+from common import RESULTS, peak_rss_mb, percentile, recall_latencies_ms, synthetic_queries, synthetic_turns
 
 from mnemoflow.chunking import chunk_id, sha256_text
 from mnemoflow.config import load_settings
@@ -101,14 +101,7 @@ def query(home: Path, n_queries: int) -> dict:
 
     queries = synthetic_queries(n_queries)
     with MemoryService(load_settings(home, recall_track_access=False)) as service:
-        for q in queries[:5]:
-            service.recall(SCOPE, q, token_budget=2048)
-        latencies = []
-        for q in queries:
-            t0 = time.perf_counter()
-            result = service.recall(SCOPE, q, token_budget=2048)
-            latencies.append((time.perf_counter() - t0) * 1000)
-            assert result.items
+        latencies = recall_latencies_ms(service, SCOPE, queries)
     return {"p50_ms": round(percentile(latencies, 50), 1), "p95_ms": round(percentile(latencies, 95), 1),
             "max_ms": round(max(latencies), 1), "peak_rss_mb": round(peak_rss_mb())}
 

@@ -21,6 +21,19 @@ from mnemoflow.storage.scope import Scope, owned, tenant
 VERSION_PREDICATES = ("supersedes", "superseded_by")  # the version chain: a retired memory keeps these current
 
 
+def newer_versions_cte(ids: str, links: str) -> str:
+    """`chain(origin, memory_id, hops)`: from each id of the table `ids`, the versions that replaced it,
+    following UPDATES links forward (`links`: the tenant predicate on `l`), at most 16 hops."""
+    return f"""
+        chain(origin, memory_id, hops) AS (
+            SELECT id, id, 0 FROM {ids}
+            UNION ALL
+            SELECT c.origin, l.src, c.hops + 1 FROM chain c
+            JOIN memory_links l ON l.dst = c.memory_id AND l.type = 'UPDATES' AND {links}
+            WHERE c.hops < 16
+        )"""
+
+
 def insert_links(con: duckdb.DuckDBPyConnection, scope: Scope, rows: list[list[Any]], pending: PendingCommit) -> None:
     """memory_links rows from (src, dst, type, confidence, decided_by, reason, created_at); a link
     already held stays as the commit that wrote it did (the commit lists only the new ones)."""

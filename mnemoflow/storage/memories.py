@@ -12,7 +12,7 @@ from mnemoflow.models import LinkDraft, MemoryDraft, MemoryItem
 from mnemoflow.storage import batch, fts
 from mnemoflow.storage.commits import PendingCommit, sha256_json, write_commit
 from mnemoflow.storage.lance_index import MEMORY_INDEX, sql_in
-from mnemoflow.storage.links import retire_relations
+from mnemoflow.storage.links import newer_versions_cte, retire_relations
 from mnemoflow.storage.memory_writes import MemoryWrites
 from mnemoflow.storage.room import Room
 from mnemoflow.storage.rows import MEMORY_COLUMNS, active_memory_sql, lifecycle_sql, memory_item
@@ -201,13 +201,7 @@ class Memories(Room):
         with self._db.read() as con, batch.id_rows(con, memory_ids) as ids:
             rows = con.execute(
                 f"""
-                WITH RECURSIVE chain(origin, memory_id, hops) AS (
-                    SELECT id, id, 0 FROM {ids}
-                    UNION ALL
-                    SELECT c.origin, l.src, c.hops + 1 FROM chain c
-                    JOIN memory_links l ON l.dst = c.memory_id AND l.type = 'UPDATES' AND {links}
-                    WHERE c.hops < 16
-                )
+                WITH RECURSIVE {newer_versions_cte(ids, links)}
                 SELECT origin, {MEMORY_COLUMNS} FROM (
                     SELECT c.origin, c.hops, m.* FROM chain c JOIN memories m ON m.memory_id = c.memory_id
                     WHERE c.hops > 0 AND {where}{gate}

@@ -22,7 +22,7 @@ from mnemoflow.storage.commits import PendingCommit, sha256_json, write_commit
 from mnemoflow.storage.connection import Database
 from mnemoflow.storage.graph import draft_graph, write_graph
 from mnemoflow.storage.lance_index import MEMORY_INDEX, Hit, LanceIndex, sql_in
-from mnemoflow.storage.links import insert_links, live_sources, supersede
+from mnemoflow.storage.links import insert_links, live_sources, newer_versions_cte, supersede
 from mnemoflow.storage.room import Bm25Engine
 from mnemoflow.storage.rows import (
     MEMORY_COLUMNS,
@@ -282,13 +282,7 @@ def follow_newer_versions(con: duckdb.DuckDBPyConnection, scope: Scope, new: lis
     with batch.id_rows(con, stale) as ids:
         rows = con.execute(
             f"""
-            WITH RECURSIVE chain(origin, memory_id, hops) AS (
-                SELECT id, id, 0 FROM {ids}
-                UNION ALL
-                SELECT c.origin, l.src, c.hops + 1 FROM chain c
-                JOIN memory_links l ON l.dst = c.memory_id AND l.type = 'UPDATES' AND {links}
-                WHERE c.hops < 16
-            )
+            WITH RECURSIVE {newer_versions_cte(ids, links)}
             SELECT c.origin, c.memory_id FROM chain c JOIN memories m ON m.memory_id = c.memory_id
             WHERE c.hops > 0 AND {mine} AND m.is_latest AND m.deleted_at IS NULL
             ORDER BY c.origin, c.hops
