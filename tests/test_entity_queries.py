@@ -159,7 +159,7 @@ def test_a_conflict_waits_until_a_person_keeps_one_or_both(service: MemoryServic
     done = service.resolve_conflict(GWEN, waiting.link_id, second)
     assert (done.applied, done.kept, done.superseded) == ("UPDATES", [second], [first])
     assert service.conflicts(GWEN).conflicts == []
-    assert not service.get(GWEN, first).is_latest and service.get(GWEN, second).is_latest
+    assert service.get(GWEN, first).id == second and service.get(GWEN, second).is_latest  # the old id follows
     with pytest.raises(NotFoundError):
         service.resolve_conflict(GWEN, waiting.link_id, None)  # decided already
 
