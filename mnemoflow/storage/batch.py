@@ -158,6 +158,23 @@ def id_set(con: duckdb.DuckDBPyConnection, ids: Sequence[str]) -> Iterator[str]:
         yield rows
 
 
+KEY_LOOKUP_IDS = 2048  # DuckDB's index_scan_max_count: up to this many keys, its primary-key index finds rows
+
+
+@contextmanager
+def key_rows(con: duckdb.DuckDBPyConnection, table: str, key: str, ids: Sequence[str]) -> Iterator[str]:
+    """The rows of `table` whose `key` is one of `ids`, as a relation for a `MATERIALIZED` CTE, so that
+    the scope and lifecycle predicates apply to those rows only. Plain ids go as a literal `IN` list on
+    the key alone, which DuckDB answers from the primary-key index; a predicate beside it, or ids
+    joined from a column, make it scan the table (400 ids at 1M chunks: 19 ms against 72-79)."""
+    plain = len(ids) <= KEY_LOOKUP_IDS and all(isinstance(i, str) and _PLAIN_ID.fullmatch(i) for i in ids)
+    if plain or attached(con):
+        yield f"(SELECT * FROM {table} WHERE {key} IN ({', '.join(_string(str(i)) for i in ids) or 'NULL'}))"
+        return
+    with registered(con, ["id"], [[i] for i in ids]) as name:
+        yield f"(SELECT * FROM {table} WHERE {key} IN (SELECT id FROM {name}))"
+
+
 @contextmanager
 def id_rows(con: duckdb.DuckDBPyConnection, ids: Sequence[str]) -> Iterator[str]:
     """A relation of one column `id` holding `ids` (for `FROM`)."""

@@ -174,14 +174,14 @@ class Search(Room):
     def live_chunk_ids(self, scope: Scope, chunk_ids: list[str]) -> set[str]:
         """Which of `chunk_ids` DuckDB, the system of record, holds live inside the scope: the final
         gate before recall returns a chunk, so a lagging index can lose a hit but never leak one.
-        Reads only ids and filter columns (6 ms for 400 ids at 100k chunks; the text would cost 20)."""
+        The ids are found by the key's index first (`batch.key_rows`)."""
         if not chunk_ids:
             return set()
         where, params = visible(scope)
-        with self._db.read() as con, batch.id_set(con, chunk_ids) as ids:
+        with self._db.read() as con, batch.key_rows(con, "chunks", "chunk_id", chunk_ids) as rows:
             # a document's deletion soft-deletes its chunks, so the chunk row alone decides
             return {r[0] for r in con.execute(
-                f"SELECT chunk_id FROM chunks WHERE {where} AND deleted_at IS NULL AND chunk_id IN {ids}",
+                f"WITH hit AS MATERIALIZED {rows} SELECT chunk_id FROM hit WHERE {where} AND deleted_at IS NULL",
                 params).fetchall()}
 
     def fetch_chunks(self, scope: Scope, chunk_ids: list[str]) -> dict[str, ChunkHit]:
@@ -189,11 +189,11 @@ class Search(Room):
         if not chunk_ids:
             return {}
         where, params = visible(scope, "c")
-        with self._db.read() as con, batch.id_set(con, chunk_ids) as ids:
+        with self._db.read() as con, batch.key_rows(con, "chunks", "chunk_id", chunk_ids) as hit:
             rows = con.execute(
-                f"SELECT c.chunk_id, c.text, CAST(c.locator AS VARCHAR), d.document_id, "
-                f"d.uri, d.title, d.connector FROM chunks c JOIN source_documents d ON d.document_id = c.document_id "
-                f"WHERE {where} AND c.deleted_at IS NULL AND d.deleted_at IS NULL AND c.chunk_id IN {ids}",
+                f"WITH hit AS MATERIALIZED {hit} SELECT c.chunk_id, c.text, CAST(c.locator AS VARCHAR), d.document_id, "
+                f"d.uri, d.title, d.connector FROM hit c JOIN source_documents d ON d.document_id = c.document_id "
+                f"WHERE {where} AND c.deleted_at IS NULL AND d.deleted_at IS NULL",
                 params,
             ).fetchall()
         return {r[0]: ChunkHit(r[0], r[1], json.loads(r[2]) if r[2] else {}, r[3], r[4], r[5], r[6]) for r in rows}
