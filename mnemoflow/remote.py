@@ -307,7 +307,7 @@ def cluster_connection(servers: str, token: str | None, home: Path) -> ServerCon
         if connection.healthy():
             return connection
         connection.close()
-    raise errors.ServerUnavailableError(f"no server answered at {', '.join(urls)}")
+    raise errors.UnreachableError(f"no server answered at {', '.join(urls)} (settings.server)")
 
 
 def target_connection(settings: Settings) -> ServerConnection | None:

@@ -48,6 +48,25 @@ def test_wrong_arguments_get_one_line_and_exit_2(capsys: pytest.CaptureFixture[s
     assert "Traceback" not in err
 
 
+def test_a_cluster_server_that_does_not_answer_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str],
+                                                                      tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """`server` names a cluster's servers: none answering is a configured endpoint out of reach (exit
+    2, as an unreachable store is); no token for them is a setting missing (exit 1). Nothing is opened
+    in the home either way."""
+    from mnemoflow.cluster.processes import free_port
+
+    monkeypatch.setenv("MNEMOFLOW_SERVER", f"http://127.0.0.1:{free_port()}, http://127.0.0.1:{free_port()}")
+    monkeypatch.setenv("MNEMOFLOW_SERVER_TOKEN", "not-a-token")
+    home = tmp_path / "home"
+    code, _, err = run(capsys, "recall", "anything", "--home", str(home))
+    assert code == 2 and err.count("\n") == 1 and "no server answered at http://127.0.0.1:" in err, err
+    monkeypatch.delenv("MNEMOFLOW_SERVER_TOKEN")
+    code, _, err = run(capsys, "add", "Alex sails on Sundays", "--home", str(home))
+    assert code == 1 and err.count("\n") == 1 and "server_token is not" in err, err
+    assert not (home / "mnemoflow.duckdb").exists()
+
+
 def test_add_recall_json_forget(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     home = str(tmp_path / "h")
     code, out, _ = run(capsys, "add", "Ines prefers green tea", "--home", home, "--user", "ines")
