@@ -84,7 +84,7 @@ def enforce(limiter: RateLimiter, key_id: str, tenant_id: str, kind: Kind) -> No
     wait = limiter.take(key_id, tenant_id, kind)
     if wait is not None:
         raise RateLimitedError(f"rate limit: too many {kind}s for this API key; retry in {wait:.2f} s "
-                               f"(Retry-After: {retry_after(wait)})", retry_after_s=round(wait, 3), kind=kind)
+                               f"(Retry-After: {retry_after(wait)})", retry_after_s=math.ceil(wait * 1000) / 1000, kind=kind)
 
 
 def retry_after(wait_s: float) -> int:

@@ -151,6 +151,11 @@ def _reachable(method: Callable[..., Any]) -> Callable[..., Any]:
     return guarded
 
 
+def _commit_conflict(exc: Exception) -> bool:
+    """Another writer's commit came first (Lance's "Retryable commit conflict" and its incompatible kin)."""
+    return "commit conflict" in str(exc).lower()
+
+
 def _writes(method: Callable[..., Any]) -> Callable[..., Any]:
     """Run a write on a table under that table's lock: in a server the outbox worker and the request
     threads write the same tables, and a compaction preempted by a concurrent update fails outright
@@ -165,7 +170,7 @@ def _writes(method: Callable[..., Any]) -> Callable[..., Any]:
                 try:
                     return method(self, spec, *args, **kwargs)
                 except Exception as exc:  # noqa: BLE001  (LanceDB raises plain errors; only conflicts retry)
-                    if "commit conflict" not in str(exc).lower() or attempt == COMMIT_RETRIES - 1:
+                    if not _commit_conflict(exc) or attempt == COMMIT_RETRIES - 1:
                         raise
                     self.latest(spec)
                     time.sleep(random.uniform(0.05, 0.2) * (attempt + 1))
@@ -449,7 +454,20 @@ class LanceIndex:
         but speed. Nothing happens until LAZY_FRAGMENTS fragments have piled up since this
         process last compacted the table; then they are merged, and the rows folded into the
         indexes once LAZY_UNINDEXED_ROWS (or a tenth of the table) wait outside them.
+
+        Compacting and indexing are upkeep: when another process's commit comes first (on a shared
+        bucket, under load, every few writes), this one stops and the next refresh folds in what is
+        left; only data writes are retried until they land.
         """
+        try:
+            self._fold(spec, lazy=lazy)
+        except Exception as exc:  # noqa: BLE001  (LanceDB raises plain errors; only conflicts are upkeep lost)
+            if not _commit_conflict(exc):
+                raise
+            self.latest(spec)
+
+    def _fold(self, spec: IndexSpec, *, lazy: bool) -> None:
+        """The work of `refresh`: indexes first made, new rows compacted and folded in."""
         table = self.table(spec)  # imports LanceDB (storage/lance_import.py) before the line below
         from lancedb.index import FTS, Bitmap, BTree, HnswSq
 
