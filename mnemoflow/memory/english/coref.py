@@ -19,7 +19,7 @@ from mnemoflow.memory.english.lexicon import ADDRESSED_KIN, MONTHS, WEEKDAYS
 from mnemoflow.memory.english.tense import STATE_ED
 from mnemoflow.memory.english.verbs import AUXILIARIES, PAST_FORMS, agree, is_adverb
 
-_WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)*")
+_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)*")  # letters of any script: "Zoë", "Łukasz"
 # A quick test that `text` can name someone or something at all: a possessive, "adopted a", a capital
 # after the first letter, "The ..." opening it, or a first word that reads as a subject ("Maya said ...").
 _MAY_MENTION = re.compile(r"(?i:\b(?:my|our|your)\b|\b(?:adopted|got|have|has|had|rescued|bought|run|join|joined|lead|"

@@ -34,6 +34,13 @@ CONTRACTIONS_UNMARKED = {
 CHAT_SPELLINGS = {"u": "you", "pls": "please", "plz": "please", "bday": "birthday", "tmrw": "tomorrow",
                   "tmr": "tomorrow", "tomoz": "tomorrow", "yr": "year", "yrs": "years", "wk": "week", "wks": "weeks",
                   "bro": "brother", "thx": "thanks", "ppl": "people", "appt": "appointment", "abt": "about"}
+# English words other languages written in Latin letters rarely use ("in", "so", "was", "will" and "a" they do):
+# a sentence with one of them is read as English (`language`)
+ENGLISH_FUNCTION_WORDS = frozenset("""
+the and of to i you my your me it its it's this that with for have has had not be we they he she our their his her
+at on just what can could would should do does did don't i'm i've i'll you're we're they're there here from by
+about been were are is am
+""".split())
 # family named the way one addresses them, with no "my" ("Mum's hip op", "dad wants to come")
 ADDRESSED_KIN = frozenset({"mum", "mom", "mam", "gran", "granny", "nan", "nana", "grandma", "dad", "grandad",
                            "granddad", "grandpa"})

@@ -14,7 +14,7 @@ from functools import lru_cache
 from mnemoflow.memory.english.coref import NOT_NAMES
 from mnemoflow.memory.english.lexicon import NAME_CONNECTORS
 
-_TOKEN = re.compile(r"`[^`]+`|[A-Za-z][\w.+#&-]*(?:'s)?|\d[\w.]*|\S")
+_TOKEN = re.compile(r"`[^`]+`|[^\W\d_][\w.+#&-]*(?:'s)?|\d[\w.]*|\S")  # a name in any script: "Ørsted"
 _VERSION = re.compile(r"v?\d+(?:\.\d+)*[a-z]?")
 
 

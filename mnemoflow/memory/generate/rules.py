@@ -23,6 +23,7 @@ from mnemoflow.memory.english.coref import (
     possessive,
     rewrite_persons,
 )
+from mnemoflow.memory.english.language import english_part
 from mnemoflow.memory.english.names import find_entities
 from mnemoflow.memory.english.sentences import (
     is_padding,
@@ -190,11 +191,18 @@ class RuleEngine:
         """Nothing to release: the rules hold no connection."""
 
     def generate(self, context: GenerationContext) -> list[Candidate]:
+        if not context.turn.text.strip():
+            return []
+        said = english_part(context.turn.text)  # judged as written: German "im" is no chat "I'm"
+        speaker = display_name(context.turn.speaker)
+        if not said:  # another language: the turn stays a chunk (the LLM path reads it)
+            turn = context.turn
+            return [self._candidate(_Draft(turn.text.strip(), turn.text, turn.text, 0.9, ("skip:not English",),
+                                           (turn.turn_id,), store=False), _Turn(context, speaker, None, ()))]
+        if said != context.turn.text.strip():  # the English sentences of a mixed turn
+            context = replace(context, turn=replace(context.turn, text=said))
         context = context.written_out()
         turn = context.turn
-        if not turn.text.strip():
-            return []
-        speaker = display_name(turn.speaker)
         if _is_assistant(turn):
             return [self._candidate(_Draft(turn.text.strip(), turn.text, turn.text, 0.9, ("skip:assistant turn",),
                                            (turn.turn_id,), store=False), _Turn(context, speaker, None, ()))]
