@@ -40,6 +40,7 @@ from mnemoflow.memory.generate.candidates import (
 from mnemoflow.memory.generate.inference.families import derive
 from mnemoflow.memory.relate.claims import parse_claim
 from mnemoflow.memory.relate.entities import typed_entities
+from mnemoflow.memory.relate.facts import facts, unchanged_facts
 from mnemoflow.memory.relate.moved import (
     changed_by_difference,
     moved_by_amount,
@@ -105,6 +106,7 @@ class MemoryGenerator:
         self.report = GenerationReport()
         self.events: list[WriteEvent] = []  # what the last run did, decision by decision
         self._cache: dict[str, np.ndarray] = {}  # memory id -> normalised vector, for this run
+        self._cited: dict[str, tuple[str, ...]] = {}  # memory id -> the chunks it was read from, for this run
         self._turns: dict[str, TurnView] = {}  # the conversation being read, by turn id
         self._speakers: tuple[str, ...] = ()
         self._from_turn: dict[str, list[str]] = {}  # turn id -> the memories it gave (new or reinforced)
@@ -350,9 +352,19 @@ class MemoryGenerator:
             return frozenset(said[-1:])
         return frozenset()
 
+    def _reinforce(self, writes: MemoryWrites, memory_id: str, cited: tuple[str, ...], turn_id: str) -> None:
+        """The same thing said again: counted and cited on the memory that holds it (no new memory)."""
+        writes.reinforce(memory_id, cited)
+        self.events.append(WriteEvent("NONE", memory_id))
+        self.report.reinforced += 1
+        self._from_turn.setdefault(turn_id, []).append(memory_id)
+
     def _decide_and_write(self, writes: MemoryWrites, candidate: Candidate, cited: tuple[str, ...],
                           context: GenerationContext, asked_about: frozenset[str]) -> None:
         now, turn_id = context.now, context.turn.turn_id
+        if (past := writes.past_version(candidate.content)) is not None:  # what was true before, said again:
+            self._reinforce(writes, past.id, cited, turn_id)  # the old version, in history; the current stays
+            return
         speaker = context.turn.speaker
         neighbours, decision = self._neighbours(writes, candidate, asked_about), None
         if (moved := moved_by_amount(candidate, neighbours, now)) is not None:
@@ -389,10 +401,7 @@ class MemoryGenerator:
         decision = self._in_place_of_ended(candidate, decision, turn_id, neighbours)
         verdict = action(decision)
         if decision.relation == "duplicate" and verdict == "apply" and decision.target_id:
-            writes.reinforce(decision.target_id, cited)
-            self.events.append(WriteEvent("NONE", decision.target_id))
-            self.report.reinforced += 1
-            self._from_turn.setdefault(turn_id, []).append(decision.target_id)
+            self._reinforce(writes, decision.target_id, cited, turn_id)
             return
         link = _link(decision)
         links = (link,) if link and verdict == "apply" else ()
@@ -422,6 +431,53 @@ class MemoryGenerator:
         extended = next((applied.target_id for applied in links if applied.type == "EXTENDS"), None)
         self.written[memory.id] = _Known(memory, candidate.entities, extended)
         self._cache[memory.id] = self._cache[_key(candidate)]  # the candidate's text is the memory's
+        self._cited[memory.id] = tuple(draft.derived_from)
+        if replaced is not None:
+            self._keep_unchanged(writes, replaced, candidate, neighbours, turn_id)
+
+    def _keep_unchanged(self, writes: MemoryWrites, replaced: str, candidate: Candidate,
+                        neighbours: Sequence[Neighbour], turn_id: str) -> None:
+        """The facts of the replaced memory that the change leaves (`facts.unchanged_facts`) stay current as
+        a new version of it, with its kind, times and sources: a move keeps the job."""
+        held = next((n for n in neighbours if n.memory_id == replaced), None)
+        parts = facts(held.content) if held else []
+        if held is None or len(parts) < 2:
+            return
+        vectors = self._vectors({f"fact:{p}": p for p in parts})
+        vector = self._cache[_key(candidate)]
+        kept = unchanged_facts(candidate.content, held.content,
+                               {p: float(vectors[f"fact:{p}"] @ vector) for p in parts})
+        old = self.written[replaced].memory if replaced in self.written else \
+            self.store.fetch_memories(self.scope, [replaced], include_history=True).get(replaced)
+        if not kept or old is None:
+            return
+        content = "; ".join(kept)
+        sources = self._cited.get(replaced) or tuple(dst for src, dst, _ in self.store.linked_memories(
+            self.scope, [replaced], ("EXTRACTED_FROM",)) if src == replaced)
+        entities = tuple(e for e in old.metadata.get("entities") or () if e.casefold() in content.casefold())
+        typed = tuple(typed_entities(content, entities, speakers=self._speakers))
+        draft = MemoryDraft(
+            content=content, kind=old.kind, salience=old.salience, confidence=old.confidence,
+            observed_at=old.observed_at, event_start_at=old.event_start_at, event_end_at=old.event_end_at,
+            temporal_text=old.temporal_text, derived_from=sources, entities=typed,
+            metadata={**old.metadata, "entities": list(entities), "why": [*old.metadata.get("why", []), f"kept: what {replaced} said that "
+                                              "the change left"]},
+            relations=tuple(RelationDraft(*t) for t in relation_triples(content, typed)),
+            categories=tuple(categories_of(content, old.kind)))
+        key = "candidate:" + memory_content_hash(content)
+        self._vectors({key: content})
+        link = LinkDraft("UPDATES", replaced, 0.9, f"kept: the facts of {replaced} that {candidate.content!r} leaves")
+        memory, created = writes.add(draft, links=(link,), vector=self._cache[key] if self.with_vectors else None)
+        self._from_turn.setdefault(turn_id, []).append(memory.id)
+        if not created:  # the facts left are already held as they are
+            self._reinforce(writes, memory.id, sources, turn_id)
+            return
+        self.events.append(WriteEvent("UPDATE", memory.id, replaced))
+        self.report.created += 1
+        self.report.count_link("UPDATES")
+        self.written[memory.id] = _Known(memory, entities)
+        self._cache[memory.id] = self._cache[key]
+        self._cited[memory.id] = sources
 
 
 def turn_context(turns: Sequence[TurnView], position: int, known: tuple[str, ...] = ()) -> GenerationContext:

@@ -238,6 +238,22 @@ class MemoryWrites:
                                [*params, content_hash, *gate_params]).fetchall()
         return next((memory_item(r) for r in rows if r[0] not in self._superseded), None)
 
+    def past_version(self, content: str) -> MemoryItem | None:
+        """A past version (superseded, not deleted) of the user's with exactly this content, while no active
+        memory holds it: what was true before, said again."""
+        content_hash = memory_content_hash(content)
+        if self._held(content_hash, utcnow()) is not None:
+            return None
+        for n in self._new.values():
+            if n.content_hash == content_hash and n.retired_at is not None:
+                return n.memory
+        mine, params = owned(self._scope)
+        with self._db.read() as con:
+            rows = con.execute(f"SELECT {MEMORY_COLUMNS} FROM memories WHERE {mine} AND content_hash = ? "
+                               "AND deleted_at IS NULL ORDER BY valid_to DESC NULLS FIRST",
+                               [*params, content_hash]).fetchall()
+        return next((m for m in map(memory_item, rows) if not m.is_latest or m.id in self._superseded), None)
+
     def _owned(self, memory_ids: list[str]) -> set[str]:
         """Which of `memory_ids` the user holds stored, not deleted."""
         if not memory_ids:

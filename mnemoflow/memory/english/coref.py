@@ -17,7 +17,7 @@ from functools import lru_cache
 
 from mnemoflow.memory.english.lexicon import ADDRESSED_KIN, MONTHS, WEEKDAYS
 from mnemoflow.memory.english.tense import STATE_ED
-from mnemoflow.memory.english.verbs import AUXILIARIES, PAST_FORMS, agree, is_adverb
+from mnemoflow.memory.english.verbs import AUXILIARIES, IRREGULAR, PAST_FORMS, agree, is_adverb
 
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)*")  # letters of any script: "Zoë", "Łukasz"
 # A quick test that `text` can name someone or something at all: a possessive, "adopted a", a capital
@@ -261,6 +261,10 @@ def rewrite_persons(text: str, speaker: str, addressee: str | None,
             j += 1
         if j < len(words) and gap(j - 1, j).strip() == "" and (form := agree(low[j])):
             out[j] = form
+            # "I live in Leeds and teach chemistry": a known verb right after "and" shares the subject
+            k = next((k for k in range(j + 1, len(words)) if low[k] == "and" and gap(k - 1, k).strip() in ("", ",")), None)
+            if k is not None and k + 1 < len(words) and low[k + 1] in IRREGULAR and (also := agree(low[k + 1])):
+                out[k + 1] = also
 
     def compound(i: int) -> bool:
         """"Maya and I" / "my wife and I" take a plural verb: leave it."""

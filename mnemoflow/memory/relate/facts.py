@@ -1,0 +1,68 @@
+"""The facts of one memory, so that a change replaces only the fact it changes.
+
+"Sam lives in Cardiff and works as a plumber" holds two facts; "Sam moved to Swansea" replaces the first
+and leaves "Sam works as a plumber", which must stay current and cited. A memory splits at a semicolon,
+and at "and" (or ", and") before a verb of the same subject ("... and works as ..."); a fact without a
+subject of its own takes the first fact's ("Sam"). One that names no verb after "and" ("lives with Ana and
+Tom") is one fact. Which fact a change replaces is the one nearest to it by vector; the others, unless the
+change says them again, are what it leaves (`unchanged_facts`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from mnemoflow.memory.relate.claim_words import AUXILIARIES, IRREGULAR_PAST
+from mnemoflow.memory.relate.claims import parse_claim
+from mnemoflow.memory.relate.compare import _has
+
+_SPLIT = re.compile(r";\s+|,?\s+and\s+(?=(?P<verb>[a-z][a-z']+)\b)")
+
+
+def _is_verb(word: str) -> bool:
+    return word in AUXILIARIES or word in IRREGULAR_PAST or (len(word) > 3 and word.endswith(("s", "ed"))
+                                                                and not word.endswith(("ss", "us", "is")))
+
+
+def facts(content: str) -> list[str]:
+    """The facts of `content`, each a sentence of its own; one when it does not split."""
+    parts, start = [], 0
+    for m in _SPLIT.finditer(content):
+        if m["verb"] is not None and not _is_verb(m["verb"]):
+            continue
+        parts.append(content[start:m.start()].strip())
+        start = m.end()
+    parts.append(content[start:].strip())
+    parts = [p.rstrip(".;, ") for p in parts if p.strip(" .;,")]
+    if len(parts) < 2:
+        return [content]
+    subject = _subject(parts[0])
+    return [parts[0]] + [p if not subject or not _is_verb(p.split()[0]) else f"{subject} {p}" for p in parts[1:]]
+
+
+def _subject(fact: str) -> str | None:
+    """The words before the fact's first verb ("Sam", "Sam's daughter Ida", "The flat in Leeds"), as written;
+    None unless they open with a name or "The"."""
+    words = fact.split()
+    for n, word in enumerate(words):
+        if n and word.islower() and _is_verb(word):
+            head = " ".join(words[:n])
+            return head if head[:1].isupper() else None
+    return None
+
+
+def unchanged_facts(candidate: str, held: str, similarity: dict[str, float]) -> list[str]:
+    """The facts of `held` that `candidate` leaves as they were: all but the one nearest to it
+    (`similarity` by fact) and any it says again; none when `held` is one fact."""
+    parts = facts(held)
+    if len(parts) < 2:
+        return []
+    changed = max(parts, key=lambda p: similarity.get(p, -1.0))
+    said = parse_claim(candidate)
+    said_words = said.stems | said.names
+    return [p for p in parts if p != changed and not all(_has(x, said_words) for x in _words(p))]
+
+
+def _words(fact: str) -> set[str]:
+    claim = parse_claim(fact)
+    return set(claim.stems | claim.names) - {claim.subject}
