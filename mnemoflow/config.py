@@ -161,6 +161,15 @@ class Settings(BaseSettings):
         2, ge=0, description="Retries of a chat request after a timeout, connection error, HTTP 429 or 5xx; "
         "then that turn falls back to the rule-based engine.",
     )
+    llm_response_format: Literal["auto", "json_schema", "json_object"] = Field(
+        "auto", description="How answers are held to their JSON schema: 'json_schema' (OpenAI, vLLM, Ollama), "
+        "'json_object' with the schema beside it (llama.cpp's server), or 'auto': json_schema until a server "
+        "refuses it, then json_object.",
+    )
+    llm_max_tokens: int | None = Field(
+        None, ge=1, description="Longest answer a chat request may get (max_tokens); unset: the server's own "
+        "limit. A small local model can need one to stop.",
+    )
 
     store_lock_timeout_s: float = Field(
         30.0, ge=0, description="How long to wait for another process to release the DuckDB file."

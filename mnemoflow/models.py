@@ -171,7 +171,7 @@ class MemoryDraft:
     categories: tuple[str, ...] = ()  # category keys, "a/b" paths (memory_categories)
 
 
-LinkType = Literal["UPDATES", "EXTENDS", "DERIVES", "RELATES_TO", "DUPLICATE_OF", "CONFLICTS_WITH"]
+LinkType = Literal["UPDATES", "EXTENDS", "DERIVES", "RELATES_TO", "DUPLICATE_OF", "CONFLICTS_WITH", "MAY_UPDATE"]
 
 
 @dataclass(frozen=True)

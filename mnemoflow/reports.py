@@ -31,6 +31,7 @@ class GenerationReport:
     reinforced: int = 0
     linked: dict[str, int] = field(default_factory=dict)
     reviews: int = 0
+    unread: int = 0  # clauses that stated something no memory of their turn kept (`generate.turn`)
 
     def count_link(self, relation: str, times: int = 1) -> None:
         self.linked[relation] = self.linked.get(relation, 0) + times
@@ -42,6 +43,7 @@ class GenerationReport:
         self.created += other.created
         self.reinforced += other.reinforced
         self.reviews += other.reviews
+        self.unread += other.unread
         for relation, count in other.linked.items():
             self.count_link(relation, count)
 

@@ -21,7 +21,7 @@ import numpy as np
 
 from mnemoflow.embedding.worker import vectors_by_hash
 from mnemoflow.maintenance import JobReport, job, user_scopes
-from mnemoflow.memory.generate.chat import ChatClient, chat_client
+from mnemoflow.llm.chat import ChatClient, chat_client
 from mnemoflow.memory.summarize import Sentence, summarize
 from mnemoflow.storage import Scope
 from mnemoflow.storage.summaries import SealMemory, summary_id

@@ -17,7 +17,6 @@ once, and the pass lands in one transaction and one commit; a pass that fails le
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from itertools import islice
@@ -28,19 +27,21 @@ import numpy as np
 from mnemoflow.embedding import Embedder
 from mnemoflow.embedding.base import normalize
 from mnemoflow.embedding.worker import vectors_by_hash
-from mnemoflow.memory.english.names import find_entities
-from mnemoflow.memory.english.sentences import strip_padding
 from mnemoflow.memory.generate.candidates import (
     Candidate,
     GenerationContext,
     GenerationEngine,
     MemoryContext,
     TurnView,
+    asks_for_detail,
+    memory_draft,
+    speaker_of,
+    turn_context,
 )
 from mnemoflow.memory.generate.inference.families import derive
+from mnemoflow.memory.generate.turn import UNREAD
 from mnemoflow.memory.relate.claims import parse_claim
 from mnemoflow.memory.relate.entities import typed_entities
-from mnemoflow.memory.relate.facts import facts, unchanged_facts
 from mnemoflow.memory.relate.moved import (
     changed_by_difference,
     moved_by_amount,
@@ -52,16 +53,16 @@ from mnemoflow.memory.relate.moved import (
 )
 from mnemoflow.memory.relate.relations import Decision, Neighbour, action, classify
 from mnemoflow.memory.relate.replaces import ends_a_thing, takes_its_place
+from mnemoflow.memory.relate.facts import facts
 from mnemoflow.memory.relate.restate import restatements, worth_restating
+from mnemoflow.memory.relate.versions import may_update_links, unchanged_facts
 from mnemoflow.memory.relate.triples import categories_of, relation_triples
 from mnemoflow.models import LinkDraft, MemoryDraft, MemoryItem, RelationDraft
 from mnemoflow.reports import GenerationReport
 from mnemoflow.scoring import fast_score
 from mnemoflow.storage import Scope, Store
 from mnemoflow.storage.store import MemoryWrites, memory_content_hash
-from mnemoflow.timeutil import utcnow
 
-WINDOW_TURNS = 6  # recent turns an engine may read for an elliptic question's topic
 NEIGHBOURS_PER_SIGNAL = 10
 KNOWN_MEMORIES = 5  # what the scope already knows, shown to the engine per turn
 
@@ -100,13 +101,13 @@ class MemoryGenerator:
         worker, so that `resume` finds what a killed run wrote by its pending vectors."""
         self.store, self.embedder, self.engine, self.scope, self.actor = store, embedder, engine, scope, actor
         self.context = context or engine.memory_context
+        self.judge = getattr(engine, "judge", None)  # a chat model's judgement of possible updates, when configured
         self.with_vectors = with_vectors
         self.metadata = metadata or {}  # the caller's, on every memory written (the run's own keys win)
         self.written: dict[str, _Known] = {}
         self.report = GenerationReport()
         self.events: list[WriteEvent] = []  # what the last run did, decision by decision
         self._cache: dict[str, np.ndarray] = {}  # memory id -> normalised vector, for this run
-        self._cited: dict[str, tuple[str, ...]] = {}  # memory id -> the chunks it was read from, for this run
         self._turns: dict[str, TurnView] = {}  # the conversation being read, by turn id
         self._speakers: tuple[str, ...] = ()
         self._from_turn: dict[str, list[str]] = {}  # turn id -> the memories it gave (new or reinforced)
@@ -114,6 +115,8 @@ class MemoryGenerator:
         self._unembedded: set[str] = set()  # memories `resume` found waiting for their vectors
         self._ended: dict[str, tuple[str, str]] = {}  # turn id -> the memory a clause of it ended, and its kind
         self._endings: set[str] = set()  # the memories of those clauses, which nothing replaces
+        self._turn_id = ""  # the turn whose candidate is being decided
+        self._cited: dict[str, tuple[str, ...]] = {}  # memory id -> the chunks this generator wrote it from
 
     def resume(self) -> int:
         """Take up what earlier generation in this scope wrote that a vector search cannot find yet
@@ -162,7 +165,9 @@ class MemoryGenerator:
         for position in reading:
             self.report.turns += 1
             context = self._context(turns, position, relevant.get(position, ()))
-            said = [c for c in self.engine.generate(context) if c.should_store]
+            drafted = self.engine.generate(context)
+            self.report.unread += sum(UNREAD in c.reasons for c in drafted)
+            said = [c for c in drafted if c.should_store]
             # what a turn ended is decided before what it names instead ("got a Garmin now, the Fitbit died")
             planned += [(position, context, c) for c in sorted(said, key=lambda c: not ends_a_thing(c.content))]
         # every candidate of the conversation embedded in one model call, then decided in order
@@ -265,11 +270,13 @@ class MemoryGenerator:
         restated = self._restated(candidate.content, vector,
                                   {mid: (k.memory.content, sims[mid]) for mid, k in known.items()})
         same = key.removeprefix("candidate:")
+        same_turn = set(self._from_turn.get(self._turn_id, ()))  # the clauses of this turn written so far
         return [Neighbour(memory_id=mid, content=k.memory.content, kind=k.memory.kind, entities=k.entities,
                           observed_at=k.memory.observed_at, event_start_at=k.memory.event_start_at,
                           vector_similarity=sims[mid], bm25_rank=ranks.get(mid),
                           same_hash=memory_content_hash(k.memory.content) == same, asked_about=mid in asked_about,
-                          speaker=_speaker(k.memory), restated_similarity=restated.get(mid))
+                          speaker=speaker_of(k.memory), restated_similarity=restated.get(mid),
+                          same_turn=mid in same_turn)
                 for mid, k in known.items()]
 
     def _restated(self, candidate: str, vector: np.ndarray,
@@ -352,16 +359,10 @@ class MemoryGenerator:
             return frozenset(said[-1:])
         return frozenset()
 
-    def _reinforce(self, writes: MemoryWrites, memory_id: str, cited: tuple[str, ...], turn_id: str) -> None:
-        """The same thing said again: counted and cited on the memory that holds it (no new memory)."""
-        writes.reinforce(memory_id, cited)
-        self.events.append(WriteEvent("NONE", memory_id))
-        self.report.reinforced += 1
-        self._from_turn.setdefault(turn_id, []).append(memory_id)
-
     def _decide_and_write(self, writes: MemoryWrites, candidate: Candidate, cited: tuple[str, ...],
                           context: GenerationContext, asked_about: frozenset[str]) -> None:
         now, turn_id = context.now, context.turn.turn_id
+        self._turn_id = turn_id
         if (past := writes.past_version(candidate.content)) is not None:  # what was true before, said again:
             self._reinforce(writes, past.id, cited, turn_id)  # the old version, in history; the current stays
             return
@@ -406,18 +407,36 @@ class MemoryGenerator:
         link = _link(decision)
         links = (link,) if link and verdict == "apply" else ()
         review = (link,) if link and verdict == "review" else ()
-        draft = _draft(candidate, cited, self._turns, turn_id, self._speakers)
+        if decision.relation == "new":  # the same owner and subject, a change the rules cannot classify
+            links, review = may_update_links(candidate.content, neighbours, now, self.judge)
+        draft = memory_draft(candidate, cited, self._turns, turn_id, self._speakers)
+        memory = self._write(writes, draft, _key(candidate), candidate.entities, links, review, turn_id, cited)
+        if memory is not None and (self._ended.get(turn_id) or ("",))[0] == decision.target_id and \
+                ends_a_thing(candidate.content):
+            self._endings.add(memory.id)
+        replaced = next((applied.target_id for applied in links if applied.type == "UPDATES"), None)
+        if memory is not None and replaced is not None:
+            self._keep_unchanged(writes, replaced, candidate, neighbours, turn_id)
+
+    def _reinforce(self, writes: MemoryWrites, memory_id: str, cited: tuple[str, ...], turn_id: str) -> None:
+        writes.reinforce(memory_id, cited)
+        self.events.append(WriteEvent("NONE", memory_id))
+        self.report.reinforced += 1
+        self._from_turn.setdefault(turn_id, []).append(memory_id)
+
+    def _write(self, writes: MemoryWrites, draft: MemoryDraft, key: str, entities: tuple[str, ...],
+               links: tuple[LinkDraft, ...], review: tuple[LinkDraft, ...], turn_id: str,
+               cited: tuple[str, ...]) -> MemoryItem | None:
+        """`draft` written with its links, or the held memory of the same content reinforced (None)."""
         if self.metadata:
             draft = replace(draft, metadata={**self.metadata, **draft.metadata})
-        memory, created = writes.add(draft, links=links, review=review, vector=self._cache[_key(candidate)] if self.with_vectors else None)
-        self._from_turn.setdefault(turn_id, []).append(memory.id)
-        if (self._ended.get(turn_id) or ("",))[0] == decision.target_id and ends_a_thing(candidate.content):
-            self._endings.add(memory.id)
+        memory, created = writes.add(draft, links=links, review=review,
+                                     vector=self._cache[key] if self.with_vectors else None)
         if not created:  # the same content already held (an exact repeat the hash caught)
-            writes.reinforce(memory.id, cited)
-            self.events.append(WriteEvent("NONE", memory.id))
-            self.report.reinforced += 1
-            return
+            self._reinforce(writes, memory.id, cited, turn_id)
+            return None
+        self._from_turn.setdefault(turn_id, []).append(memory.id)
+        self._cited[memory.id] = tuple(draft.derived_from)
         replaced = next((applied.target_id for applied in links if applied.type == "UPDATES"), None)
         self.events.append(WriteEvent("UPDATE" if replaced else "ADD", memory.id, replaced,
                                       tuple(link.target_id for link in review)))
@@ -429,24 +448,20 @@ class MemoryGenerator:
                 old = self.written[applied.target_id]
                 old.memory = old.memory.model_copy(update={"is_latest": False})
         extended = next((applied.target_id for applied in links if applied.type == "EXTENDS"), None)
-        self.written[memory.id] = _Known(memory, candidate.entities, extended)
-        self._cache[memory.id] = self._cache[_key(candidate)]  # the candidate's text is the memory's
-        self._cited[memory.id] = tuple(draft.derived_from)
-        if replaced is not None:
-            self._keep_unchanged(writes, replaced, candidate, neighbours, turn_id)
+        self.written[memory.id] = _Known(memory, entities, extended)
+        self._cache[memory.id] = self._cache[key]  # the draft's text is the memory's
+        return memory
 
     def _keep_unchanged(self, writes: MemoryWrites, replaced: str, candidate: Candidate,
                         neighbours: Sequence[Neighbour], turn_id: str) -> None:
-        """The facts of the replaced memory that the change leaves (`facts.unchanged_facts`) stay current as
-        a new version of it, with its kind, times and sources: a move keeps the job."""
+        """The facts of the replaced memory the change leaves (`versions.unchanged_facts`), kept current
+        as a new version of it, with its kind, time and sources."""
         held = next((n for n in neighbours if n.memory_id == replaced), None)
         parts = facts(held.content) if held else []
         if held is None or len(parts) < 2:
             return
-        vectors = self._vectors({f"fact:{p}": p for p in parts})
-        vector = self._cache[_key(candidate)]
-        kept = unchanged_facts(candidate.content, held.content,
-                               {p: float(vectors[f"fact:{p}"] @ vector) for p in parts})
+        vectors, vector = self._vectors({f"fact:{p}": p for p in parts}), self._cache[_key(candidate)]
+        kept = unchanged_facts(candidate.content, held.content, {p: float(vectors[f"fact:{p}"] @ vector) for p in parts})
         old = self.written[replaced].memory if replaced in self.written else \
             self.store.fetch_memories(self.scope, [replaced], include_history=True).get(replaced)
         if not kept or old is None:
@@ -454,58 +469,20 @@ class MemoryGenerator:
         content = "; ".join(kept)
         sources = self._cited.get(replaced) or tuple(dst for src, dst, _ in self.store.linked_memories(
             self.scope, [replaced], ("EXTRACTED_FROM",)) if src == replaced)
-        entities = tuple(e for e in old.metadata.get("entities") or () if e.casefold() in content.casefold())
+        entities = tuple(old.metadata.get("entities") or ())
         typed = tuple(typed_entities(content, entities, speakers=self._speakers))
         draft = MemoryDraft(
             content=content, kind=old.kind, salience=old.salience, confidence=old.confidence,
             observed_at=old.observed_at, event_start_at=old.event_start_at, event_end_at=old.event_end_at,
             temporal_text=old.temporal_text, derived_from=sources, entities=typed,
-            metadata={**old.metadata, "entities": list(entities), "why": [*old.metadata.get("why", []), f"kept: what {replaced} said that "
-                                              "the change left"]},
+            metadata={**old.metadata, "why": [*old.metadata.get("why", []), f"kept: what {replaced} said that "
+                                              f"the change left"]},
             relations=tuple(RelationDraft(*t) for t in relation_triples(content, typed)),
             categories=tuple(categories_of(content, old.kind)))
-        key = "candidate:" + memory_content_hash(content)
+        key = f"fact:{kept[0]}" if len(kept) == 1 else _key(replace(candidate, content=content))
         self._vectors({key: content})
         link = LinkDraft("UPDATES", replaced, 0.9, f"kept: the facts of {replaced} that {candidate.content!r} leaves")
-        memory, created = writes.add(draft, links=(link,), vector=self._cache[key] if self.with_vectors else None)
-        self._from_turn.setdefault(turn_id, []).append(memory.id)
-        if not created:  # the facts left are already held as they are
-            self._reinforce(writes, memory.id, sources, turn_id)
-            return
-        self.events.append(WriteEvent("UPDATE", memory.id, replaced))
-        self.report.created += 1
-        self.report.count_link("UPDATES")
-        self.written[memory.id] = _Known(memory, entities)
-        self._cache[memory.id] = self._cache[key]
-        self._cited[memory.id] = sources
-
-
-def turn_context(turns: Sequence[TurnView], position: int, known: tuple[str, ...] = ()) -> GenerationContext:
-    """What an engine sees of one turn: the latest earlier turn by another speaker, a bounded window,
-    what the scope knows (its memories and the names they hold), and the turn's own time as "now"."""
-    turn = turns[position]
-    earlier = turns[max(0, position - WINDOW_TURNS):position]
-    previous = next((t for t in reversed(turns[:position]) if t.speaker != turn.speaker), None)
-    named = tuple(dict.fromkeys(name for text in known for name in find_entities(text)))  # "Lisbon's off": a name
-    return GenerationContext(turn=turn, now=turn.ts or utcnow(), previous=previous, window=tuple(earlier),
-                             memories=known, entities=named)
-
-
-_DETAIL_QUESTION_RE = re.compile(r"^(?:when|which|where|how(?! are| is it going| have you been)|do you have|did you|"
-                                 r"is it|are they|will it|can you tell|(?:is|was) (?:that|this)|are (?:those|these))\b", re.I)
-_NEW_TOPIC_RE = re.compile(r"^(?:and\s+)?(?:any|anything|what(?:'s| is)? (?:next|else)|what are you)\b", re.I)
-
-
-def asks_for_detail(text: str) -> bool:
-    """A question about what was just said ("Which day?", "How often are the sessions?", "Self-taught?"),
-    not one that opens a new topic ("What's next?", "Any allergies?", "Who is on your committee?")."""
-    asked = [s.strip() for s in re.findall(r"[^.!?]*\?", text)]
-    if not asked:
-        return False
-    question = strip_padding(asked[-1])  # "Sure, how many nights?" asks "how many nights?"
-    if _NEW_TOPIC_RE.match(question):
-        return False
-    return bool(_DETAIL_QUESTION_RE.match(question)) or len(question.split()) <= 3
+        self._write(writes, draft, key, entities, (link,), (), turn_id, sources)
 
 
 @dataclass(frozen=True)
@@ -518,37 +495,8 @@ def _key(candidate: Candidate) -> str:
     return "candidate:" + memory_content_hash(candidate.content)
 
 
-def _speaker(memory: MemoryItem) -> str | None:
-    """Who said what the memory was read from (the first source turn), when it came from a conversation."""
-    turns = memory.metadata.get("source_turns") or []
-    return turns[0].get("speaker") if turns else None
-
-
 def _link(decision: Decision) -> LinkDraft | None:
     if decision.relation == "new" or decision.target_id is None:
         return None
     kind = "DUPLICATE_OF" if decision.relation == "duplicate" else decision.relation
     return LinkDraft(kind, decision.target_id, decision.confidence, decision.reason)
-
-
-def _draft(candidate: Candidate, cited: tuple[str, ...], turns: dict[str, TurnView], said_in: str,
-           speakers: tuple[str, ...]) -> MemoryDraft:
-    """`source_turns` lets recall cite a memory the way it cites a conversation chunk: session,
-    turn, speaker and time of each turn it was read from, the turn that said it first (then the
-    question it answers)."""
-    order = sorted(candidate.source_turn_ids, key=lambda i: i != said_in)
-    sources = [{"session_id": t.session_id, "turn_id": t.turn_id, "speaker": t.speaker,
-                "ts": t.ts.isoformat() if t.ts else None}
-               for t in (turns.get(i) for i in order) if t is not None]
-    entities = tuple(typed_entities(candidate.content, candidate.entities, speakers=speakers))
-    return MemoryDraft(
-        content=candidate.content, kind=candidate.kind, salience=candidate.salience, confidence=candidate.confidence,
-        observed_at=candidate.observed_at, event_start_at=candidate.event_start_at,
-        event_end_at=candidate.event_end_at, temporal_text=candidate.temporal_text,
-        metadata={"entities": list(candidate.entities), "source_turn_ids": list(candidate.source_turn_ids),
-                  "source_turns": sources, "why": list(candidate.reasons),
-                  **({"rule": candidate.rule} if candidate.rule else {})},
-        derived_from=cited, entities=entities,
-        relations=tuple(RelationDraft(*t) for t in relation_triples(candidate.content, entities)),
-        categories=tuple(categories_of(candidate.content, candidate.kind)),
-    )

@@ -21,10 +21,10 @@ from datetime import datetime
 from typing import Any
 
 import numpy as np
-from pydantic import BaseModel, ValidationError, field_validator
+from pydantic import BaseModel, field_validator
 
 from mnemoflow.embedding.base import normalize
-from mnemoflow.memory.generate.chat import ChatClient, ChatFailed
+from mnemoflow.llm.chat import ChatClient, ChatFailed
 
 MMR_LAMBDA = 0.7  # relevance against novelty; the value MMR is usually run with
 SALIENCE_WEIGHT = 0.5  # relevance x (1 + w * (salience - 0.5)): from 0.75x (salience 0) to 1.25x (salience 1)
@@ -132,14 +132,7 @@ def written(chat: ChatClient, title: str, notes: list[str], max_tokens: int) -> 
     fails or the answer does not fit the schema or the budget."""
     words = max(10, int((max_tokens * 4 - len(title) - 2) / 6))  # ~6 characters per English word and space
     user = f"Notes about {title}, oldest first:\n" + "\n".join(f"- {n}" for n in notes)
-    content = chat.complete(SYSTEM_PROMPT.format(words=words), user, RESPONSE_FORMAT)
-    try:
-        summary = _Answer.model_validate_json(content).summary
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        if first["type"] == "json_invalid":
-            raise ChatFailed("invalid JSON") from None
-        raise ChatFailed(f"schema violation at {'.'.join(str(p) for p in first['loc'])}: {first['msg']}") from None
+    summary = chat.complete_json(SYSTEM_PROMPT.format(words=words), user, RESPONSE_FORMAT, _Answer).summary
     text = f"{title}: {summary}"
     if tokens(text) > max_tokens:
         raise ChatFailed(f"summary of {tokens(text)} tokens, over the budget of {max_tokens}")

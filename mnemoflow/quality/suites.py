@@ -9,7 +9,7 @@ from typing import Any, get_args
 from mnemoflow.models import ENTITY_TYPES, PREDICATES, MemoryKind
 
 LINK_TYPES = ("UPDATES", "EXTENDS", "DERIVES", "RELATES_TO", "DUPLICATE_OF", "CONFLICTS_WITH", "EXTRACTED_FROM",
-              "DERIVED_FROM")
+              "DERIVED_FROM", "MAY_UPDATE")
 EMBEDDING_STATUSES = ("pending", "done")
 OUTBOX_STATUSES = ("pending", "done", "dead")
 TIERS = ("L0", "L1", "L2")

@@ -124,6 +124,20 @@ class RecallConfig(BaseModel):
         "English only (embedding.base.ENGLISH_ONLY_MODELS: all-MiniLM-L6-v2), which there ranks worse than BM25 "
         "alone (bench/README.md); recall warns that it did.",
     )
+    newer_first: bool = Field(
+        True, description="Among the top candidates, those said by the same person whose vectors are nearer than "
+        "newer_first_at (about one thing of theirs) are ordered newest first in the places they hold "
+        "(recall/currency.py): a value said again later outranks the one it replaced.",
+    )
+    newer_first_at: float = Field(
+        0.7, ge=0, le=1, description="Cosine similarity of two candidates' vectors from which they are about the "
+        "same subject (chosen on the tune half of the scenario suite, with the possible-update threshold).",
+    )
+    newer_first_depth: int = Field(30, ge=0, description="How many of the top candidates newer_first looks at.")
+    possible_updates: bool = Field(
+        True, description="The newer memory of a MAY_UPDATE pair is put above the older, and the older is marked "
+        "'possibly superseded by ...' in its why and its line (recall/currency.py).",
+    )
     topic_boost: float = Field(
         0.0, ge=0, description="Memories of the query's topic (the one most of its top memories share) score "
         "x (1 + this); 0 turns the signal off.",
@@ -131,7 +145,8 @@ class RecallConfig(BaseModel):
 
 
 _PLAIN: dict = {"excerpt_share": 1.0, "later_parts_last": False, "salience_weight": 0.0, "recency_weight": 0.0,
-                "graph": False, "summaries": "off", "profile": "off", "language_gate": False}
+                "graph": False, "summaries": "off", "profile": "off", "language_gate": False, "newer_first": False,
+                "possible_updates": False}
 
 PRESETS: dict[str, RecallConfig] = {
     # Measured on LoCoMo (bench/README.md): BM25 leads at the top ranks, the dense signal fills in.

@@ -34,6 +34,7 @@ from mnemoflow.models import MemoryItem, RecallItem, RecallResult
 from mnemoflow.recall import tree
 from mnemoflow.recall.citations import citations_of
 from mnemoflow.recall.config import RecallConfig, RecallFilters
+from mnemoflow.recall.currency import newer_first, possible_updates
 from mnemoflow.recall.excerpt import excerpt, terms
 from mnemoflow.recall.fusion import Fused, rrf
 from mnemoflow.recall.graph import Expansion, expand
@@ -129,7 +130,10 @@ def _memory_candidate(memory: MemoryItem, ranked: _Ranked, history: str | None) 
     scores.update({name: round(value, 6) for name, value in ranked.factors.items()})
     why = ranked.why or _why(ranked.fused)  # type: ignore[arg-type]
     stamp = when
-    if history is not None:
+    if history is not None and history.startswith("said on"):  # the older side of a possible update
+        why += f"; {history}"
+        stamp = history
+    elif history is not None:
         scores["history"] = 1.0
         why += f"; history: {history}"
         stamp += (", superseded" if history.startswith("superseded") else ", archived" if history.startswith("archived")
@@ -374,7 +378,14 @@ def recall(
     if only is not None:  # a current version or a graph neighbour the filter did not match stays out
         allowed = set(only)
         ranked = [r for r in ranked if r.key[0] != "memories" or r.key[1] in allowed]
-    notes = _history_notes(store, scope, memories) if history else {}
+    if config.newer_first:
+        ranked = newer_first(store, scope, ranked, memories, chunks, config)
+    may: dict[str, str] = {}
+    if config.possible_updates and not history:
+        ranked, may = possible_updates(store, scope, ranked, memories, lambda older, newer: _Ranked(
+            older.score, ("memories", newer.id), None, {}, f"newer side of a possible update of {older.key[1]} "
+            "(MAY_UPDATE)"))
+    notes = _history_notes(store, scope, memories) if history else may
     top = ranked[0].score if ranked else 1.0
     lead = tree.summaries_first(summaries, summary_fused, query, config, token_budget, top) if apart else []
     profile = store.read_profile(scope) if with_profile else None

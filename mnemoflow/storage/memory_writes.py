@@ -242,7 +242,8 @@ class MemoryWrites:
         """A past version (superseded, not deleted) of the user's with exactly this content, while no active
         memory holds it: what was true before, said again."""
         content_hash = memory_content_hash(content)
-        if self._held(content_hash, utcnow()) is not None:
+        now = utcnow()
+        if self._held(content_hash, now) is not None:
             return None
         for n in self._new.values():
             if n.content_hash == content_hash and n.retired_at is not None:
@@ -250,9 +251,9 @@ class MemoryWrites:
         mine, params = owned(self._scope)
         with self._db.read() as con:
             rows = con.execute(f"SELECT {MEMORY_COLUMNS} FROM memories WHERE {mine} AND content_hash = ? "
-                               "AND deleted_at IS NULL ORDER BY valid_to DESC NULLS FIRST",
-                               [*params, content_hash]).fetchall()
-        return next((m for m in map(memory_item, rows) if not m.is_latest or m.id in self._superseded), None)
+                               "AND deleted_at IS NULL ORDER BY valid_to DESC NULLS FIRST", [*params, content_hash]).fetchall()
+        past = [memory_item(r) for r in rows]
+        return next((m for m in past if not m.is_latest or m.id in self._superseded), None)
 
     def _owned(self, memory_ids: list[str]) -> set[str]:
         """Which of `memory_ids` the user holds stored, not deleted."""

@@ -13,6 +13,7 @@ import duckdb
 
 from mnemoflow.storage.analyst_views import ANALYST_VIEWS_0008
 from mnemoflow.storage.data_model import DATA_MODEL_0001
+from mnemoflow.storage.link_types import MEMORY_LINKS_0015
 from mnemoflow.storage.rekey_entities import REKEYED, rekey_entity_ids
 from mnemoflow.storage.rule_schema import RULES_0010
 
@@ -266,6 +267,14 @@ def _rate_buckets(con: duckdb.DuckDBPyConnection) -> None:
 def _entity_id_digests(con: duckdb.DuckDBPyConnection) -> None:
     """Entity ids that spelled names become digests, in rows and in the commit chain (`rekey_entities`)."""
     rekey_entity_ids(con)
+
+
+@migration("0015_may_update_links")
+def _may_update_links(con: duckdb.DuckDBPyConnection) -> None:
+    """`MAY_UPDATE` links (`link_types`): the type's CHECK lists the types, so the table is rebuilt."""
+    con.execute(f"{MEMORY_LINKS_0015}; INSERT INTO memory_links_0015 SELECT tenant_id, src, dst, type, confidence, "
+                "decided_by, reason, created_at, commit_id, link_id FROM memory_links; DROP TABLE memory_links; "
+                "ALTER TABLE memory_links_0015 RENAME TO memory_links")
 
 
 def apply_migrations(con: duckdb.DuckDBPyConnection) -> list[str]:

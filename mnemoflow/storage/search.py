@@ -171,6 +171,18 @@ class Search(Room):
         found = self._index.vector_search_many(INDEX_OF[target], vectors, lance_where(scope, target), k)
         return [[search_hit(target, h) for h in hits] for hits in found]
 
+    def vectors_of(self, scope: Scope, target: Target, ids: list[str]) -> dict[str, np.ndarray]:
+        """The stored vectors of `ids` inside the scope (normalised, as written), those embedded so far: what
+        recall compares two candidates by."""
+        if not ids:
+            return {}
+        spec = INDEX_OF[target]
+        found = self._index.lookup(spec, f"{lance_visible(scope)} AND {sql_in(spec.id_column, ids)}",
+                                   [spec.id_column, "vector"], None)
+        return {row_id: np.asarray(vector, dtype=np.float32) for row_id, vector in
+                zip(found.column(spec.id_column).to_pylist(), found.column("vector").to_pylist(), strict=True)
+                if vector is not None}
+
     def live_chunk_ids(self, scope: Scope, chunk_ids: list[str]) -> set[str]:
         """Which of `chunk_ids` DuckDB, the system of record, holds live inside the scope: the final
         gate before recall returns a chunk, so a lagging index can lose a hit but never leak one.

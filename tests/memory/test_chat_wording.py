@@ -103,7 +103,8 @@ def test_amounts_moved_by_a_difference_or_an_amount_of_time() -> None:
 def test_a_subject_dropped_after_a_dash_is_the_third_person_before_it() -> None:
     lines = [("Ines", "my sister Carla lives in Porto"), ("Assistant", "Nice city.", "assistant"),
              ("Ines", "she's not in Portugal anymore - moved to Ghent for a PhD")]
-    assert "Carla moved to Ghent for a PhD" in [c.content for c in stored(lines, NOW)]
+    # the old place ended and the new one said in one turn are one change (`generate.turn`)
+    assert [c.content for c in stored(lines, NOW)][-1] == "Carla is not in Portugal anymore; Carla moved to Ghent for a PhD"
 
 
 def test_a_topic_before_a_dash_goes_with_the_statement_after_it() -> None:
@@ -146,7 +147,7 @@ def test_a_request_to_keep_before_a_colon_leaves_what_to_keep() -> None:
 
 def test_a_thing_said_booked_with_no_subject_is_the_speakers() -> None:
     [memory] = say("Yan", "physio booked for my shoulder, fri 14 june at 8:20")
-    assert memory.content == "Yan has the physio booked for Yan's shoulder, Friday June 14, 2024 at 8:20"
+    assert memory.content == "Yan has the physio booked for their shoulder, Friday June 14, 2024 at 8:20"
     assert [c.content for c in say("Yan", "the venue is booked for June", role="user")] == [
         "Yan's venue is booked for June 2024"]
 

@@ -17,8 +17,8 @@ from mnemoflow.memory.english.coref import Mention, find_mentions, rewrite_perso
     ("Thank you for helping me", "Thank Sam for helping Alex"),
     ("when you talk to me, you don't listen", "when Sam talks to Alex, Sam doesn't listen"),
     ("I heard your sister is in Oslo", "Alex heard Sam's sister is in Oslo"),
-    ("I quit my job", "Alex quit Alex's job"),
-    ("I need to study for my exam", "Alex needs to study for Alex's exam"),
+    ("I quit my job", "Alex quit their job"),
+    ("I need to study for my exam", "Alex needs to study for their exam"),
 ])
 def test_first_and_second_person(text: str, expected: str) -> None:
     assert rewrite_persons(text, "Alex", "Sam").text == expected
@@ -78,13 +78,13 @@ def test_a_named_relation_of_someone_else_says_who_she_is() -> None:
     makes Talia the "she"; "Omar's brother Idris" likewise for "he"."""
     said = "Cressida is bringing her girlfriend Talia, and she's allergic to sesame"
     assert rewrite_persons(said, "Bram", None).text == (
-        "Cressida is bringing Cressida's girlfriend Talia, and Talia is allergic to sesame")
+        "Cressida is bringing her girlfriend Talia, and Talia is allergic to sesame")
     assert Mention("Idris", "m", strong=True) in find_mentions("Omar's brother Idris starts at Kew", "Bram", None)
 
 
 @pytest.mark.parametrize(("text", "rewritten"), [
     ("My band has a gig on Friday, we play at the Roundhouse", "Alex's band has a gig on Friday, Alex's band plays at the Roundhouse"),
-    ("I went to Rome with my sister, we loved it", "Alex went to Rome with Alex's sister, Alex loved it"),  # no group
+    ("I went to Rome with my sister, we loved it", "Alex went to Rome with their sister, Alex loved it"),  # no group
     ("We moved to Leeds in May", "Alex moved to Leeds in May"),
 ])
 def test_we_after_a_group_of_the_speakers_is_the_group(text: str, rewritten: str) -> None:

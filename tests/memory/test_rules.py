@@ -125,7 +125,7 @@ def test_you_addressed_to_the_assistant_is_the_assistant() -> None:
     (NOW, "I saw Maya on Monday.", "Alex saw Maya on May 6, 2024"),
     (NOW, "I moved to Lyon last month.", "Alex moved to Lyon in April 2024"),
     (NOW, "I start at Shopify in 3 weeks.", "Alex starts at Shopify in 3 weeks (May 29, 2024)"),
-    (NOW, "I sold my car 2 days ago.", "Alex sold Alex's car 2 days ago (May 6, 2024)"),
+    (NOW, "I sold my car 2 days ago.", "Alex sold their car 2 days ago (May 6, 2024)"),
     (datetime(2024, 1, 31, 9), "My talk is on the 15th.", "Alex's talk is on February 15, 2024"),
     (datetime(2024, 1, 31, 9), "My sister visits next month.", "Alex's sister visits in February 2024"),
     (datetime(2024, 12, 20, 9), "I start at Shopify in three weeks.",
@@ -454,16 +454,6 @@ def test_an_object_it_is_the_thing_the_verbless_sentence_before_named() -> None:
     assert not any("ride bike" in c or "rides bike" in c for c in said), said
 
 
-def test_what_follows_not_anymore_is_one_change_with_its_reason() -> None:
-    lines = [("Barista Bot", "Good morning! Large black coffee?", "assistant"),
-             ("Omar", "Not anymore, I've switched to oat milk flat whites. Black coffee upsets my stomach now.",
-              "user")]
-    assert contents(stored(lines, NOW)) == [
-        "Omar has switched to oat milk flat whites; black coffee upsets Omar's stomach now"]
-    apart = contents(say("Omar", "I've switched to oat milk flat whites. Black coffee upsets my stomach now."))
-    assert len(apart) == 2, apart
-
-
 def test_a_rule_with_a_value_of_what_it_names_is_a_rule_and_a_fact() -> None:
     said = stored([("Devi", "Don't book anything over the daily standup, it's 9:30 every morning.", "user")], NOW)
     assert [(c.content, c.kind) for c in said] == [
@@ -515,7 +505,7 @@ def test_what_is_to_be_added_to_a_note_is_a_statement(said: str, expected: list[
 def test_which_one_answered_goes_before_the_noun_the_statement_named() -> None:
     lines = [("Bogdan", "I twisted my ankle playing five-a-side on Saturday.", "user"),
              ("assistant", "Sorry to hear that. Which ankle, left or right?", "assistant"), ("Bogdan", "Left.", "user")]
-    assert contents(stored(lines, NOW))[-1] == "Bogdan twisted Bogdan's left ankle playing five-a-side on May 4, 2024"
+    assert contents(stored(lines, NOW))[-1] == "Bogdan twisted their left ankle playing five-a-side on May 4, 2024"
 
 
 @pytest.mark.parametrize(("said", "expected"), [
@@ -617,7 +607,7 @@ def test_a_new_thing_said_with_no_owner_is_the_speakers() -> None:
 
 def test_a_group_chat_answer_is_read_with_the_question_put_to_its_speaker() -> None:
     tent = [c.content for c in stored([("Ana", "who's bringing the tent?"), ("Ben", "me, it's the big green one")], NOW)]
-    assert tent[0] == "Ben is bringing the tent"  # the answer's own clause after the comma is drafted apart
+    assert tent[0].startswith("Ben is bringing the tent")  # what the answer's own clause says of it is kept beside it
     jobs = stored([("Cara", "I'll do the food, Ben you do drinks too?"), ("Ben", "yep")], NOW)
     assert [c.content for c in jobs] == ["Cara will do the food", "Ben does drinks too"]
     assert contents(say("Jess", "count me in for the Snowdon trip", role="user")) == ["Jess is in for the Snowdon trip"]

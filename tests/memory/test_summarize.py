@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from mnemoflow.embedding.local import LocalEmbedder
-from mnemoflow.memory.generate.chat import ChatClient
+from mnemoflow.llm.chat import ChatClient
 from mnemoflow.memory.summarize import Sentence, extract, mmr_order, summarize, tokens
 from tests.llm_double import ChatDouble, Reply
 from tests.loopback import free_port

@@ -277,6 +277,13 @@ def rewrite_persons(text: str, speaker: str, addressee: str | None,
         name = words[i - 2].group()
         return name[0].isupper() and not name.isupper() and (i == 2 or clause_start(i - 2))
 
+    def said(name: str, i: int) -> bool:
+        """Whether `name` is written before word `i` (as said, or put in for a pronoun): a possessive
+        after it is a pronoun again ("Omar builds all his frontends", never "all Omar's frontends")."""
+        pattern = rf"(?<!\w){re.escape(name)}(?!\w)"
+        return bool(re.search(pattern, text[:words[i].start()])) or any(
+            re.search(pattern, out[j]) for j in out if j < i)
+
     def clause_start(i: int) -> bool:
         return i == 0 or bool(re.search(r"[,;:.!?(\-]", gap(i - 1, i))) or low[i - 1] in _CLAUSE_OPENERS
 
@@ -297,7 +304,7 @@ def rewrite_persons(text: str, speaker: str, addressee: str | None,
             out[i] = speaker
             flags["first"] = True
         elif w in {"my", "mine"}:
-            out[i] = possessive(speaker)
+            out[i] = possessive(speaker) if not said(speaker, i) else "their" if w == "my" else "theirs"
             flags["first"] = True
         elif w == "we" and clause_start(i) and not compound(i) and (group := _resolve("g", [
                 x for x in (*mentions, *(earlier if i else earlier[:1])) if x.gender == "g"])):
@@ -315,7 +322,7 @@ def rewrite_persons(text: str, speaker: str, addressee: str | None,
             out[i] = speaker
             flags["plural"] = True
         elif w in {"our", "ours"}:
-            out[i] = possessive(speaker)
+            out[i] = possessive(speaker) if not said(speaker, i) else "their" if w == "our" else "theirs"
             flags["plural"] = True
         elif w in {"you", "you're", "you've", "you'll", "you'd", "your", "yours", "yourself", "yourselves"}:
             if addressee is None:
@@ -323,7 +330,7 @@ def rewrite_persons(text: str, speaker: str, addressee: str | None,
                 continue
             flags["second"] = True
             if w in {"your", "yours"}:
-                out[i] = possessive(addressee)
+                out[i] = possessive(addressee) if not said(addressee, i) else "their" if w == "your" else "theirs"
             elif w == "you" and i + 1 < len(words) and gap(i, i + 1).strip() == "" and (
                     clause_start(i) or low[i + 1] in _SUBJECT_AUX):  # "the projects you are working on"
                 out[i] = addressee
@@ -350,7 +357,8 @@ def rewrite_persons(text: str, speaker: str, addressee: str | None,
                 out[i] = f"{name} {_aux_of_s(nxt)}"
             elif w in {"his", "hers"} or (w == "her" and nxt and nxt not in _AFTER_OBJECT
                                            and gap(i, i + 1).strip() == ""):
-                out[i] = possessive(name)
+                if not said(name, i):  # "Zoë moved; her flat ...", not "Zoë loves Zoë's flat"
+                    out[i] = possessive(name)
             elif w in {"himself", "herself"} and i and words[i - 1].group() == name.split()[-1]:
                 out[i] = ""  # "Theo himself can't have dairy": Theo can't
             else:

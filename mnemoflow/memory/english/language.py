@@ -47,12 +47,10 @@ def is_english(sentence: str) -> bool:
     return language == "en" or probability < SURE
 
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[\u3002\uff01\uff1f])\s*")  # "v0.7.0" ends nothing
+_SENTENCE_END = re.compile(r"(?<=[.!?\u3002\uff01\uff1f])\s*")
 
 
 def english_part(text: str) -> str:
     """The sentences of `text` the rules may read, as written (judged before chat spellings are written out:
-    German "im" is no "I'm"); the text unchanged when every sentence is English."""
-    sentences = [s for s in _SENTENCE_END.split(text.strip()) if s]
-    kept = [s for s in sentences if is_english(s)]
-    return text.strip() if len(kept) == len(sentences) else " ".join(kept)
+    German "im" is no "I'm")."""
+    return " ".join(s for s in _SENTENCE_END.split(text.strip()) if s and is_english(s))

@@ -10,6 +10,7 @@ from mnemoflow.memory.english.verbs import (
     NOT_VERBS,
     PAST_FORMS,
     is_adverb,
+    is_past,
     looks_like_base_verb,
     third_person,
 )
@@ -39,7 +40,7 @@ def has_past_verb(text: str) -> bool:
     """A verb in the past ("went", "booked"), not a state said with an -ed word ("is booked", "excited")."""
     words = _WORD.findall(text.lower())
     for i, word in enumerate(words):
-        if word in PAST_FORMS and word not in STATE_ED:
+        if (word in PAST_FORMS or is_past(word) and not word.endswith("ed")) and word not in STATE_ED:  # "rewrote"
             return True
         after_be = i > 0 and words[i - 1] in _BE_LIKE  # "is booked" is a state, "booked" an act
         if len(word) > 4 and word.endswith("ed") and word not in STATE_ED and not after_be:

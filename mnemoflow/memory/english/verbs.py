@@ -103,10 +103,14 @@ def past(verb: str) -> str:
     return verb + "ed"
 
 
+_PREFIXES = ("re", "un", "over", "under", "out", "mis", "fore", "with")
+
+
 def is_past(word: str) -> bool:
-    """A simple past or participle: "went", "moved"; not "need" or "breed"."""
+    """A simple past or participle: "went", "moved", "rewrote" (a prefix before a past form); not "need"."""
     low = word.lower()
-    return low in PAST_FORMS or (low.endswith("ed") and len(low) > 3 and low not in _ED_BASES)
+    return low in PAST_FORMS or (low.endswith("ed") and len(low) > 3 and low not in _ED_BASES) or \
+        any(low.startswith(p) and low[len(p):] in PAST_FORMS for p in _PREFIXES)
 
 
 def looks_like_base_verb(word: str) -> bool:
@@ -114,8 +118,8 @@ def looks_like_base_verb(word: str) -> bool:
     low = word.lower()
     if not low.isalpha() or low in NOT_VERBS or low in _UNCHANGED or low in SAME_IN_PAST:
         return False
-    if low in PAST_FORMS:
-        return False
+    if is_past(low) and not low.endswith("ed"):
+        return False  # "went", "rewrote", "overslept"
     if low.endswith("ed") and low not in _ED_BASES:
         return False
     if any(low.endswith(v) for v in SAME_IN_PAST):  # "misread", "reset", "upset": past as often as not

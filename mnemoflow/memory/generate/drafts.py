@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from mnemoflow.memory.english.coref import (
     NOT_NAMES,
@@ -321,23 +321,6 @@ def _owner_said_before(info: _Turn, body: str) -> str | None:
         if owners:
             return owners.pop() if len(owners) == 1 else None
     return None
-
-
-def _one_change(drafts: list[_Draft], info: _Turn) -> list[_Draft]:
-    """"Not anymore, I've switched to oat milk flat whites. Black coffee upsets my stomach now.": what
-    follows "not anymore" is one change, the new habit and why, so it is one memory, not two halves."""
-    kept = [d for d in drafts if d.store]
-    if len(kept) < 2:
-        return drafts
-    said = " ".join(t.text for t in (info.context.turn, *info.context.window))
-    change = kept[0]
-    for draft in kept[1:]:
-        first = draft.content.split()[0]
-        lower = first.lower()
-        if first not in info.seen and (lower in NOT_NAMES or re.search(rf"(?<!\w){re.escape(lower)}(?!\w)", said)):
-            draft = replace(draft, content=_lower_first(draft.content))  # "Black coffee ...": "black" was said
-        change = _joined(change, draft)
-    return [d for d in drafts if not d.store] + [change]
 
 
 def _joined(first: _Draft, second: _Draft) -> _Draft:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from mnemoflow.config import Settings
 from mnemoflow.memory.generate.candidates import GenerationEngine
-from mnemoflow.memory.generate.chat import chat_options
+from mnemoflow.llm.chat import chat_options
 from mnemoflow.memory.generate.llm_engine import LLMEngine
 from mnemoflow.memory.generate.rules import RuleEngine
 

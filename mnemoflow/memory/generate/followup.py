@@ -33,6 +33,7 @@ from mnemoflow.memory.english.verbs import (
     third_person,
 )
 from mnemoflow.memory.generate.judge import _has_verb
+from mnemoflow.memory.relate.claim_words import STOPWORDS
 from mnemoflow.memory.generate.questions import (
     _BE,
     _DO,
@@ -113,7 +114,8 @@ def _fragment(answer: str) -> str:
     """The answer as words to insert mid-sentence: "Next April." -> "next April"."""
     text = answer.strip().rstrip(".!?").strip()
     first = text.split()[0] if text else ""
-    if first[:1].isupper() and first[1:] == first[1:].lower() and _LOWER_FIRST.match(text.lower()):
+    if first[:1].isupper() and first[1:] == first[1:].lower() and (
+            _LOWER_FIRST.match(text.lower()) or first.lower() in STOPWORDS):  # "Up to 35 km": no name
         text = text[:1].lower() + text[1:]
     return text
 
@@ -182,6 +184,11 @@ def _done(question: str, answer: str) -> str | None:
         return None
     extra = answer.strip()[done.end():].strip(" .!")
     return f"I {past(asked['verb'])} {asked['rest']}" + (f", {extra}" if extra else "")
+
+
+def reports_done(answer: str) -> bool:
+    """Whether an answer says a request was done ("done, 7:30", "sorted!")."""
+    return bool(_DONE.match(answer.strip()))
 
 
 def is_polar(answer: str) -> bool:
@@ -336,7 +343,7 @@ def _elliptic(q: Question, answer: str) -> FollowUp | None:
     text = _fragment(answer)
     wh = q.wh or ""
     if wh in {"when", "since when", "what time"}:
-        slot = text
+        slot = f"at {text}" if wh == "what time" and re.match(r"^(\d|noon|midnight)", text) else text
     elif wh in {"where", "where to"}:
         slot = text if _PLACE_PREPS.match(text) else ("to " if wh == "where to" else "in ") + text
     elif wh == "how long":

@@ -13,7 +13,7 @@ from dataclasses import replace
 from datetime import date, datetime, timedelta
 from typing import Any, get_args
 
-from pydantic import BaseModel, ValidationError, field_validator
+from pydantic import BaseModel, field_validator
 
 from mnemoflow.memory.generate.candidates import (
     Candidate,
@@ -22,8 +22,9 @@ from mnemoflow.memory.generate.candidates import (
     MemoryContext,
     TurnView,
 )
-from mnemoflow.memory.generate.chat import ChatClient, ChatFailed
+from mnemoflow.llm.chat import ChatClient, ChatFailed, ResponseFormat
 from mnemoflow.memory.generate.judge import display_name
+from mnemoflow.memory.relate.llm_judge import RelationJudge
 from mnemoflow.models import MemoryKind
 
 _NULLABLE_DATE = {"type": ["string", "null"], "description": "YYYY-MM-DD, or null when no event time is stated."}
@@ -132,12 +133,15 @@ class LLMEngine:
     memory_context: MemoryContext = "relevant"
 
     def __init__(self, *, base_url: str, model: str, fallback: GenerationEngine, api_key: str | None = None,
-                 timeout_s: float = 60.0, max_retries: int = 2, backoff_s: float = 0.5) -> None:
+                 timeout_s: float = 60.0, max_retries: int = 2, backoff_s: float = 0.5,
+                 response_format: ResponseFormat = "auto", max_tokens: int | None = None) -> None:
         self.model, self.fallback = model, fallback
         self.max_retries = max_retries
         self.fallbacks = 0  # turns handed to the fallback engine, for run reports
         self._client = ChatClient(base_url=base_url, model=model, api_key=api_key, timeout_s=timeout_s,
-                                  max_retries=max_retries, backoff_s=backoff_s)
+                                  max_retries=max_retries, backoff_s=backoff_s, response_format=response_format,
+                                  max_tokens=max_tokens)
+        self.judge = RelationJudge(self._client)  # what the rules leave unclassified, the model judges
 
     def close(self) -> None:
         self._client.close()
@@ -154,15 +158,7 @@ class LLMEngine:
         return [_candidate(p, context) for p in proposals]
 
     def _propose(self, context: GenerationContext) -> list[_Proposal]:
-        content = self._client.complete(SYSTEM_PROMPT, prompt(context), RESPONSE_FORMAT)
-        try:
-            return _Proposals.model_validate_json(content).candidates
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            if first["type"] == "json_invalid":
-                raise ChatFailed("invalid JSON") from None
-            where = ".".join(str(part) for part in first["loc"])
-            raise ChatFailed(f"schema violation at {where}: {first['msg']}") from None
+        return self._client.complete_json(SYSTEM_PROMPT, prompt(context), RESPONSE_FORMAT, _Proposals).candidates
 
 
 def prompt(context: GenerationContext) -> str:

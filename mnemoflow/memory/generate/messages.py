@@ -70,6 +70,7 @@ class Statement:
         self.engine = engine
         self.name = f"{engine.name}+statement"
         self.memory_context = engine.memory_context
+        self.judge = getattr(engine, "judge", None)
 
     def generate(self, context: GenerationContext) -> list[Candidate]:
         drafted = [c for c in self.engine.generate(context) if c.content.strip()]

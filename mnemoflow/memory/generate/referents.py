@@ -244,3 +244,36 @@ def recent_mentions(context: GenerationContext, speaker: str) -> tuple[Mention, 
         found += find_mentions(turn.text, display_name(turn.speaker),
                                speaker if display_name(turn.speaker) != speaker else None)
     return tuple(found)
+
+
+_THE_NOUN = re.compile(r"^the\s+(?P<noun>[a-z][a-z-]+)\b", re.I)
+
+
+def the_thing_asked(content: str, memories: Sequence[str]) -> str | None:
+    """A follow-up answer about "the <noun>" ("What time are the lessons?" / "17:30") is about the thing the
+    question's noun names in what was said before it, the newest memory that names it: "the lessons" after
+    "Sam's daughter Ida starts violin lessons" are Ida's violin lessons. The words before the noun there come
+    along; the owner is who owns it there ("Ida's ...") or that memory's subject. None when no memory names it."""
+    the = _THE_NOUN.match(content)
+    if the is None:
+        return None
+    noun = the["noun"].lower()
+    stem_ = noun[:-1] if noun.endswith("s") and len(noun) > 3 else noun
+    for memory in reversed(memories):
+        named = re.search(rf"(?:(?P<owner>[^\W\d_][\w-]*)'s\s+)?(?P<mods>(?:[a-z][\w-]*\s+){{0,2}}?){re.escape(stem_)}s?\b",
+                          memory)
+        if named is None:
+            continue
+        owner = named["owner"] or _subject_name(memory)
+        if owner is None:
+            return None
+        mods = " ".join(w for w in named["mods"].split() if w not in _DETERMINERS and not is_past(w)
+                        and not w.endswith("s"))  # "starts violin lessons": the verb is no modifier
+        return f"{possessive(owner)} {mods + ' ' if mods else ''}{content[the.end('noun') - len(the['noun']):]}"
+    return None
+
+
+def _subject_name(memory: str) -> str | None:
+    """The name a memory is about: the last name before its first verb ("Sam's daughter Ida starts ..." -> Ida)."""
+    names = re.findall(r"\b([^\W\d_a-z][\w-]*)(?:'s)?\s+(?=[a-z])", memory.split(" is ")[0])
+    return names[-1] if names else None

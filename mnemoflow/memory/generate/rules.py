@@ -50,7 +50,6 @@ from mnemoflow.memory.generate.drafts import (
     _joined,
     _may_go_on,
     _merge_clause,
-    _one_change,
     _person_confidence,
     _render_segments,
     _reshaped,
@@ -68,6 +67,7 @@ from mnemoflow.memory.generate.followup import (
     is_polar,
     merge,
     refined,
+    reports_done,
     with_allergen,
     with_destination,
 )
@@ -88,6 +88,7 @@ from mnemoflow.memory.generate.judge import (
     _Turn,
     display_name,
 )
+from mnemoflow.memory.generate.turn import whole_turn
 from mnemoflow.memory.generate.referents import (
     _it_named_before,
     _mine_named_before,
@@ -97,6 +98,7 @@ from mnemoflow.memory.generate.referents import (
     continued_subject,
     dash_topic,
     recent_mentions,
+    the_thing_asked,
     they_asked_about,
     they_named_before,
     without_heading,
@@ -155,13 +157,12 @@ _TAG_STATEMENT = re.compile(r",\s*(?:no|right|isn't it|didn't (?:you|i|we)|don't
 
 _SAID_AS_QUESTION = re.compile(r"^(?:I|we)\s+(?:just\s+|already\s+)?[a-z]+ed\b")  # "I booked Bar Centrale for Friday?"
 # a subordinate clause with no main clause after it: "since we last chatted" (not "after the whole breach mess I
-# finally dumped LastPass", whose main clause needs no comma)
+# finally dumped LastPass" or "since the knee injury I take the bus", whose main clause needs no comma)
 _SUBORDINATE_ONLY = re.compile(r"^(?:even if|if|when|whenever|since|because|although|though|while|after|before|"
                                r"unless|until|as soon as)\s+(?:I|we|you|he|she|they|it|my|our|the|this|that)\b"
-                               r"(?!(?:\s+\w+){1,4}\s+I\s+(?:\w+ly\s+)?(?!\w+ly\b)\w+ed\b)[^,]*$", re.I)
+                               r"(?!(?:\s+\w+){1,4}\s+(?:I|we|he|she|they)\s+(?:\w+ly\s+)?(?!\w+ly\b)\w+\b)[^,]*$", re.I)
 _CONTRACTED = re.compile(r"\w'(?:m|re|ve|ll|d)\b", re.I)
 _AS_A = re.compile(r"^as (an? [\w-]+(?: [\w-]+)?),", re.I)
-_NOT_ANYMORE = re.compile(r"^\W*(?:(?:no|nope|nah)\W+)?(?:not any ?more|no longer|not these days|not now)\W*$", re.I)
 
 _WOULD_BE_NICE = re.compile(r"^(?:and |also )?(?P<what>.+?)\s+would be (?:lovely|great|nice|perfect|ideal|good|amazing|"
                             r"awesome|fantastic|wonderful|a dream|fun|helpful|appreciated)$", re.I)
@@ -199,9 +200,7 @@ class RuleEngine:
             turn = context.turn
             return [self._candidate(_Draft(turn.text.strip(), turn.text, turn.text, 0.9, ("skip:not English",),
                                            (turn.turn_id,), store=False), _Turn(context, speaker, None, ()))]
-        if said != context.turn.text.strip():  # the English sentences of a mixed turn
-            context = replace(context, turn=replace(context.turn, text=said))
-        context = context.written_out()
+        context = replace(context, turn=replace(context.turn, text=said)).written_out()
         turn = context.turn
         if _is_assistant(turn):
             return [self._candidate(_Draft(turn.text.strip(), turn.text, turn.text, 0.9, ("skip:assistant turn",),
@@ -250,8 +249,7 @@ class RuleEngine:
                     and _bridges(info, sentences[i - 1], draft):
                 draft = replace(draft, reasons=draft.reasons + ("bridging",))
             drafts.append(draft)
-        if sentences and _NOT_ANYMORE.match(sentences[0]) and context.previous is not None:
-            drafts = _one_change(drafts, info)
+        drafts = whole_turn(drafts, info)
         candidates, seen = [], set()
         for draft in drafts:
             candidate = self._candidate(draft, info)
@@ -382,7 +380,8 @@ class RuleEngine:
         asker = "the assistant" if _is_assistant(previous) else display_name(previous.speaker)
         question = asked_of(info.speaker, strip_padding(questions[-1], info.known))
         reply = re.sub(r"^(?:(?:oh+|um+|uh+|hmm+|well|haha+|lol|ah+|sadly|unfortunately|luckily|thankfully|honestly|"
-                       r"actually|surprisingly|happily|wait|hold on|sorry)\b[\s,.!]*)+", "", answer.strip(), flags=re.I)
+                       r"actually|surprisingly|happily|wait|hold on|sorry)\b[\s,.!]*)+", "",
+                   answer.strip() if is_polar(answer) or reports_done(answer) else strip_padding(answer, info.known), flags=re.I)
         if not re.search(r"\w", reply):
             return None  # "Wait, ...": not an answer
         follow = merge(question, reply)
@@ -414,7 +413,8 @@ class RuleEngine:
         if (they := re.match(r"^they\b", content, re.I)) and (things := they_asked_about(info.context, previous)):
             content = f"{things}{content[they.end():]}"  # "I keep forgetting the bins" / "Which day are they collected?"
         if re.match(r"^the\s+[a-z]", content, re.I) and not _names_someone(info, content, asker):
-            content = f"{possessive(info.speaker)} {content[4:]}"  # "How often are the sessions?" asked of Paolo
+            # "What time are the lessons?" after "my daughter Ida starts violin lessons": Ida's; else the answerer's
+            content = the_thing_asked(content, info.context.memories) or f"{possessive(info.speaker)} {content[4:]}"
         drafts = []
         pointed = re.match(r"^(this|that|these|those|it)\b", content, re.I)  # "Is this your painting?": a photo
         if not pointed or _has_detail(info, content):

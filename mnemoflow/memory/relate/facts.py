@@ -4,8 +4,7 @@
 and leaves "Sam works as a plumber", which must stay current and cited. A memory splits at a semicolon,
 and at "and" (or ", and") before a verb of the same subject ("... and works as ..."); a fact without a
 subject of its own takes the first fact's ("Sam"). One that names no verb after "and" ("lives with Ana and
-Tom") is one fact. Which fact a change replaces is the one nearest to it by vector; the others, unless the
-change says them again, are what it leaves (`unchanged_facts`).
+Tom") is one fact.
 """
 
 from __future__ import annotations
@@ -13,8 +12,6 @@ from __future__ import annotations
 import re
 
 from mnemoflow.memory.relate.claim_words import AUXILIARIES, IRREGULAR_PAST
-from mnemoflow.memory.relate.claims import parse_claim
-from mnemoflow.memory.relate.compare import _has
 
 _SPLIT = re.compile(r";\s+|,?\s+and\s+(?=(?P<verb>[a-z][a-z']+)\b)")
 
@@ -49,20 +46,3 @@ def _subject(fact: str) -> str | None:
             head = " ".join(words[:n])
             return head if head[:1].isupper() else None
     return None
-
-
-def unchanged_facts(candidate: str, held: str, similarity: dict[str, float]) -> list[str]:
-    """The facts of `held` that `candidate` leaves as they were: all but the one nearest to it
-    (`similarity` by fact) and any it says again; none when `held` is one fact."""
-    parts = facts(held)
-    if len(parts) < 2:
-        return []
-    changed = max(parts, key=lambda p: similarity.get(p, -1.0))
-    said = parse_claim(candidate)
-    said_words = said.stems | said.names
-    return [p for p in parts if p != changed and not all(_has(x, said_words) for x in _words(p))]
-
-
-def _words(fact: str) -> set[str]:
-    claim = parse_claim(fact)
-    return set(claim.stems | claim.names) - {claim.subject}

@@ -159,6 +159,7 @@ class Neighbour:
     asked_about: bool = False  # the candidate answers a question the other speaker asked about this memory
     speaker: str | None = None  # who said what the memory was read from, when it came from a conversation
     restated_similarity: float | None = None  # the candidate against this memory restated with its values (restate)
+    same_turn: bool = False  # read from the candidate's own turn: a clause of the same statement
 
 
 @dataclass(frozen=True)
@@ -205,6 +206,8 @@ def classify(
     ruled_out = _negated_values(cand)  # the candidate's own: read once, not per neighbour
     for position, neighbour in enumerate(neighbours):
         decision = _judge(cand, candidate_kind, cand_entities, neighbour, now, notes, speaker, ruled_out)
+        if neighbour.same_turn and decision is not None and decision.relation in ("UPDATES", "CONFLICTS_WITH"):
+            decision = None  # the clauses of one turn are one statement: none replaces or contradicts another
         if neighbour.asked_about and (decision is None or decision.confidence < REVIEW_AT):
             decision = Decision("EXTENDS", neighbour.memory_id, FOLLOW_UP_CONFIDENCE,
                                 "follow-up: details what was just asked or said about it")

@@ -1,0 +1,141 @@
+"""The newer of two candidates about the same owner and subject ranks and packs first.
+
+- **Newer first.** Among the top candidates (memories and turns alike), two said by the same person whose
+  vectors are nearer than `RecallConfig.newer_first_at` are about one thing of theirs; each such group keeps
+  the ranks it holds, newest first in them. "I write our backend in Go" (January) and "it's Rust for me day
+  to day now" (February) answer "which language?" in that order, whichever the searches liked better.
+- **Possible updates.** A memory linked MAY_UPDATE to an older one (`memory.relate.versions`) is put right
+  above it when it is not above it already, and the older one says so in its `why` and in the context:
+  "said on 2026-01-10; possibly superseded by "..." on 2026-02-20".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import datetime
+from typing import Any
+
+from mnemoflow.models import MemoryItem
+from mnemoflow.recall.config import RecallConfig
+from mnemoflow.storage import Scope, Store
+from mnemoflow.storage.store import ChunkHit
+
+
+def _when(memory: MemoryItem) -> datetime:
+    return memory.observed_at or memory.created_at
+
+
+def _chunk_said(chunk: ChunkHit) -> tuple[str | None, datetime | None]:
+    turns = chunk.locator.get("turns") or []
+    if not turns:
+        return None, None
+    ts = turns[0].get("ts")
+    return turns[0].get("speaker"), datetime.fromisoformat(ts) if ts else None
+
+
+def _memory_said(memory: MemoryItem, user: str | None) -> tuple[str | None, datetime]:
+    turns = memory.metadata.get("source_turns") or []
+    return (turns[0].get("speaker") if turns else user), _when(memory)
+
+
+def newer_first(store: Store, scope: Scope, ranked: list[Any], memories: dict[str, MemoryItem],
+                chunks: dict[str, ChunkHit], config: RecallConfig) -> list[Any]:
+    """`ranked` (items with `key` (target, id) and `score`) with each group about one owner and subject
+    newest first in the places it holds (see the module docstring)."""
+    top = ranked[:config.newer_first_depth]
+    said: dict[tuple[str, str], tuple[str | None, datetime | None]] = {}
+    for r in top:
+        target, item_id = r.key
+        if target == "memories" and item_id in memories:
+            said[r.key] = _memory_said(memories[item_id], scope.user_id)
+        elif target == "chunks" and item_id in chunks:
+            said[r.key] = _chunk_said(chunks[item_id])
+    keys = [k for k in said if said[k][0] and said[k][1]]
+    if len(keys) < 2:
+        return ranked
+    vectors = {("memories", i): v for i, v in store.vectors_of(scope, "memories", [k[1] for k in keys
+                                                                                  if k[0] == "memories"]).items()}
+    vectors.update({("chunks", i): v for i, v in store.vectors_of(scope, "chunks", [k[1] for k in keys
+                                                                                   if k[0] == "chunks"]).items()})
+    keys = [k for k in keys if k in vectors]
+    group = {k: k for k in keys}
+
+    def root(k: tuple[str, str]) -> tuple[str, str]:
+        while group[k] != k:
+            k = group[k]
+        return k
+    for n, a in enumerate(keys):
+        for b in keys[n + 1:]:
+            if said[a][0] == said[b][0] and float(vectors[a] @ vectors[b]) >= config.newer_first_at:
+                group[root(b)] = root(a)
+    for a, b in _linked(store, scope, keys, memories, chunks):  # a possible update, and the turns it was read from
+        group[root(b)] = root(a)
+    members: dict[tuple[str, str], list[int]] = {}
+    for n, r in enumerate(top):
+        if r.key in group:
+            members.setdefault(root(r.key), []).append(n)
+    out = list(ranked)
+    for places in members.values():
+        if len(places) < 2:
+            continue
+        items = sorted((top[n] for n in places), key=lambda r: said[r.key][1], reverse=True)  # type: ignore[arg-type,return-value]
+        for n, item in zip(places, items, strict=True):
+            moved = item is not top[n]
+            out[n] = _placed(item, top[n].score, moved)
+    return out
+
+
+def _linked(store: Store, scope: Scope, keys: list[tuple[str, str]], memories: dict[str, MemoryItem],
+            chunks: dict[str, ChunkHit]) -> list[tuple[tuple[str, str], tuple[str, str]]]:
+    """Pairs of candidates about one thing whatever their vectors: the two sides of a possible update, and a
+    memory with the turn it was read from."""
+    ids = [k[1] for k in keys if k[0] == "memories"]
+    pairs = [(("memories", src), ("memories", dst)) for src, dst, _ in store.linked_memories(scope, ids, ("MAY_UPDATE",))
+             if src in ids and dst in ids]
+    turn_of = {(t.get("session_id", chunks[k[1]].locator.get("session_id")), t["turn_id"]): k for k in keys
+               if k[0] == "chunks" for t in (chunks[k[1]].locator.get("turns") or [])[:1] if t.get("turn_id")}
+    for k in keys:
+        if k[0] == "memories":
+            for t in memories[k[1]].metadata.get("source_turns") or []:
+                if (found := turn_of.get((t.get("session_id"), t.get("turn_id")))) is not None:
+                    pairs.append((k, found))
+    return pairs
+
+
+def _placed(item: Any, score: float, moved: bool) -> Any:
+    if not moved:
+        return item
+    why = (item.why + "; " if item.why else "") + "newer of candidates about the same owner and subject"
+    return replace(item, score=score, why=why, factors={**item.factors, "newer_first": 1.0})
+
+
+def possible_updates(store: Store, scope: Scope, ranked: list[Any], memories: dict[str, MemoryItem],
+                     placed_above: Callable[[Any, MemoryItem], Any]) -> tuple[list[Any], dict[str, str]]:
+    """`ranked` with the newer memory of each MAY_UPDATE pair above the older one (`placed_above` makes a
+    ranked item for a newer memory not among them), and a note for each older memory."""
+    ids = [r.key[1] for r in ranked if r.key[0] == "memories"]
+    pairs = [(src, dst) for src, dst, _ in store.linked_memories(scope, ids, ("MAY_UPDATE",)) if dst in ids]
+    if not pairs:
+        return ranked, {}
+    newer = store.fetch_memories(scope, list({src for src, _ in pairs} - set(memories)))
+    memories.update(newer)
+    notes: dict[str, str] = {}
+    out = list(ranked)
+    for src, dst in pairs:
+        if src not in memories or dst not in memories:
+            continue
+        new, old = memories[src], memories[dst]
+        if _when(new) < _when(old):
+            continue
+        notes[dst] = (f"said on {_when(old):%Y-%m-%d}; possibly superseded by \"{new.content}\" on "
+                      f"{_when(new):%Y-%m-%d}")
+        at = next(n for n, r in enumerate(out) if r.key == ("memories", dst))
+        here = next((n for n, r in enumerate(out) if r.key == ("memories", src)), None)
+        if here is not None and here < at:
+            continue
+        item = out.pop(here) if here is not None else placed_above(out[at], new)
+        at = next(n for n, r in enumerate(out) if r.key == ("memories", dst))
+        out.insert(at, replace(item, score=max(item.score, out[at].score)))
+    return out, notes
+
