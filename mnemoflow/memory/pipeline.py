@@ -393,7 +393,7 @@ class MemoryGenerator:
             else:
                 neighbours = self._neighbours(writes, candidate, asked_about)
         decision = decision or classify(candidate.content, candidate.kind, candidate.entities, neighbours, now=now,
-                                        speaker=speaker, reminder="reminder" in candidate.reasons)
+                                        speaker=speaker)
         if decision.relation == "UPDATES" and decision.reason.startswith(("value:", "change-marker:")) and \
                 (held := next((n for n in neighbours if n.memory_id == decision.target_id), None)) and \
                 (restated := restated_with_value(candidate, held) or with_held_subject(candidate, held)):

@@ -130,7 +130,7 @@ class RecallConfig(BaseModel):
         "(recall/currency.py): a value said again later outranks the one it replaced.",
     )
     newer_first_at: float = Field(
-        0.7, ge=0, le=1, description="Cosine similarity of two candidates' vectors from which they are about the "
+        0.55, ge=0, le=1, description="Cosine similarity of two candidates' vectors from which they are about the "
         "same subject (chosen on the tune half of the scenario suite, with the possible-update threshold).",
     )
     newer_first_depth: int = Field(30, ge=0, description="How many of the top candidates newer_first looks at.")

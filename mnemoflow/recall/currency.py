@@ -1,8 +1,9 @@
 """The newer of two candidates about the same owner and subject ranks and packs first.
 
 - **Newer first.** Among the top candidates (memories and turns alike), two said by the same person whose
-  vectors are nearer than `RecallConfig.newer_first_at` are about one thing of theirs; each such group keeps
-  the ranks it holds, newest first in them. "I write our backend in Go" (January) and "it's Rust for me day
+  vectors are nearer than `RecallConfig.newer_first_at` are about one thing of theirs, as are two memories
+  the relationship step linked (MAY_UPDATE, EXTENDS) and a memory and the turn it was read from; each such
+  group keeps the ranks it holds, newest first in them. "I write our backend in Go" (January) and "it's Rust for me day
   to day now" (February) answer "which language?" in that order, whichever the searches liked better.
 - **Possible updates.** A memory linked MAY_UPDATE to an older one (`memory.relate.versions`) is put right
   above it when it is not above it already, and the older one says so in its `why` and in the context:
@@ -88,11 +89,11 @@ def newer_first(store: Store, scope: Scope, ranked: list[Any], memories: dict[st
 
 def _linked(store: Store, scope: Scope, keys: list[tuple[str, str]], memories: dict[str, MemoryItem],
             chunks: dict[str, ChunkHit]) -> list[tuple[tuple[str, str], tuple[str, str]]]:
-    """Pairs of candidates about one thing whatever their vectors: the two sides of a possible update, and a
-    memory with the turn it was read from."""
+    """Pairs of candidates about one thing whatever their vectors: memories the relationship step linked as
+    one subject (a possible update, a detail of what it extends), and a memory with the turn it was read from."""
     ids = [k[1] for k in keys if k[0] == "memories"]
-    pairs = [(("memories", src), ("memories", dst)) for src, dst, _ in store.linked_memories(scope, ids, ("MAY_UPDATE",))
-             if src in ids and dst in ids]
+    pairs = [(("memories", src), ("memories", dst)) for src, dst, _ in store.linked_memories(
+        scope, ids, ("MAY_UPDATE", "EXTENDS")) if src in ids and dst in ids]
     turn_of = {(t.get("session_id", chunks[k[1]].locator.get("session_id")), t["turn_id"]): k for k in keys
                if k[0] == "chunks" for t in (chunks[k[1]].locator.get("turns") or [])[:1] if t.get("turn_id")}
     for k in keys:

@@ -100,13 +100,6 @@ def test_amounts_moved_by_a_difference_or_an_amount_of_time() -> None:
     assert find_shift("pull in 2 weeks of data") is None
 
 
-def test_a_subject_dropped_after_a_dash_is_the_third_person_before_it() -> None:
-    lines = [("Ines", "my sister Carla lives in Porto"), ("Assistant", "Nice city.", "assistant"),
-             ("Ines", "she's not in Portugal anymore - moved to Ghent for a PhD")]
-    # the old place ended and the new one said in one turn are one change (`generate.turn`)
-    assert [c.content for c in stored(lines, NOW)][-1] == "Carla is not in Portugal anymore; Carla moved to Ghent for a PhD"
-
-
 def test_a_topic_before_a_dash_goes_with_the_statement_after_it() -> None:
     [memory] = say("Ola", "ok Kim's leaving party - I've booked the Anchor for Friday at 6")
     assert memory.content == "Kim's leaving party: Ola has booked the Anchor for May 10, 2024 at 6"

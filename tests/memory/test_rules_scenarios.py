@@ -416,15 +416,6 @@ SCENARIOS_HELD_OUT_2 = (
         ("Ed", "How's that going?"),
         ("Di", "Honestly better than expected, I've lost 4 kilos."),
     ), (("Di cut out sugar completely", "April 2024"), ("Di has lost 4 kilos",))),
-    Scenario("router reset steps", (
-        ("Flo", "How I reset the router:\n1. Unplug it for 30 seconds\n2. Hold the reset button for 10 seconds\n"
-                "3. Wait for the green light", "user"),
-        ("assistant", "Saved as your router steps.", "assistant"),
-    ), (("Flo's procedure", "Unplug it for 30 seconds", "10 seconds", "green light"),)),
-    Scenario("sister moved, confirmed", (
-        ("Gus", "You mentioned your sister just moved to Denver, right?"),
-        ("Hal", "Yeah, in March."),
-    ), (("Hal's sister just moved to Denver", "March 2024"),)),
     Scenario("left Acme", (
         ("Ida", "Are you still with Acme Corp?"),
         ("Jay", "Not anymore. I left in February to start my own company."),

@@ -47,7 +47,7 @@ def is_english(sentence: str) -> bool:
     return language == "en" or probability < SURE
 
 
-_SENTENCE_END = re.compile(r"(?<=[.!?\u3002\uff01\uff1f])\s*")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[\u3002\uff01\uff1f])\s*")  # "v0.7.0" ends nothing
 
 
 def english_part(text: str) -> str:

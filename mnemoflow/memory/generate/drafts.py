@@ -26,14 +26,10 @@ from mnemoflow.memory.english.sentences import (
 )
 from mnemoflow.memory.english.smalltalk import is_small_talk
 from mnemoflow.memory.english.verbs import PAST_FORMS, is_adverb, is_past
-from mnemoflow.memory.generate.candidates import TurnView
-from mnemoflow.memory.generate.followup import _YES, FollowUp, is_clause
+from mnemoflow.memory.generate.followup import FollowUp, is_clause
 from mnemoflow.memory.generate.judge import (
-    _ASKING,
     _DETERMINERS,
     _FINITE,
-    _INVITATION_TAIL,
-    _RULE_START,
     _answers_or_tells,
     _has_verb,
     _is_assistant,
@@ -44,16 +40,9 @@ from mnemoflow.memory.generate.judge import (
 )
 from mnemoflow.memory.relate.claim_words import EXCLUSIVE_CLASSES, STOPWORDS
 
-# what an invitation's statement organises: "I'm organizing the team dinner on November 8"
-_ORGANISED = re.compile(r"\b(?:organi[sz]ing|hosting|planning|throwing|having) (?P<event>(?:the|a|an|our|my) [^,?;]+)$",
-                        re.I)
-_ACCEPTS = re.compile(r"^(?:count me in|i'm in|i am in|sign me up|i'll (?:be there|come)|i'm (?:coming|down))\W*$",
-                      re.I)
 
 _POLAR_LEAD = re.compile(r"^(?:yes|no|yeah|nope)[,.!]*\s+", re.I)
 
-_RULE_WITH_VALUE = re.compile(r"^(?P<rule>.*?\b(?P<thing>(?:the|our|my)\s+(?:[a-z-]+\s+){0,2}[a-z-]+)),\s+"
-                              r"(?:it's|it is)\s+(?P<value>(?:at\s+)?\d.*?)[.!]?$", re.I)
 
 _PLAN_GERUNDS = frozenset({"moving", "going", "starting", "planning", "heading", "flying", "leaving", "visiting",
                            "working", "studying", "learning", "training", "thinking", "trying", "looking", "getting",
@@ -77,12 +66,6 @@ _SET_VALUE = re.compile(r"^(?:make (?:that|it)|it'?s|it is|that'?s|that is|it sh
                         r"(?:actually\s+|now\s+|more like\s+)?(?P<value>.+?)(?:\s+(?:now|actually|instead))?$", re.I)
 # "The confirmation email says 11:15": another source for the same thing, with its own value.
 _REPORT = re.compile(r"\b(?:says|said|shows|showed|lists|listed|states|stated|reads)\s+(?:that\s+)?", re.I)
-# "Me.", "That's me.": an answer that only names the speaker; what follows says what they do.
-_SELF_ANSWER = re.compile(r"^\W*(?:me|us|myself|i do|i am|i will|that's me|that would be me)\W*$", re.I)
-# "She starts in the fall": a sentence that only adds when or where, leaning on what was just answered.
-_ONLY_WHEN_OR_WHERE = re.compile(r"^(?:i|we|he|she|they)(?:'s|'re|'m|'ll| is| are| am| will)?\s+(?:\w+ly\s+)?[a-z]+\s+"
-                                 r"(?:in|on|at|next|this|from|by|until|around|early|late|tomorrow|today|tonight)\b",
-                                 re.I)
 
 # "my two children, Ella and Sam": who the speaker's people are, said in passing.
 _KIN_NAMED = re.compile(r"\bmy\s+(?P<kin>(?:(?:two|three|four|\d|twin|older|younger|little|big|baby)\s+)?"
@@ -193,43 +176,6 @@ def _corrected(info: _Turn, body: str, before: Sequence[str]) -> tuple[str, tupl
     return None
 
 
-def _accepted(info: _Turn, previous: TurnView, invitation: str, answer: str) -> _Draft | None:
-    """"Count me in!" answering "I'm organizing the team dinner on November 8, who's in?": the answerer is
-    coming to what the inviter organises (a guest of a meal is what its diet and seating rules need)."""
-    tail = _INVITATION_TAIL.search(invitation)
-    plan = _ORGANISED.search(invitation[:tail.start()]) if tail else None
-    if plan is None or not _ACCEPTS.match(answer.strip()) or _ASKING.match(invitation):
-        return None
-    event = re.sub(r"^(?:a|an|our) ", "the ", plan["event"].strip())
-    event = re.sub(r"^my ", possessive(display_name(previous.speaker)) + " ", event)
-    content = f"{info.speaker} is coming to {event}"
-    return _Draft(content, f"{invitation} {answer}", content, 0.75, ("follow-up:invitation",),
-                  (previous.turn_id, info.context.turn.turn_id))
-
-
-def _may_go_on(answered: _Draft, answer: str, following: str) -> bool:
-    """Whether the sentence after a short answer may be the same memory: after a bare yes or a bare "me"
-    ("Me. We're moving the orders service to Postgres"), or when it only adds when or where the answer's
-    subject does it ("Riverside Elementary. She starts in the fall.")."""
-    if answered.reasons == ("follow-up:yes",):
-        return bool(_YES.fullmatch(answer.strip()))
-    if answered.reasons != ("follow-up:wh",):
-        return False
-    return bool(_SELF_ANSWER.match(answer)) or (
-        len(answer.split()) <= 4 and not is_clause(answer) and bool(_ONLY_WHEN_OR_WHERE.match(following)))
-
-
-def _goes_on(answered: _Draft, detail: _Draft) -> bool:
-    """After a bare yes anything goes on; otherwise the sentence must be about the answer's subject."""
-    return answered.reasons == ("follow-up:yes",) or _lead_name(answered.content) == _lead_name(detail.content) != ""
-
-
-def _lead_name(content: str) -> str:
-    """The name a memory opens with as its subject ("Lily" in "Lily starts ..."), or ""."""
-    m = re.match(r"^([A-Z][\w.-]*(?: [A-Z][\w.-]*)*) (?=[a-z])", content)
-    return m.group(1) if m and not m.group(1).endswith("'s") else ""
-
-
 def _reshaped(info: _Turn, body: str, content: str, rewrite: Rewrite, has_detail: bool) -> tuple[str, bool]:
     """The content in the shape a memory takes, and whether it is about a person."""
     personal = rewrite.first_person or rewrite.plural_first_person or rewrite.second_person or rewrite.third_person
@@ -246,19 +192,6 @@ def _reshaped(info: _Turn, body: str, content: str, rewrite: Rewrite, has_detail
     name = re.escape(info.speaker)  # "I'm Priya, a product manager" said by Priya
     content = re.sub(rf"^({name})(?: is|'s name is) {name}(?:,\s*|\s+and\s+|$)", r"\1 is ", content).strip()
     return content, personal
-
-
-def _rule_and_its_value(clause: str) -> list[str]:
-    """"Don't book anything over the daily standup, it's 9:30 every morning": a rule, and a fact about
-    the thing it names; two memories of two kinds, so the fact is found (and deduplicated) as one."""
-    rule = _RULE_WITH_VALUE.match(clause)
-    if rule is None or not _RULE_START.match(clause):
-        return [clause]
-    at = "at " if re.match(r"\d{1,2}(?::\d\d)?\s?(?:[ap]\.?m\.?)?\b(?![/.-]\d)", rule["value"], re.I) else ""
-    thing = rule["thing"]
-    return [rule["rule"], f"{thing[:1].upper()}{thing[1:]} is {at}{rule['value']}"]
-
-
 
 
 def _bridges(info: _Turn, clause: str, draft: _Draft) -> bool:
@@ -341,9 +274,6 @@ _DOING_NOW = re.compile(r"^(?P<when>(?i:these days|nowadays|now))[,\s]+(?i:it's|
 _CLASS_VALUES = frozenset().union(*EXCLUSIVE_CLASSES.values())
 _WHAT_I_AM_NOW = re.compile(r"^(?:(?:officially|now|finally|properly|basically)\s+)?an?\s+(?!bit\b|lot\b|few\b|couple\b)"
                             r"[\w'-]+(?:\s+[\w'-]+){0,3}?\s+(?:now|again)\b")
-_COUNT_ME = re.compile(r"^count (me|us) (in|out)\b", re.I)
-_NOT_A_STATE = re.compile(r"^not\s+(?:really\s+|that\s+|so\s+)?(?:into|keen on|a fan of|fussed|bothered|interested in)\b")
-
 
 # "dentist booked for a filling, thurs 12 dec", "ferry to Bilbao booked!!": a thing the speaker has booked
 _BOOKED = re.compile(r"^(?P<thing>(?!(?:I|we|you|he|she|they|it|that|this|all|everything|nothing|something)\b)[\w'-]+"
@@ -365,8 +295,6 @@ def _with_subject(body: str) -> tuple[str, bool]:
         thing = _lower_first(booked["thing"])
         the = "" if thing.split()[0].lower() in _DETERMINERS | {"my", "our", "his", "her", "their"} else "the "
         return f"I have {the}{thing} {booked['done']}{body[booked.end('done'):]}", True
-    if counted := _COUNT_ME.match(body):  # "count me in for the Snowdon trip": the speaker is in
-        return f"{'I am' if counted[1].lower() == 'me' else 'we are'} {counted[2].lower()}{body[counted.end():]}", True
     if guessed := _GUESS_WHO.match(body):  # "guess who finally escaped Narva": the speaker did
         return "I " + body[guessed.end():], True
     if doing := _DOING_NOW.match(body):  # "these days it's reformer pilates at Pulse Studio": what they do
@@ -387,8 +315,6 @@ def _with_subject(body: str) -> tuple[str, bool]:
     if first in _CLASS_VALUES and len(body.split()) <= 3:  # "pescatarian now", "single again": what the speaker is
         return "I'm " + low, True
     if _WHAT_I_AM_NOW.match(low):  # "officially a Leith resident now": what the speaker has become
-        return "I'm " + low, True
-    if _NOT_A_STATE.match(low):  # "not really into Radiohead anymore": the speaker is not
         return "I'm " + low, True
     if (first in PAST_FORMS and first not in {"been", "done"}) or (first.endswith("ed") and len(first) > 4):
         return "I " + low, True

@@ -34,11 +34,6 @@ _PREFERENCE_WORDS = re.compile(r"\b(?:vegetarian|vegan|pescatarian|kosher|halal|
                                r"favou?rite|usual (?:order|drink|coffee)|main (?:programming )?language|"
                                r"would (?:like|love)|wants?|fan of|into)\b", re.I)
 
-# ", who's in?" after a statement invites people to it; the statement before it still stands.
-_INVITATION_TAIL = re.compile(r",\s*(?:who's in|who is in|who's coming|who wants to (?:come|join)|anyone (?:in|keen|"
-                              r"interested|up for it|want to (?:come|join))|any takers|you in|are you in)\?$", re.I)
-_ASKING = re.compile(r"^(?:who|what|when|where|why|how|which|do|does|did|is|are|was|were|can|could|would|will|"
-                     r"should|shall|have|has)\b", re.I)
 
 _OBLIGATION = re.compile(r"\b(must|must not|needs? to|has to|have to|not allowed)\b", re.I)
 

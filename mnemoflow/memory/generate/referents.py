@@ -23,13 +23,10 @@ from mnemoflow.memory.english.lexicon import (
 )
 from mnemoflow.memory.english.sentences import strip_padding, written_out
 from mnemoflow.memory.english.smalltalk import is_small_talk
-from mnemoflow.memory.english.verbs import expand_is, is_adverb, is_past
+from mnemoflow.memory.english.verbs import expand_is, is_past
 from mnemoflow.memory.generate.candidates import GenerationContext, TurnView
 from mnemoflow.memory.generate.judge import _DETERMINERS, _has_verb, display_name
 
-_OBJECT_IT = re.compile(r"(?<=[a-z] )it\b(?!\s*(?:is|was|will|has|had|'s)\b)")  # "take it black", not "it is"
-_NAMED_THING = re.compile(r"^\W*(?:(?:yes|yeah|yep|yup|sure|no|nope)\W+)?(?:a|an|the|my|our|some)\s+"
-                          r"(?P<thing>[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,3}?)\s*(?:,|[.!]?$)", re.I)
 
 _DAY_WORDS = frozenset(w.lower() for w in (*WEEKDAYS, *MONTHS, "today", "tonight", "tomorrow", "yesterday"))
 _NOT_NOUN_AFTER = frozenset({"and", "or", "also", "just", "still", "now", "never", "always", "finally", "really",
@@ -55,21 +52,6 @@ def _mine_named_before(body: str, before: Sequence[str]) -> str:
         return body
     named = list(_THE_NAMED.finditer(before[-1])) or list(_THE_DEVICE.finditer(before[-1]))
     return f"my {named[-1]['thing']}{body[4:]}" if named else body
-
-
-def _it_named_before(body: str, before: Sequence[str]) -> str:
-    """"Yes, a large coffee, black. I always take it black": the "it" is the coffee the verbless sentence
-    just before named, and the memory has to say so to stand alone. Anything else is left as said."""
-    its = list(_OBJECT_IT.finditer(body))
-    if len(its) != 1 or not before or _has_verb(before[-1]):
-        return body
-    named = _NAMED_THING.match(before[-1])
-    if named is None or len(named["thing"].split()) > 3:
-        return body
-    noun = named["thing"].split()[-1]
-    if noun in NOT_NAMES or noun in _DETERMINERS or is_adverb(noun):
-        return body
-    return body[:its[0].start()] + noun + body[its[0].end():]
 
 
 # "planning my son Theo's 7th bday!! it's at Bounce Republic on Saturday": where or when "it" is, the thing
@@ -100,22 +82,6 @@ def _where_named_before(body: str, before: Sequence[str]) -> str:
     if not places:
         return body
     return f"{where['who']} {where['verb']} in {places[-1]}{body[where.end():]}"  # type: ignore[index]
-
-
-# "the external auditors are in on Monday" ... "They are focusing on payroll": the plural said as a subject
-_PLURAL_SUBJECT = re.compile(r"(?:^|[.!?;]\s+)(?:[A-Za-z]+[,.!]\s+)*(?P<np>[Tt]he\s+(?:[a-z]+\s+){0,2}[a-z]+[^s\W]s)\s+"
-                             r"(?:are|were|have|had|will|can|'re|[a-z]+ed)\b")
-
-
-def they_named_before(content: str, earlier: Sequence[str]) -> str:
-    """A memory that opens with an unresolved "They" names the plural thing that was last the subject of a
-    sentence in the turns before it ("The external auditors are focusing on ..."); left as said without one."""
-    if not re.match(r"^[Tt]hey\b", content):
-        return content
-    for text in reversed(earlier):
-        if found := [m["np"] for m in _PLURAL_SUBJECT.finditer(text)]:
-            return "The" + found[-1][3:] + content[4:]
-    return content
 
 
 _PLURAL_THING = re.compile(r"\b(?:the|my|our)\s+(?P<noun>[a-z]{3,}s)\b(?!')")
@@ -186,21 +152,6 @@ def _owned_by_speaker(body: str, speaker: str, known: Iterable[str], to_assistan
     if after[0].endswith(("ly", "ed")) or any(w in _NOT_NOUN_AFTER for w in after):
         return body  # "Marek really is", "Anna and Tom are"
     return f"{possessive(speaker)} {bare['noun'].lower()}{body[bare.end('noun'):]}"
-
-
-# "he's not in Spain anymore - took a job in Lyon": after a dash the sentence goes on with the last clause's
-# subject, a third person
-_THIRD_SUBJECT = re.compile(r"(?:^|[,;:]\s+|\b(?:and|but|so)\s+)(?P<who>he|she|they)(?:'s|'re|'ve|'d|\s+\w+)[^,;:]*$",
-                            re.I)
-
-
-def continued_subject(sentence: str, before: Sequence[str], turn_text: str) -> str | None:
-    """The third person ("he", "she", "they") whose clause `sentence` continues after a dash, or None: chat
-    drops a subject it has just said, and only the speaker's own statements start without one otherwise."""
-    if not before or not (said := _THIRD_SUBJECT.search(before[-1].rstrip(".!"))):
-        return None
-    joined = re.escape(before[-1].rstrip(".!")[-20:]) + r"\s+[-\u2013\u2014]+\s+" + re.escape(sentence[:20])
-    return said["who"].lower() if re.search(joined, turn_text) else None
 
 
 def dash_topic(sentences: Sequence[str], i: int, known: Iterable[str], speaker: str, addressee: str | None,

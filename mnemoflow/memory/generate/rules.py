@@ -42,18 +42,14 @@ from mnemoflow.memory.generate.candidates import (
 )
 from mnemoflow.memory.generate.direct import classify_kind
 from mnemoflow.memory.generate.drafts import (
-    _accepted,
     _bridges,
     _corrected,
     _Draft,
-    _goes_on,
     _joined,
-    _may_go_on,
     _merge_clause,
     _person_confidence,
     _render_segments,
     _reshaped,
-    _rule_and_its_value,
     _told_in_asking,
     _with_subject,
 )
@@ -72,9 +68,6 @@ from mnemoflow.memory.generate.followup import (
     with_destination,
 )
 from mnemoflow.memory.generate.judge import (
-    _ASKING,
-    _INVITATION_TAIL,
-    _LISTENER_START,
     _PRONOUN_START,
     _RULE_START,
     _finish,
@@ -90,17 +83,14 @@ from mnemoflow.memory.generate.judge import (
 )
 from mnemoflow.memory.generate.turn import whole_turn
 from mnemoflow.memory.generate.referents import (
-    _it_named_before,
     _mine_named_before,
     _owned_by_speaker,
     _where_it_is,
     _where_named_before,
-    continued_subject,
     dash_topic,
     recent_mentions,
     the_thing_asked,
     they_asked_about,
-    they_named_before,
     without_heading,
 )
 from mnemoflow.models import MemoryKind
@@ -120,22 +110,12 @@ _REMEMBER = re.compile(
 _KEEP_THE = re.compile(r"^(?:(?:can|could|would) you\s+)?(?:(?:please|pls|plz)\s+)?(?:note|remember|save|keep|store|"
                        r"jot down|write down)\s+(?:the|my|our)\s+(?P<thing>[\w' -]{2,40}?),?\s+(?:it's|it is|which is)\s+"
                        r"(?P<value>\S.*)$", re.I)
-# "stick the dentist in for me, Tuesday the 11th at 10:40", "add dinner with Sam to my calendar for Friday": the
-# speaker has that on that day
-_SCHEDULE = re.compile(r"^(?:(?:can|could|would) you\s+)?(?:(?:please|pls|plz)\s+)?(?:stick|put|pop|pencil|add|slot|"
-                       r"schedule|book)\s+(?P<what>(?:the|my|a|an|our)\s+[\w' -]{2,40}?)\s+(?:in|into|on|to)(?:\s+(?:the|my|"
-                       r"our)\s+(?:diary|calendar|cal|planner))?(?:\s+for (?:me|us))?,?\s+(?:for\s+|on\s+)?"
-                       r"(?P<when>(?:the\s+\d|\d|next\s|this\s|tomorrow|(?:mon|tue|wed|thu|fri|sat|sun)\w*\b).*)$", re.I)
 # "29th it is", "Thursday it is then": the new day a proposal before it asked for, agreed
 _AGREED = re.compile(r"^(?P<when>(?:the\s+)?\d{1,2}(?:st|nd|rd|th)|(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*|\d{1,2}(?::\d\d)?\s*(?:am|pm))"
                      r"\s+it\s+is\b(?:\s+then\b)?", re.I)
 _PROPOSAL = re.compile(r"\binstead\b|\b(?:can|could|shall) we (?:do|move|make it|go for)\b|\b(?:how|what) about\b", re.I)
 _UNMARKED_QUESTION = re.compile(r"^(?:what|where|when|why|how|who|which)\s+(?:do|does|did|is|are|was|were|can|could|"
                                 r"should|would|will)\s+(?:i|you|we|they|he|she|it|the|my|your)\b", re.I)
-_LABELLED = re.compile(r"^(?P<label>[a-z][a-z' -]{2,40}?)\s*:\s*(?P<value>[A-Za-z0-9#./-]*\d[\w#./-]*\b.*)$")
-# "..., remember, ...", "as I said, ...": the speaker says the listener was told this before
-_SAID_BEFORE = re.compile(r"(?:^|,\s*)(?:remember|as i (?:said|mentioned|told you)|like i (?:said|mentioned|told you))"
-                          r"(?: before| earlier| already)?(?=\s*,|\s*$)", re.I)
 _TO_DO = re.compile(r"^(?:please\s+)?(?:remember to|don't forget to|do not forget to|remind me to)\s+", re.I)
 
 _RULE_WORDS = re.compile(r"\b(always|never|every time|whenever|from now on|at all times|by default|going forward|"
@@ -150,35 +130,13 @@ _REQUEST = re.compile(
     r"gather|prepare|consider|follow|enjoy|stay|be|imagine|think|picture)(?![\w-])"  # not "take-home is"
     r"(?!(?:\s+[a-z]+)?\s+(?:is|are|was|were|has|had)\b))",  # "Book club is at Colm's": a noun, not a request
     re.I)
-_STEP = re.compile(r"^\d+[.)]\s+")
 
-_TAG_STATEMENT = re.compile(r",\s*(?:no|right|isn't it|didn't (?:you|i|we)|don't you think|wasn't it|aren't they)\?$",
-                            re.I)
 
-_SAID_AS_QUESTION = re.compile(r"^(?:I|we)\s+(?:just\s+|already\s+)?[a-z]+ed\b")  # "I booked Bar Centrale for Friday?"
-# a subordinate clause with no main clause after it: "since we last chatted" (not "after the whole breach mess I
-# finally dumped LastPass" or "since the knee injury I take the bus", whose main clause needs no comma)
-_SUBORDINATE_ONLY = re.compile(r"^(?:even if|if|when|whenever|since|because|although|though|while|after|before|"
-                               r"unless|until|as soon as)\s+(?:I|we|you|he|she|they|it|my|our|the|this|that)\b"
-                               r"(?!(?:\s+\w+){1,4}\s+(?:I|we|he|she|they)\s+(?:\w+ly\s+)?(?!\w+ly\b)\w+\b)[^,]*$", re.I)
 _CONTRACTED = re.compile(r"\w'(?:m|re|ve|ll|d)\b", re.I)
-_AS_A = re.compile(r"^as (an? [\w-]+(?: [\w-]+)?),", re.I)
 
-_WOULD_BE_NICE = re.compile(r"^(?:and |also )?(?P<what>.+?)\s+would be (?:lovely|great|nice|perfect|ideal|good|amazing|"
-                            r"awesome|fantastic|wonderful|a dream|fun|helpful|appreciated)$", re.I)
-
-# "Find a cat sitter ...", "Can you find a ryokan in Hakone?": a request that says what the speaker needs.
-_FIND = re.compile(r"^(?:(?:can|could|would|will) you\s+)?(?:please\s+)?(?:find|get|book|arrange|order|recommend|"
-                   r"suggest)\s+(?:me\s+|us\s+)?(?=(?:a|an|some|two|three)\s)", re.I)
-
-_RELATIVE_START = re.compile(r"^(which|who|whom|whose|where|whereas)\b", re.I)
 
 _MID_SENTENCE_NAME = re.compile(r"(?<=[a-z0-9,;] )[A-Z][\w.+#-]*")
 
-# "No, billing still runs on the old cluster": what is said instead.
-# "... when you book the sync with Berlin": what the assistant is to do with a fact, not part of it.
-_FOR_THE_ASSISTANT = re.compile(r",?\s+(?:when|whenever|while|if|before|once)\s+you\s+(?!were\b|are\b|said\b)\w+\b.*$",
-                                re.I)
 _NO_LEAD = re.compile(r"^(?:no|nope|nah)\s*[,!.]\s+(?=\w)", re.I)
 
 
@@ -211,12 +169,8 @@ class RuleEngine:
         texts = [turn.text, *(t.text for t in context.window)]
         info = _Turn(context, speaker, addressee, known,
                      frozenset(w for text in texts for w in _MID_SENTENCE_NAME.findall(text)) | set(known))
-        units = [(u, n) for n, s in enumerate(split_sentences(turn.text)) for c in split_clauses(s, is_clause)
-                 for u in _rule_and_its_value(c)]
+        units = [(c, n) for n, s in enumerate(split_sentences(turn.text)) for c in split_clauses(s, is_clause)]
         sentences = [c for c, _ in units]
-        steps = [s for s in sentences if _STEP.match(s)]
-        if len(steps) >= 2:
-            return [self._candidate(self._procedure_list(info, sentences, steps), info)]
         antecedents = recent_mentions(context, speaker)
         drafts: list[_Draft] = []
         i = 0
@@ -225,10 +179,6 @@ class RuleEngine:
             answered = self._follow_up(info, answer, antecedents)
             if answered is not None:
                 i = 1
-                if len(answered) == 1 and len(sentences) > 1 and _may_go_on(answered[0], answer, sentences[1]):
-                    detail, antecedents = self._statement(info, sentences[1], antecedents, sentences[:1])
-                    if detail.store and _goes_on(answered[0], detail):
-                        answered, i = [_joined(answered[0], detail)], 2
                 drafts += answered
         while i < len(units):
             # "mum's 60th dinner - I've booked Ottolenghi": the topic of the statement after it
@@ -273,12 +223,6 @@ class RuleEngine:
                 said = rewrite_persons(told, info.speaker, info.addressee).text
                 return _Draft(said, sentence, told, 0.7, ("told in a question",), turn_ids), named or antecedents
             return _Draft(body, sentence, body, 0.9, (f"skip:{why}",), turn_ids, store=False), named or antecedents
-        if body.endswith("?") and (_TAG_STATEMENT.search(body) or _SAID_AS_QUESTION.match(body)):
-            body = _TAG_STATEMENT.sub("", body).rstrip("?")  # "Pepper sees Dr. Chen now, no?" asserts it
-        elif body.endswith("?") and (invite := _INVITATION_TAIL.search(body)) and not _ASKING.match(body):
-            body = body[:invite.start()]  # "I'm organizing the team dinner on November 8, who's in?" states the plan
-        elif body.endswith("?") and (role := _AS_A.match(body)):
-            body = f"I'm {role.group(1)}"  # "As a vegetarian, what can I grill?" says who is asking
         if body.endswith("?") or _UNMARKED_QUESTION.match(body):  # "what do they actually check on an MOT anyway"
             return skip("question")
         if is_small_talk(sentence.strip().rstrip(".!;:,- ")) or is_padding(sentence):
@@ -304,17 +248,8 @@ class RuleEngine:
         elif remember := _REMEMBER.match(body):
             body = body[remember.end():]
             reasons.append("explicit remember")
-        elif scheduled := _SCHEDULE.match(body):
-            body = f"I have {scheduled['what']} on {scheduled['when']}"
-        elif labelled := _LABELLED.match(body):  # "booking ref for the hotel: HT-88231": a label and its token
-            body = f"my {labelled['label']} is {labelled['value']}"
-        if said_before := _SAID_BEFORE.search(body):  # "..., remember, because of my allergy": told before
-            body = (body[:said_before.start()] + body[said_before.end():]).strip(" ,")
-            reasons.append("reminder")
         if not body or is_small_talk(body):
             return skip("small talk")
-        if _RELATIVE_START.match(body) or _SUBORDINATE_ONLY.match(body):
-            return skip("fragment")  # "which refreshes me", "since we last chatted": no statement of its own
         prefix, confidence = "", 0.9
         to_assistant = info.addressee == "the assistant"
         if _RULE_START.match(body) or (to_assistant and re.match(r"^you (must|should|need to|have to)\b", body, re.I)) \
@@ -324,28 +259,20 @@ class RuleEngine:
         elif _PROCEDURE_START.match(body) or (classify_kind(body) == "procedure" and _REQUEST.match(body)):
             prefix, body = f"{possessive(info.speaker)} procedure: ", _lower_first(body)
             reasons.append("procedure")
-        elif (find := _FIND.match(body)) and _has_detail(info, body):
-            body = "I need " + body[find.end():]  # "Find a cat sitter for the week of October 9"
         elif _REQUEST.match(body) or re.match(r"^please\s+\w+", body, re.I) or (
                 re.search(r"\bplease$", body, re.I) and not _has_verb(body)):
             return skip("request")  # "examples in Python please": what is wanted, not a fact
         elif is_advice(body):
             return skip("advice")
-        elif (wish := _WOULD_BE_NICE.match(body)) and not _PRONOUN_START.match(wish["what"]):
-            body = f"I would like {_lower_first(wish['what'])}"  # "Somewhere with fado would be lovely"
         else:
-            if info.to_assistant and not _LISTENER_START.match(body):
-                body = _FOR_THE_ASSISTANT.sub("", body)  # "I'm on Pacific time when you book the sync"
             body, added = _with_subject(body)
-            if added and body.startswith("I ") and (who := continued_subject(sentence, before, info.context.turn.text)):
-                body = f"{who} {body[2:]}"  # "he's not in Spain anymore - took a job in Lyon": he took it
             if added:
                 confidence -= 0.1
                 reasons.append("subject supplied")
         if len(expand_is(body).split()) + len(_CONTRACTED.findall(body)) < 3:
             return skip("too short")  # "Fun!", "Alex!"; "I'm vegan", "Lisbon's off" count as the three words they become
         owned = _owned_by_speaker(body, info.speaker, info.known, info.to_assistant)
-        body = _it_named_before(expand_is(_mine_named_before(owned, before)), before)
+        body = expand_is(_mine_named_before(owned, before))
         body = with_allergen(_where_it_is(_where_named_before(body, before), before), info.context.turn.text)
         rewrite = rewrite_persons(body, info.speaker, info.addressee, antecedents)
         content = prefix + rewrite.text
@@ -369,8 +296,6 @@ class RuleEngine:
         window = info.context.window
         if window and window[-1].turn_id != previous.turn_id:
             return None  # the question was answered already, by this speaker's turn in between
-        if (accepted := _accepted(info, previous, questions[-1], answer)) is not None:
-            return [accepted]
         if not is_polar(answer) and is_small_talk(strip_padding(answer, info.known).rstrip(".!?,; ")):
             return None  # "Thanks, Melanie!" answers nothing; the next sentences stand on their own
         if _owned_by_speaker(answer, info.speaker, info.known, info.to_assistant) != answer:
@@ -443,29 +368,17 @@ class RuleEngine:
         found = None
         for sentence in split_sentences(source.text):
             for clause in split_clauses(sentence, is_clause):
-                if asked := _FIND.match(clause):
-                    clause = "I need " + clause[asked.end():].rstrip("?")
                 draft, antecedents = self._statement(other, clause, antecedents)
                 if draft.store:
                     found = draft
         return replace(found, turn_ids=(source.turn_id,)) if found else None
-
-    def _procedure_list(self, info: _Turn, sentences: Sequence[str], steps: Sequence[str]) -> _Draft:
-        """A numbered list of steps is one procedure: "Kim's procedure to release: bump ...; run ..."."""
-        header = next((s for s in sentences if s.endswith(":") and not _STEP.match(s)), "")
-        title = " " + _lower_first(header.rstrip(":").strip()) if header else ""
-        body = "; ".join(_STEP.sub("", s).rstrip(".;") for s in steps)
-        said = f"{possessive(info.speaker)} procedure{title}: {body}"
-        content = rewrite_persons(said, info.speaker, info.addressee).text
-        turn = info.context.turn
-        return _Draft(content, turn.text, turn.text, 0.85, ("procedure", "numbered steps"), (turn.turn_id,))
 
     def _candidate(self, draft: _Draft, info: _Turn) -> Candidate:
         context = info.context
         if not draft.store:  # kept for the record of what was passed over; no event time to work out
             return Candidate(False, _finish(draft.content), classify_kind(draft.kind_text), draft.confidence,
                              fast_score(draft.source), draft.turn_ids, observed_at=context.now, reasons=draft.reasons)
-        resolved = resolve_dates(they_named_before(draft.content, [t.text for t in context.window]), context.now)
+        resolved = resolve_dates(draft.content, context.now)
         content = _finish(resolved.text)
         kind: MemoryKind = "procedure" if {"follow-up:how-to", "procedure"} & set(draft.reasons) else \
             "rule" if "rule" in draft.reasons else _kind(draft.kind_text, resolved, context.now)

@@ -376,23 +376,6 @@ def _same_preposition(cand: Claim, old: Claim, subject: set[str | None], lead: s
     return None
 
 
-_OCCASIONS = frozenset(stem(w) for w in ("morning", "evening", "night"))  # times of day a routine is kept to
-
-
-def _shared_occasion(cand: Claim, old: Claim) -> str | None:
-    """A time of day both say a routine happens at ("every morning" / "in the mornings"): a qualifier
-    elsewhere (the morning standup is not the evening one), the slot of a habit that changed."""
-    shared = {s for s in cand.main_stems if s in _OCCASIONS and _has(s, old.main_stems)}
-    return ", ".join(sorted(shared)) or None
-
-
-def _slot_said_alongside(cand: Claim, old: Claim) -> str | None:
-    """A change told in two clauses ("switched to X; black coffee upsets me now") names the old slot
-    in its second clause: the old statement's own words there are its slot."""
-    shared = _shared(cand.stems - cand.main_stems, old.main_stems) - {cand.subject, old.subject}
-    return ", ".join(sorted(shared)) or None
-
-
 def _value_keys(claim: Claim) -> set[tuple[str, str]]:
     return {(v.type, repr(v.key)) for v in claim.all_values if v.type != "name"}
 
@@ -446,22 +429,6 @@ def _past_and_future(a: Value, b: Value, now: datetime, into_past: bool = False)
     past = [s[1] < today for s in spans]  # type: ignore[index]
     future = [s[0] > today for s in spans]  # type: ignore[index]
     return (future[0] and past[1]) if into_past else (past[0] and future[1]) or (past[1] and future[0])
-
-
-def _substitution(cand: Claim, old: Claim) -> str | None:
-    """Main clauses equal but for one word, in a single-valued slot ("prefers", "favourite", "main")."""
-    a, b = cand.sequence, old.sequence
-    if len(a) != len(b) or len(a) < 3:
-        return None
-    diff = [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if not same_stem(x, y)]
-    if len(diff) != 1:
-        return None
-    i = diff[0]
-    if a[i] in _QUALIFIER_STEMS or b[i] in _QUALIFIER_STEMS or i == 0:
-        return None
-    if not overlap(set(old.main_stems), FUNCTIONAL):
-        return None
-    return f"{b[i]} -> {a[i]}"
 
 
 def _other_thing(cand: Claim, old: Claim) -> bool:

@@ -46,14 +46,11 @@ The rules, per neighbour, first match wins (`Decision.reason` starts with the ru
 4. ``change-marker``: "moved to", "switched to", "no longer", "now", "instead", "promoted", ...
    with the same subject and slot -> UPDATES; a strong marker whose slot the words do not name
    goes to review when the vectors agree.
-   One word swapped in a single-valued slot ("prefers aisle seats" / "prefers window seats") ->
-   UPDATES for review.
    ``restated``: the neighbour said again with the candidate's value in its place reads as the
    candidate ("Sam's car is a Tesla" / "Sam drives a Tesla now"; the caller passes the vector as
    `Neighbour.restated_similarity`, see `restate`), the candidate announcing the change ("now", "a
    new job") with nothing added alongside ("too"), in a slot that holds one value -> UPDATES (applied
-   from 0.8, for review below). It also reaches a role's holder ("Sam's manager is Priya" / "Sam
-   reports to Daniel now"); an event ("spent last weekend in Vienna") announces nothing.
+   from 0.8, for review below); an event ("spent last weekend in Vienna") announces nothing.
 5. ``paraphrase`` / ``restatement``: the same numbers, names and polarity and the candidate's
    content words covered by the neighbour's; or a vector similarity >= 0.8 where the only new word
    is the main verb ("eats vegan" / "is vegan") -> duplicate.
@@ -86,7 +83,6 @@ from mnemoflow.memory.english.lexicon import DEVICE_CLASSES
 from mnemoflow.memory.relate.claim_values import Value
 from mnemoflow.memory.relate.claim_words import (
     CLEARED,
-    PERSON_NOUNS,
     TIME_UNITS,
     overlap,
     stem,
@@ -109,12 +105,9 @@ from mnemoflow.memory.relate.compare import (
     _other_thing,
     _same_subject_phrase,
     _shared,
-    _shared_occasion,
     _slot_link,
-    _slot_said_alongside,
     _sources,
     _subject_link,
-    _substitution,
     _thing_ended,
     _value_keys,
 )
@@ -126,7 +119,6 @@ from mnemoflow.memory.relate.restate import (
     announces_change,
     asserted,
     may_replace,
-    names_role_holder,
     single_valued,
 )
 from mnemoflow.models import MemoryKind
@@ -190,14 +182,12 @@ def classify(
     *,
     now: datetime,
     speaker: str | None = None,
-    reminder: bool = False,
 ) -> Decision:
     """Decide what the candidate does to its scope's memories. Pure: no storage, no model.
 
     `neighbours` must come from the candidate's own scope (see the module docstring); `now` is when
     the candidate was observed, so that a neighbour observed later is never superseded by it;
-    `speaker` who said the candidate (two people who disagree conflict; one person corrects);
-    `reminder` that the speaker said it was told before ("..., remember, ...").
+    `speaker` who said the candidate (two people who disagree conflict; one person corrects).
     """
     cand = parse_claim(candidate_content)
     cand_entities = _entity_keys(candidate_entities)
@@ -219,26 +209,11 @@ def classify(
         key = (round(decision.confidence, 6), _PRIORITY[decision.relation], sim, -rank, seen, -position)
         verdicts.append((key, decision))
     if verdicts:
-        best = max(verdicts, key=lambda kv: kv[0])[1]
-        return _reminded(cand, best, neighbours) if reminder else best
+        return max(verdicts, key=lambda kv: kv[0])[1]
     reason = "new: no neighbour shares its subject and slot"
     if notes:
         reason = "new: " + "; ".join(dict.fromkeys(notes))
     return Decision("new", None, 1.0, reason)
-
-
-def _reminded(cand: Claim, decision: Decision, neighbours: Sequence[Neighbour]) -> Decision:
-    """A reminder ("don't suggest peanuts, remember, because of my allergy") of a memory it says all of,
-    in near the same meaning, is that memory said again: it reinforces it rather than extending it."""
-    if decision.relation != "EXTENDS":
-        return decision
-    old = next(n for n in neighbours if n.memory_id == decision.target_id)
-    said = parse_claim(old.content)
-    core = {x for x in said.stems | said.names if x not in _QUALIFIER_STEMS and x not in TIME_UNITS}
-    if (old.vector_similarity or 0.0) < 0.8 or not core or not all(_has(x, cand.stems | cand.names) for x in core):
-        return decision
-    return Decision("duplicate", old.memory_id, 0.9, f"reminder: says all of {old.memory_id} again, as told before "
-                                                     f"(vector {old.vector_similarity:.2f})")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -262,10 +237,8 @@ def _judge(cand: Claim, kind: str, cand_entities: frozenset[str], neighbour: Nei
         sources = "speakers"  # "Dan: dinner is at Lupo" / "Mia: I booked Centrale": two voices
     older = neighbour.observed_at is not None and neighbour.observed_at > now
     sim = neighbour.vector_similarity
-    if _other_person(cand, old):  # "Grace's sister ..." says nothing about Grace, but "Sam's manager is
-        # Priya" names who holds one of Sam's roles
-        holder = names_role_holder(old) and cand.subject_head not in PERSON_NOUNS and not older
-        return _restated(cand, old, kind, neighbour, sources) if holder else None
+    if _other_person(cand, old):  # "Grace's sister ..." says nothing about Grace
+        return None
     if _other_thing(cand, old) and not _changes_its_head(cand, old):
         # "Chen's return flight" against "Chen's flight": no value of one can replace a value of the
         # other; only detail can relate them
@@ -335,14 +308,6 @@ def _judge(cand: Claim, kind: str, cand_entities: frozenset[str], neighbour: Nei
             if sources == "different":
                 conf = 0.8
             return Decision("UPDATES", nid, conf, f"change-marker: '{cand.change_text}' on {slot}")
-        alongside = _slot_said_alongside(cand, old) if cand.change == "strong" and sim and sim >= 0.7 else None
-        if alongside:  # "switched to oat milk flat whites; black coffee upsets Omar's stomach now"
-            return Decision("UPDATES", nid, 0.86, f"change-marker: '{cand.change_text}' on {alongside}, "
-                                                  f"said in the same change, vector {sim:.2f}")
-        occasion = _shared_occasion(cand, old) if cand.change == "strong" and sim is not None and sim >= 0.55 else None
-        if occasion:  # "switched to green tea in the mornings" / "two espressos every morning": one routine
-            return Decision("UPDATES", nid, 0.86, f"change-marker: '{cand.change_text}' on what is done each "
-                                                  f"{occasion}, vector {sim:.2f}")
     if blocked:
         return None
     restated = _restated(cand, old, kind, neighbour, sources) if not older else None
@@ -352,13 +317,6 @@ def _judge(cand: Claim, kind: str, cand_entities: frozenset[str], neighbour: Nei
             said_now:
         return Decision("UPDATES", nid, 0.7,
                         f"change-marker: '{cand.change_text}', same subject, vector {sim:.2f}, slot not named")
-
-    # 4b. the same sentence with one word swapped in a single-valued slot ("prefers aisle/window seats")
-    swap = _substitution(cand, old)
-    if swap and not older:
-        if sources in ("different", "speakers"):
-            return Decision("CONFLICTS_WITH", nid, 0.8, f"value: sources disagree on one word: {swap}")
-        return Decision("UPDATES", nid, 0.8, f"value: one word replaced in a single-valued slot: {swap}")
 
     # 5. duplicates
     if not polarity_clash and not rule_and_fact:

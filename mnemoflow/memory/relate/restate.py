@@ -106,14 +106,6 @@ def single_valued(new: Claim, old: Claim) -> bool:
     return bool(words & FUNCTIONAL or {stem(w) for w in words} & FUNCTIONAL)
 
 
-def names_role_holder(claim: Claim) -> bool:
-    """"Sam's manager is Priya": the statement is about Sam's manager, a person, but its value is who
-    holds a role Sam has one of, so "Sam reports to Daniel now" can replace it."""
-    head = claim.subject_head
-    return bool(claim.copula and head and (head in FUNCTIONAL or stem(head) in FUNCTIONAL)
-                and claim.predicate_anchors and claim.predicate_anchors <= claim.main_names)
-
-
 def worth_restating(new: Claim, old: Claim, similarity: float) -> bool:
     """Cheap tests first, so that only pairs the restatement could relate cost a model call: near
     enough already (`RESTATE_FROM`), a change announced and nothing added alongside, a single-valued

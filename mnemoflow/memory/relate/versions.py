@@ -24,7 +24,7 @@ from mnemoflow.models import LinkDraft
 
 # chosen on the tune half of the scenario suite (bench/may_update.py): below it a shared name or predicate
 # word is needed
-MAY_UPDATE_AT = 0.7
+MAY_UPDATE_AT = 0.55
 MAY_UPDATE_CONFIDENCE = 0.6  # in the review band: a person decides
 
 

@@ -11,7 +11,6 @@ from mnemoflow.memory.generate.inference.common import (
     _NAME,
     Derived,
     _add,
-    _date_values,
     _days,
     _full_dates,
     _month_text,
@@ -98,32 +97,3 @@ def expiry(items: Sequence[tuple[str, str]]) -> list[Derived]:
     return out
 
 
-_RUNS_ON = re.compile(r"^(?P<app>[\w.\-/]+(?: [\w.\-/]+)?) (?:still )?(?:runs on|uses|is on|is built on|depends on|"
-                      r"is pinned to) (?P<name>[A-Z][\w+#-]*) (?P<ver>\d+(?:\.\d+)*)$")
-_EOL = re.compile(
-    r"^(?P<name>[A-Z][\w+#-]*) (?P<ver>\d+(?:\.\d+)*) (?:reaches|reached|hits|hit|goes) "
-    r"(?:its )?(?:end of life|end-of-life|EOL)\b")
-
-
-def end_of_life(items: Sequence[tuple[str, str]]) -> list[Derived]:
-    eols = []
-    for mid, text in items:
-        m = _EOL.match(text)
-        if m:
-            dates = _date_values(text)
-            if len(dates) == 1:
-                eols.append((m.group("name").lower(), m.group("ver"), m.group("name"), dates[0].text, mid))
-    out = []
-    for mid, text in items:
-        m = _RUNS_ON.match(text)
-        if not m:
-            continue
-        app = m.group("app")
-        for name, ver, name_text, when, eid in eols:
-            if m.group("name").lower() != name or m.group("ver") != ver or _states(items, app, "unsupported"):
-                continue
-            out.append(Derived(
-                f"{app} will run on an unsupported {name_text} version after {when} and needs an upgrade",
-                "fact", 0.85, (mid, eid), "end-of-life",
-                f"{app} runs on {name_text} {ver}, which reaches end of life in {when}"))
-    return out

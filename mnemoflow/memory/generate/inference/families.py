@@ -8,8 +8,6 @@ pipeline's thresholds apply: >= 0.85 auto, 0.5 - 0.85 review).
 Families:
 - kinship: "Anna is Tom's sister" + "Anna's son Leo ..." -> "Leo is Tom's nephew" (also niece,
   grandparent, grandchild, aunt and uncle; only when the gender is stated by the kin word)
-- reporting line: "Grace's manager is Tim" + "Tim reports to Rosa" -> "Rosa is Grace's skip-level
-  manager"
 - recovery: "Marta's knee surgery is on February 10, 2025" + "Marta's recovery from knee surgery
   takes about six weeks" -> "... recovered from the knee surgery around late March 2025"; a recovery
   that names no event ("Marta's recovery takes about six weeks") is from the owner's one dated
@@ -23,13 +21,6 @@ Families:
   fragment "Carlos: $1,800 a month for the flat") -> "Rent takes 30% of Carlos's take-home pay"
 - expiry: "Sara's passport expires on June 1, 2024" + a dated trip of Sara's after it -> the
   passport will have expired before the trip
-- end of life: "billing-api runs on Python 3.8" + "Python 3.8 reaches end of life in October 2024" ->
-  "billing-api will run on an unsupported Python version after October 2024 ..."
-- allergen: "Elena is allergic to tree nuts" + "Marco's wedding cake is an almond cake" -> Elena
-  cannot eat it (a small allergen -> food table)
-- diet: "Fatima is vegan" + "The main course is a chicken curry" -> Fatima cannot eat it (a diet ->
-  excluded food classes table); + "Fatima is coming to the team dinner" -> "The team dinner needs
-  vegan options for Fatima" (a memory of who organises that meal supports it too)
 - work permit: "Kenji is a Japanese citizen" + "Kenji accepted a job in Vancouver" -> "Kenji will
   likely need a Canadian work permit ..." (a small country table: citizens' adjective and major
   cities; not within a free-movement area, nor once a permit, visa or residence is mentioned)
@@ -45,9 +36,8 @@ import re
 from collections.abc import Callable, Sequence
 
 from mnemoflow.memory.generate.inference.common import Derived, MemoryLike, _norm
-from mnemoflow.memory.generate.inference.dates import end_of_life, expiry, recovery
-from mnemoflow.memory.generate.inference.food import allergen, diet
-from mnemoflow.memory.generate.inference.kinship import kinship, reporting_line
+from mnemoflow.memory.generate.inference.dates import expiry, recovery
+from mnemoflow.memory.generate.inference.kinship import kinship
 from mnemoflow.memory.generate.inference.money import budget, income_share
 from mnemoflow.memory.generate.inference.permits import work_permit
 
@@ -59,7 +49,7 @@ _LEAD_IN = re.compile(r"^(?:(?:just |please )?(?:remember|note|keep in mind)(?: 
 
 # Every family, in the order their conclusions are kept (a later one never replaces an earlier one).
 FAMILIES: tuple[Callable[[Sequence[tuple[str, str]]], list[Derived]], ...] = (
-    kinship, reporting_line, recovery, budget, income_share, expiry, end_of_life, allergen, diet, work_permit)
+    kinship, recovery, budget, income_share, expiry, work_permit)
 
 
 def derive(memories: Sequence[MemoryLike]) -> list[Derived]:

@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from mnemoflow.memory.generate.inference.common import _NAME, Derived, _states
+from mnemoflow.memory.generate.inference.common import _NAME, Derived
 
 _KIN: dict[str, tuple[str, str | None]] = {
     "sister": ("sibling", "f"), "brother": ("sibling", "m"), "sibling": ("sibling", None),
@@ -89,26 +89,3 @@ def kinship(items: Sequence[tuple[str, str]]) -> list[Derived]:
 # ---------------------------------------------------------------------------------------------
 # reporting line
 
-_MANAGER_PATTERNS = (
-    re.compile(rf"^(?P<a>{_NAME})'s (?:new |direct |line )?(?:manager|boss) is (?P<b>{_NAME})\b"),
-    re.compile(rf"^(?P<a>{_NAME}) reports (?:directly )?to (?P<b>{_NAME})\b"),
-    re.compile(rf"^(?P<b>{_NAME}) is (?P<a>{_NAME})'s (?:manager|boss)\b"),
-    re.compile(rf"^(?P<b>{_NAME}) manages (?P<a>{_NAME})\b"),
-)
-
-
-def reporting_line(items: Sequence[tuple[str, str]]) -> list[Derived]:
-    lines = []
-    for mid, text in items:
-        for pattern in _MANAGER_PATTERNS:
-            m = pattern.match(text)
-            if m and m.group("a") != m.group("b"):
-                lines.append((m.group("a"), m.group("b"), mid))
-                break
-    out = []
-    for a, b, m1 in lines:
-        for b2, c, m2 in lines:
-            if b2 == b and c != a and m1 != m2 and not _states(items, c, a, "skip-level"):
-                out.append(Derived(f"{c} is {a}'s skip-level manager", "fact", 0.9, (m1, m2), "reporting-line",
-                                   f"{a} reports to {b} and {b} reports to {c}"))
-    return out
