@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from mnemoflow.memory.english.lexicon import ADDRESSED_KIN, MONTHS, WEEKDAYS
+from mnemoflow.memory.english.lexicon import ADDRESSED_KIN, MONTHS, WEEKDAYS, words
 from mnemoflow.memory.english.tense import STATE_ED
 from mnemoflow.memory.english.verbs import AUXILIARIES, IRREGULAR, PAST_FORMS, agree, is_adverb
 
@@ -26,50 +26,33 @@ _MAY_MENTION = re.compile(r"(?i:\b(?:my|our|your)\b|\b(?:adopted|got|have|has|ha
                           r"started|founded|in|of)\s+an?\b)|"
                           r"(?<=.)[A-Z]|^The\b|^[A-Z][a-z]+\s+(?:\w+s|\w+ed|is|was|had|said|told|just|will|can|and)\b",
                           re.S)
-_FEMALE = frozenset({"sister", "mom", "mum", "mother", "wife", "daughter", "girlfriend", "aunt", "auntie", "grandma",
-                     "grandmother", "gran", "granny", "nan", "nana", "niece", "stepmom", "stepdaughter", "fiancee", "gf"})
-_MALE = frozenset({"brother", "dad", "father", "husband", "son", "boyfriend", "uncle", "grandpa", "grandad",
-                   "granddad", "grandfather", "nephew", "stepdad", "stepson", "fiance", "bf"})
-_NEUTRAL = frozenset({"friend", "partner", "boss", "manager", "colleague", "coworker", "roommate", "cousin", "kid",
-                      "child", "baby", "neighbor", "neighbour", "teacher", "doctor", "therapist", "mentor",
-                      "dog", "cat", "puppy", "kitten", "rabbit", "bunny", "hamster", "parrot", "horse", "spouse", "sibling", "parent", "buddy", "pal", "teammate"})
+_FEMALE = words("coref.female")
+_MALE = words("coref.male")
+_NEUTRAL = words("coref.neutral")
 # a role said right before a name introduces the person: "new starter Gemma is in on Monday"
-_ROLES_BEFORE_NAMES = frozenset({"starter", "hire", "intern", "recruit", "joiner", "guest", "client", "customer",
-                                 "tenant", "student", "landlord", "landlady", "nurse", "tutor", "coach", "nanny"})
+_ROLES_BEFORE_NAMES = words("coref.roles_before_names")
 # a group one belongs to: a later "we" of its member is the group ("I run a book club - we meet on Tuesdays")
-_GROUPS = frozenset({"club", "team", "band", "group", "choir", "crew", "family", "household", "company", "startup",
-                     "squad", "committee", "society", "orchestra", "class"})
-_JOINING = frozenset({"run", "runs", "in", "join", "joined", "lead", "leads", "started", "founded", "organise",
-                      "organize", "coach", "of"})
-_RELATION_ADJ = frozenset({"older", "younger", "little", "big", "best", "new", "old", "ex", "twin", "oldest",
-                           "youngest", "baby", "step"})
+_GROUPS = words("coref.groups")
+_JOINING = words("coref.joining")
+_RELATION_ADJ = words("coref.relation_adj")
 # Words after which a "you" starts a clause (and so is its subject).
-_CLAUSE_OPENERS = frozenset({"and", "but", "or", "so", "if", "when", "that", "because", "since", "as", "while",
-                             "unless", "until", "before", "after", "whether", "where", "why", "how", "what",
-                             "who", "than", "though", "although", "once", "then", "heard", "think", "know",
-                             "said", "guess", "hope", "bet"})
+_CLAUSE_OPENERS = words("coref.clause_openers")
 # Words that follow a possessive "her" ("her job") rarely follow an object "her" ("saw her today").
-_AFTER_OBJECT = frozenset({"a", "an", "the", "to", "for", "with", "at", "in", "on", "and", "or", "but", "that",
-                           "today", "yesterday", "tomorrow", "again", "too", "about", "from", "so", "up", "out",
-                           "back", "off", "last", "this", "every", "when", "if", "because", "as", "more", "once"})
+_AFTER_OBJECT = words("coref.after_object")
 # "It" names a thing only before something concrete ("It's next Tuesday at 2:30pm", "It costs $40"),
 # not in "It was so gratifying", where it stands for nothing.
 _CONCRETE = re.compile(r"\d|\b(?:today|tomorrow|tonight|next|this|on|at|in|" + "|".join(WEEKDAYS) + "|"
                        + "|".join(m.lower() for m in MONTHS) + r")\b\s+\S*[\dA-Z]|\b(?:tomorrow|today|tonight)\b")
-_SUBJECT_AUX = frozenset({"are", "were", "have", "do", "don't", "aren't", "weren't", "haven't", "will", "would",
-                          "can", "could", "should", "must", "might", "did", "didn't", "won't", "can't"})
-_INTRODUCING = frozenset({"adopted", "got", "have", "has", "had", "rescued", "bought", "found", "welcomed",
-                          "expecting"})
+_SUBJECT_AUX = words("coref.subject_aux")
+_INTRODUCING = words("coref.introducing")
 _TITLES = {"grandma": "f", "granny": "f", "grandpa": "m", "aunt": "f", "auntie": "f", "uncle": "m", "mr": "m",
            "mrs": "f", "ms": "f", "miss": "f", "dr": None, "prof": None, "professor": None, "cousin": None}
 _AUX_ONLY = re.compile(r"\s*(?:is|was|will be)?\s*")  # "it is" + the answer a follow-up adds after it
-_IT_VERBS = frozenset({"is", "was", "will", "starts", "ends", "takes", "costs", "opens", "closes", "leaves",
-                       "arrives", "runs", "needs", "has", "had", "got", "broke", "died"})
+_IT_VERBS = words("coref.it_verbs")
 # Words before a capitalised word that make it a place or a product, not a person ("to Lisbon", "using Go").
-_BEFORE_PLACE = frozenset({"in", "to", "from", "at", "near", "on", "for", "of", "into", "around", "via", "by",
-                           "visit", "visiting", "visited", "using", "use", "uses", "with"})
+_BEFORE_PLACE = words("coref.before_place")
 # the words a place's name starts with: "St Thomas'" or "The Arch" is no one "she" can be
-_PLACE_TITLES = frozenset({"st", "saint", "mount", "mt", "lake", "port", "fort"})
+_PLACE_TITLES = words("coref.place_titles")
 # Words that end a noun phrase ("my flight to Paris", "my job is").
 _NOT_NOUNS = _BEFORE_PLACE | _AFTER_OBJECT | AUXILIARIES | frozenset({
     "own", "very", "so", "which", "who", "that", "but", "or", "not", "can't", "won't", "don't", "isn't", "wasn't",

@@ -10,65 +10,26 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from mnemoflow.memory.english.lexicon import table, words
+
 # base -> (past, past participle)
-IRREGULAR: dict[str, tuple[str, str]] = {
-    "be": ("was", "been"), "become": ("became", "become"), "begin": ("began", "begun"),
-    "bite": ("bit", "bitten"), "break": ("broke", "broken"), "bring": ("brought", "brought"),
-    "build": ("built", "built"), "buy": ("bought", "bought"), "catch": ("caught", "caught"),
-    "choose": ("chose", "chosen"), "come": ("came", "come"), "do": ("did", "done"),
-    "draw": ("drew", "drawn"), "drink": ("drank", "drunk"), "drive": ("drove", "driven"),
-    "eat": ("ate", "eaten"), "fall": ("fell", "fallen"), "feed": ("fed", "fed"), "feel": ("felt", "felt"),
-    "fight": ("fought", "fought"), "find": ("found", "found"), "fly": ("flew", "flown"),
-    "forget": ("forgot", "forgotten"), "get": ("got", "gotten"), "give": ("gave", "given"),
-    "go": ("went", "gone"), "grow": ("grew", "grown"), "hang": ("hung", "hung"), "have": ("had", "had"),
-    "hear": ("heard", "heard"), "hide": ("hid", "hidden"), "hold": ("held", "held"), "keep": ("kept", "kept"),
-    "know": ("knew", "known"), "lead": ("led", "led"), "leave": ("left", "left"), "lend": ("lent", "lent"),
-    "lose": ("lost", "lost"), "make": ("made", "made"), "mean": ("meant", "meant"), "meet": ("met", "met"),
-    "pay": ("paid", "paid"), "ride": ("rode", "ridden"), "ring": ("rang", "rung"), "rise": ("rose", "risen"),
-    "run": ("ran", "run"), "say": ("said", "said"), "see": ("saw", "seen"), "sell": ("sold", "sold"),
-    "send": ("sent", "sent"), "shoot": ("shot", "shot"), "sing": ("sang", "sung"), "sit": ("sat", "sat"),
-    "sleep": ("slept", "slept"), "speak": ("spoke", "spoken"), "spend": ("spent", "spent"),
-    "stand": ("stood", "stood"), "steal": ("stole", "stolen"), "stick": ("stuck", "stuck"),
-    "swim": ("swam", "swum"), "take": ("took", "taken"), "teach": ("taught", "taught"),
-    "tear": ("tore", "torn"), "tell": ("told", "told"), "think": ("thought", "thought"),
-    "throw": ("threw", "thrown"), "understand": ("understood", "understood"), "wake": ("woke", "woken"),
-    "wear": ("wore", "worn"), "win": ("won", "won"), "write": ("wrote", "written"),
-}
+IRREGULAR: dict[str, tuple[str, str]] = {k: tuple(w) for k, w in table("verbs.irregular").items()}
 # Present and past look alike ("I quit my job"): narration is usually past, so they stay as written.
-SAME_IN_PAST = frozenset({"bet", "cost", "cut", "hit", "hurt", "let", "put", "quit", "read", "set", "shut", "spread"})
+SAME_IN_PAST = words("verbs.same_in_past")
 PAST_FORMS = frozenset({p for p, _ in IRREGULAR.values()} | {pp for _, pp in IRREGULAR.values()}) - {"come", "run"}
 
 # After a first- or second-person subject these change as well ("I am" -> "Alex is").
-_AUX_THIRD_PERSON = {
-    "am": "is", "are": "is", "were": "was", "have": "has", "do": "does", "don't": "doesn't",
-    "aren't": "isn't", "weren't": "wasn't", "haven't": "hasn't", "ain't": "isn't", "wanna": "wants to",
-    "gotta": "has to",
-}
-AUXILIARIES = frozenset({
-    "am", "is", "are", "was", "were", "be", "been", "do", "does", "did", "have", "has", "had",
-    "will", "would", "can", "could", "shall", "should", "may", "might", "must",
-})
+_AUX_THIRD_PERSON = table("verbs.aux_third_person")
+AUXILIARIES = words("verbs.auxiliaries")
 # (a contraction such as "didn't" is not alphabetic, so `looks_like_base_verb` turns it down first)
 _UNCHANGED = AUXILIARIES | frozenset({"ought", "used", "cannot", "gotta", "gonna", "wanna"})
 # Words that can sit between a subject and its verb without changing it ("I really love").
-_ADVERBS = frozenset({
-    "really", "also", "still", "just", "always", "never", "usually", "often", "sometimes", "actually",
-    "definitely", "absolutely", "totally", "only", "mostly", "generally", "already", "finally",
-    "probably", "even", "rarely", "seldom", "normally", "typically", "now", "currently", "literally",
-    "kinda", "sorta", "no", "longer", "recently", "basically", "seriously", "truly", "certainly",
-    "both", "all", "occasionally", "mainly", "barely", "hardly", "constantly", "regularly", "personally",
-    "honestly", "sometime", "once", "twice", "ever", "almost", "nearly", "soon", "then", "last", "first",
-})
-_NOT_LY_ADVERBS = frozenset({"apply", "reply", "rely", "supply", "multiply", "comply", "imply", "fly", "ally"})
-_ED_BASES = frozenset({"need", "feed", "bleed", "breed", "speed", "succeed", "proceed", "exceed", "embed",
-                       "heed", "plead", "seed", "weed", "shred"})
-_ING_BASES = frozenset({"bring", "sing", "ring", "sting", "swing", "cling", "fling", "string", "spring", "wring"})
+_ADVERBS = words("verbs.adverbs")
+_NOT_LY_ADVERBS = words("verbs.not_ly_adverbs")
+_ED_BASES = words("verbs.ed_bases")
+_ING_BASES = words("verbs.ing_bases")
 # Function words that never follow a subject as its verb.
-NOT_VERBS = frozenset({
-    "a", "an", "the", "and", "or", "but", "to", "of", "in", "on", "at", "for", "with", "from", "by",
-    "too", "as", "if", "so", "not", "that", "this", "who", "which", "myself", "yourself", "ourselves",
-    "guys", "all", "both", "alone", "together", "there", "here", "again", "either", "neither",
-})
+NOT_VERBS = words("verbs.not_verbs")
 
 
 def is_adverb(word: str) -> bool:

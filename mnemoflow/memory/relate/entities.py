@@ -20,6 +20,7 @@ import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from mnemoflow.memory.english.lexicon import words
 from mnemoflow.models import ENTITY_TYPES, EntityRef, EntityType, entity_id_of
 
 _TRANSLIT = str.maketrans({"ø": "o", "æ": "ae", "œ": "oe", "đ": "d", "ł": "l", "þ": "th", "ð": "d", "ı": "i",
@@ -58,19 +59,10 @@ def is_identifier(name: str) -> bool:
 
 # ----------------------------------------------------------------------------------- word lists
 
-_ORG_LAST = frozenset("""
-inc inc. ltd ltd. llc llp plc corp corp. corporation gmbh ag sa co co. company companies university college bank
-team institute foundation labs lab group hospital clinic school academy agency ministry department association
-club society council committee studios studio partners ventures capital holdings technologies airlines airways
-press fc union church charity nonprofit bakery cafe café restaurant
-""".split())
-_ORG_FIRST = frozenset({"university", "bank", "ministry", "department", "institute", "college", "school"})
-_PLACE_LAST = frozenset("""
-street st st. avenue ave ave. road rd rd. boulevard blvd lane square plaza park lake river mountain mountains
-mount beach island islands bay valley county province state city town village airport station coast peninsula
-desert forest canyon falls harbor harbour bridge district neighborhood neighbourhood
-""".split())
-_PLACE_FIRST = frozenset({"mount", "mt", "mt.", "lake", "lago", "isle", "cape", "fort"})
+_ORG_LAST = words("entities.org_last")
+_ORG_FIRST = words("entities.org_first")
+_PLACE_LAST = words("entities.place_last")
+_PLACE_FIRST = words("entities.place_first")
 _HONORIFICS = r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Professor|Sir|Dame|Lady|Lord|Aunt|Auntie|Uncle|Grandma|Grandpa|" \
               r"Granny|Coach|Officer|Pastor|Rabbi|Imam|Nurse|Captain|Judge)\.?"
 _RELATIONS = (r"friend|best friend|boyfriend|girlfriend|partner|wife|husband|spouse|fianc[ée]e?|sister|brother|"
@@ -97,62 +89,12 @@ _HUMAN_VERBS = (r"said|says|told|tells|asked|asks|thinks|thought|feels|felt|beli
 _ADVERBS = (r"now|still|also|currently|really|mostly|usually|always|often|actually|mainly|primarily|just|even|"
             r"already|recently|absolutely|definitely|totally|generally|typically|only|happily|officially|finally")
 
-KNOWN_LIBRARIES = frozenset("""
-numpy pandas polars scipy scikit-learn sklearn matplotlib seaborn plotly requests httpx flask django fastapi
-pydantic sqlalchemy pytest pytorch torch tensorflow keras jax transformers langchain llamaindex spacy nltk
-react vue angular svelte jquery lodash express next.js nextjs nuxt redux rxjs d3 d3.js three.js tailwind
-tailwindcss bootstrap boto3 celery dask ray pyarrow arrow duckdb-engine lancedb dlt prefect airflow dagster
-opencv pillow beautifulsoup bs4 scrapy selenium playwright typer click rich tokio serde rails laravel spring
-hibernate junit mockito gin echo axios moment date-fns zod prisma mongoose sequelize xgboost lightgbm
-statsmodels networkx sympy jinja2 jinja alembic asyncio aiohttp uvicorn gunicorn streamlit gradio
-""".split())
-KNOWN_TOOLS = frozenset("""
-python javascript typescript java kotlin scala rust go golang ruby php swift c c++ c# r julia haskell elixir
-postgres postgresql mysql mariadb sqlite duckdb redis mongodb cassandra elasticsearch opensearch kafka rabbitmq
-snowflake bigquery redshift databricks spark hadoop docker kubernetes k8s helm terraform ansible jenkins
-git github gitlab bitbucket jira confluence notion slack discord zoom teams figma sketch photoshop
-illustrator excel word powerpoint vscode vim neovim emacs intellij pycharm xcode linux ubuntu debian
-windows macos ios android chrome firefox safari node node.js nodejs npm yarn pnpm pip conda poetry uv
-webpack vite bazel make cmake gradle maven grafana prometheus datadog sentry nginx apache aws gcp azure
-heroku vercel netlify cloudflare lambda s3 ec2 chatgpt copilot claude gemini tableau looker powerbi
-trello asana airtable zapier dropbox gmail outlook whatsapp telegram signal spotify lightroom blender
-unity unreal jupyter colab anaconda homebrew bash zsh tmux iphone ipad macbook kindle
-""".split())
-KNOWN_ORGS = frozenset("""
-google alphabet apple microsoft amazon meta facebook netflix stripe openai anthropic ibm intel nvidia amd
-oracle salesforce adobe spotify uber lyft airbnb tesla spacex twitter linkedin shopify paypal visa mastercard
-samsung sony nintendo toyota volkswagen bmw siemens nasa esa cern unicef unesco who un nato eu ikea
-walmart target costco starbucks mcdonalds nike adidas zara mozilla wikipedia reddit github gitlab atlassian
-dropbox slack zoom deloitte mckinsey accenture pwc kpmg jpmorgan goldman harvard stanford mit oxford
-cambridge yale princeton berkeley eth epfl bbc cnn nyt reuters
-""".split())
-PLACES = frozenset("""
-afghanistan albania algeria argentina armenia australia austria azerbaijan bangladesh belarus belgium bolivia
-bosnia brazil bulgaria cambodia cameroon canada chile china colombia croatia cuba cyprus czechia denmark
-ecuador egypt estonia ethiopia finland france georgia germany ghana greece guatemala hungary iceland india
-indonesia iran iraq ireland israel italy jamaica japan jordan kazakhstan kenya korea kosovo latvia lebanon
-lithuania luxembourg madagascar malaysia malta mexico moldova mongolia montenegro morocco nepal netherlands
-holland nigeria norway pakistan panama paraguay peru philippines poland portugal qatar romania russia rwanda
-scotland wales england britain uk usa america serbia singapore slovakia slovenia somalia spain sudan sweden
-switzerland syria taiwan tanzania thailand tunisia turkey uganda ukraine uruguay uzbekistan venezuela vietnam
-yemen zambia zimbabwe europe asia africa antarctica oceania scandinavia balkans caribbean
-london paris berlin munich münchen madrid barcelona lisbon porto rome milan naples venice florence vienna
-prague budapest warsaw krakow amsterdam rotterdam brussels zurich geneva copenhagen stockholm oslo helsinki
-dublin edinburgh glasgow manchester liverpool athens istanbul moscow kyiv kiev hamburg frankfurt cologne
-stuttgart lyon marseille nice seville valencia tokyo kyoto osaka seoul busan beijing shanghai shenzhen
-hong-kong hongkong taipei bangkok hanoi singapore jakarta manila mumbai delhi bangalore bengaluru chennai
-kolkata karachi lahore dubai doha riyadh tehran cairo nairobi lagos johannesburg cape-town casablanca
-sydney melbourne brisbane perth auckland wellington toronto montreal vancouver ottawa calgary chicago boston
-seattle portland denver austin dallas houston atlanta miami orlando phoenix philadelphia detroit nashville
-brooklyn manhattan new-york nyc los-angeles san-francisco san-diego las-vegas washington mexico-city
-bogota lima santiago buenos-aires sao-paulo rio rio-de-janeiro havana hawaii alaska california texas florida
-oregon colorado bavaria tuscany provence andalusia catalonia patagonia bali phuket iceland
-""".split())
+KNOWN_LIBRARIES = words("entities.known_libraries")
+KNOWN_TOOLS = words("entities.known_tools")
+KNOWN_ORGS = words("entities.known_orgs")
+PLACES = words("entities.places")
 
-_STOPWORDS = frozenset("""
-the a an this that new old same other whole main first last next best my our your his her their its own
-some any every each one two three python javascript
-""".split())
+_STOPWORDS = words("entities.stopwords")
 
 # ------------------------------------------------------------------------------------ helpers
 
