@@ -56,16 +56,13 @@ from mnemoflow.memory.generate.drafts import (
 from mnemoflow.memory.generate.followup import (
     allergy_answer,
     asked_of,
-    destination,
     first_said,
     is_clause,
-    is_going_without_place,
     is_polar,
     merge,
     refined,
     reports_done,
     with_allergen,
-    with_destination,
 )
 from mnemoflow.memory.generate.judge import (
     _PRONOUN_START,
@@ -329,12 +326,6 @@ class RuleEngine:
                 return None
             content, turn_ids = refined(topic.content, content) or topic.content.rstrip(".!") + content, \
                 topic.turn_ids + turn_ids
-        place = None
-        if is_going_without_place(question):  # "When are you going?": where to was said before
-            place = destination([info.context.turn.text, *(t.text for t in reversed(info.context.window))],
-                                info.known)
-        if place and follow.mode != "no" and is_going_without_place(content):  # not "not going to Japan alone"
-            content = with_destination(content, place)
         if (they := re.match(r"^they\b", content, re.I)) and (things := they_asked_about(info.context, previous)):
             content = f"{things}{content[they.end():]}"  # "I keep forgetting the bins" / "Which day are they collected?"
         if re.match(r"^the\s+[a-z]", content, re.I) and not _names_someone(info, content, asker):
@@ -348,10 +339,7 @@ class RuleEngine:
             drafts.append(_Draft(content, f"{question} {answer}", content, confidence, (f"follow-up:{follow.mode}",),
                                  turn_ids))
         if follow.leftover and follow.mode != "clause":
-            leftover, _ = self._statement(info, follow.leftover, antecedents)
-            if place and leftover.store and is_going_without_place(leftover.content):
-                leftover = replace(leftover, content=with_destination(leftover.content, place))  # "Ben is coming"
-            drafts.append(leftover)
+            drafts.append(self._statement(info, follow.leftover, antecedents)[0])
         return drafts
 
     def _topic(self, info: _Turn, previous: TurnView) -> _Draft | None:
