@@ -105,12 +105,6 @@ def test_a_topic_before_a_dash_goes_with_the_statement_after_it() -> None:
     assert memory.content == "Kim's leaving party: Ola has booked the Anchor for May 10, 2024 at 6"
 
 
-def test_a_heading_before_a_colon_is_dropped_when_it_names_no_topic() -> None:
-    [memory] = say("Bo", "small change from HR: Kemi now starts on the 20th instead of Monday")
-    assert memory.content.startswith("Kemi now starts on May 20, 2024")
-    assert memory.event_start_at == datetime(2024, 5, 20)
-
-
 def test_where_it_is_after_a_sentence_that_ends_on_the_thing() -> None:
     contents = [c.content for c in say("Nia", "sorting out my nephew Leo's 4th birthday. it's at Jungle Jims on "
                                               "Saturday")]

@@ -88,7 +88,6 @@ from mnemoflow.memory.generate.referents import (
     recent_mentions,
     the_thing_asked,
     they_asked_about,
-    without_heading,
 )
 from mnemoflow.models import MemoryKind
 from mnemoflow.scoring import fast_score
@@ -230,7 +229,6 @@ class RuleEngine:
             body, turn_ids = corrected
             reasons.append("correction")
         body = _NO_LEAD.sub("", body)
-        body = without_heading(body)
         if (agreed := _AGREED.match(body)) and _PROPOSAL.search(info.context.previous.text if info.context.previous else ""):
             when = f"the {agreed['when']}" if re.match(r"\d+(?:st|nd|rd|th)$", agreed["when"]) else agreed["when"]
             body = f"it's moved to {when}{body[agreed.end():]}"  # "can we do the 29th instead?" / "29th it is"
