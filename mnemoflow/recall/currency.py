@@ -81,9 +81,9 @@ def newer_first(store: Store, scope: Scope, ranked: list[Any], memories: dict[st
         if len(places) < 2:
             continue
         items = sorted((top[n] for n in places), key=lambda r: said[r.key][1], reverse=True)  # type: ignore[arg-type,return-value]
+        was = {id(top[n]): n for n in places}
         for n, item in zip(places, items, strict=True):
-            moved = item is not top[n]
-            out[n] = _placed(item, top[n].score, moved)
+            out[n] = _placed(item, top[n].score, was[id(item)] > n)
     return out
 
 
@@ -104,9 +104,9 @@ def _linked(store: Store, scope: Scope, keys: list[tuple[str, str]], memories: d
     return pairs
 
 
-def _placed(item: Any, score: float, moved: bool) -> Any:
-    if not moved:
-        return item
+def _placed(item: Any, score: float, up: bool) -> Any:
+    if not up:
+        return replace(item, score=score)
     why = (item.why + "; " if item.why else "") + "newer of candidates about the same owner and subject"
     return replace(item, score=score, why=why, factors={**item.factors, "newer_first": 1.0})
 

@@ -72,6 +72,9 @@ NOT_NAMES = frozenset({
 }) | AUXILIARIES | frozenset(WEEKDAYS) | frozenset(m.lower() for m in MONTHS)
 
 
+_CLAUSE_BREAK = re.compile(r"[,;:]\s*|\s(?:and|but|so|because|while|whereas)\s", re.I)
+
+
 @dataclass(frozen=True)
 class Mention:
     """Someone a later "he"/"she" may refer to; `gender` is "f", "m" or None when unknown, and "n"
@@ -261,11 +264,13 @@ def rewrite_persons(text: str, speaker: str, addressee: str | None,
         return name[0].isupper() and not name.isupper() and (i == 2 or clause_start(i - 2))
 
     def said(name: str, i: int) -> bool:
-        """Whether `name` is written before word `i` (as said, or put in for a pronoun): a possessive
-        after it is a pronoun again ("Omar builds all his frontends", never "all Omar's frontends")."""
+        """Whether `name` is written before word `i` in its clause (as said, or put in for a pronoun): a
+        possessive after it is a pronoun again ("Omar builds all their frontends", never "all Omar's
+        frontends"); one that opens a clause of its own names its owner ("..., and Hannah's doctor is ...")."""
+        start = max((m.end() for m in _CLAUSE_BREAK.finditer(text, 0, words[i].start())), default=0)
         pattern = rf"(?<!\w){re.escape(name)}(?!\w)"
-        return bool(re.search(pattern, text[:words[i].start()])) or any(
-            re.search(pattern, out[j]) for j in out if j < i)
+        return bool(re.search(pattern, text[start:words[i].start()])) or any(
+            re.search(pattern, out[j]) for j in out if start <= words[j].start() < words[i].start())
 
     def clause_start(i: int) -> bool:
         return i == 0 or bool(re.search(r"[,;:.!?(\-]", gap(i - 1, i))) or low[i - 1] in _CLAUSE_OPENERS

@@ -78,7 +78,7 @@ from mnemoflow.memory.generate.judge import (
     _Turn,
     display_name,
 )
-from mnemoflow.memory.generate.turn import whole_turn
+from mnemoflow.memory.generate.turn import ONE_CHANGE, whole_turn
 from mnemoflow.memory.generate.referents import (
     _mine_named_before,
     _owned_by_speaker,
@@ -367,7 +367,8 @@ class RuleEngine:
         resolved = resolve_dates(draft.content, context.now)
         content = _finish(resolved.text)
         kind: MemoryKind = "procedure" if {"follow-up:how-to", "procedure"} & set(draft.reasons) else \
-            "rule" if "rule" in draft.reasons else _kind(draft.kind_text, resolved, context.now)
+            "rule" if "rule" in draft.reasons else _kind(draft.kind_text, resolved if ONE_CHANGE not in draft.reasons
+                                                         else resolve_dates(draft.kind_text, context.now), context.now)
         salience = max(fast_score(draft.source), fast_score(content)) + (0.15 if kind == "rule" else 0.0)
         reasons = draft.reasons + tuple(f"date:{t.phrase}" for t in resolved.times)
         return Candidate(

@@ -24,6 +24,7 @@ from mnemoflow.memory.relate.claims import parse_claim
 from mnemoflow.memory.relate.replaces import ends_a_thing
 
 UNREAD = "unread"
+ONE_CHANGE = "one change"  # an ending and what holds now, joined: its kind is what holds now
 # why a clause was passed over that says nothing about its content: it may still state something
 _FOR_WANT_OF = frozenset({"skip:unresolved subject", "skip:vague", "skip:no one in it", "skip:elliptical"})
 # ... and says it of something the turn named: "it's green tea for me now", not "skip the walnuts tho"
@@ -82,17 +83,19 @@ def _one_change(drafts: list[_Draft]) -> list[_Draft]:
     out: list[_Draft] = []
     for draft in drafts:
         before = out[-1] if out and out[-1].store else None
-        if draft.store and before is not None and _change_pair(before.content, draft.content):
-            out[-1] = _joined(before, draft)
+        if draft.store and before is not None and (now := _change_pair(before, draft)):
+            joined = _joined(before, draft)
+            out[-1] = replace(joined, kind_text=now.kind_text, reasons=(*joined.reasons, ONE_CHANGE))
         else:
             out.append(draft)
     return out
 
 
-def _change_pair(first: str, second: str) -> bool:
-    a, b = parse_claim(first), parse_claim(second)
-    for old, new in ((a, b), (b, a)):
-        ends = bool(old.negated) or ends_a_thing(old.text)
-        if ends and not new.negated and new.change and not ends_a_thing(new.text):
-            return True
-    return False
+def _change_pair(first: _Draft, second: _Draft) -> _Draft | None:
+    """The draft that says what holds now, when one of the two ends or negates a thing and the other
+    announces what holds instead; None otherwise."""
+    for old, new in ((first, second), (second, first)):
+        was, now = parse_claim(old.content), parse_claim(new.content)
+        if (was.negated or ends_a_thing(was.text)) and not now.negated and now.change and not ends_a_thing(now.text):
+            return new
+    return None
