@@ -1,0 +1,84 @@
+"""What a new memory does to the versions around the one it relates to (`relate/versions.py`), and how recall
+orders and marks them (`recall/currency.py`): through the store, the pipeline and recall for real.
+Wording of these tests' own."""
+
+from __future__ import annotations
+
+from mnemoflow.memory.relate import versions
+from mnemoflow.service import MemoryService
+from mnemoflow.storage import Scope
+
+
+def _post(service: MemoryService, scope: Scope, said: list[tuple[str, str]], speaker: str = "Ana") -> None:
+    service.post_events(scope, [{"session_id": f"s{n}", "turn_id": f"t{n}", "speaker": speaker, "role": "user",
+                                 "ts": ts, "text": text} for n, (ts, text) in enumerate(said)])
+
+
+def test_a_change_keeps_the_other_facts_of_the_memory_it_replaces_current_and_cited(service: MemoryService) -> None:
+    scope = Scope("acme", "ana")
+    _post(service, scope, [("2025-01-05T09:00:00Z", "I live in Leeds and teach chemistry at Roundhay School."),
+                           ("2025-06-01T09:00:00Z", "I moved to York.")])
+    current = {m.content: m for m in service.store.list_memories(scope)}
+    assert "Ana teach chemistry at Roundhay School" not in current  # the subject is written with its verb
+    kept = next(m for c, m in current.items() if "chemistry" in c and "Leeds" not in c)
+    assert kept.content == "Ana teaches chemistry at Roundhay School"
+    assert service.store.memory_source_turns(scope)[kept.id] == ["t0"]  # cited as the old memory was
+    assert not any("Leeds" in c for c in current)
+    items = service.recall(scope, "What does Ana teach?", token_budget=512).items
+    assert any(item.id == kept.id for item in items)
+
+
+def test_an_outdated_fact_said_again_reinforces_the_old_version(service: MemoryService) -> None:
+    scope = Scope("acme", "ana")
+    _post(service, scope, [("2025-01-05T09:00:00Z", "I live in Leeds."), ("2025-06-01T09:00:00Z", "I moved to York."),
+                           ("2025-07-01T09:00:00Z", "I live in Leeds.")])
+    current = [m.content for m in service.store.list_memories(scope)]
+    assert not any("Leeds" in c for c in current), current
+    old = next(m for m in service.store.list_memories(scope, include_inactive=True) if "Leeds" in m.content)
+    assert not old.is_latest
+    assert sorted(service.store.memory_source_turns(scope)[old.id]) == ["t0", "t2"]
+
+
+def test_a_possible_update_is_linked_for_review_and_recall_marks_the_older(service: MemoryService,
+                                                                        monkeypatch) -> None:
+    monkeypatch.setattr(versions, "MAY_UPDATE_AT", 0.3)  # whatever the pair's vectors: the rules cannot classify it
+    scope = Scope("acme", "ana")
+    _post(service, scope, [("2025-01-10T09:00:00Z", "My laptop runs Windows 11."),
+                           ("2025-03-02T09:00:00Z", "I put Fedora on the laptop over the weekend.")])
+    memories = {m.content: m for m in service.store.list_memories(scope)}
+    old = next(m for c, m in memories.items() if "Windows" in c)
+    new = next(m for c, m in memories.items() if "Fedora" in c)
+    links = service.store.linked_memories(scope, [new.id], ("MAY_UPDATE",))
+    assert links == [(new.id, old.id, "MAY_UPDATE")]
+    [review] = [r for r in service.review_items(scope) if r.src == new.id]
+    assert review.proposed_type == "UPDATES" and review.dst == old.id and review.reason.startswith("possible update")
+    items = service.recall(scope, "Which operating system is on Ana's laptop?", token_budget=512).items
+    ids = [item.id for item in items]
+    assert ids.index(new.id) < ids.index(old.id)
+    marked = next(item for item in items if item.id == old.id)
+    assert "said on 2025-01-10; possibly superseded by" in marked.text and "on 2025-03-02" in marked.text
+    assert "possibly superseded" in marked.why
+    service.decide_review(scope, review.review_id, accept=True)
+    assert old.id not in {m.id for m in service.store.list_memories(scope)}  # accepted: an UPDATES
+
+
+def test_the_newer_turn_about_the_same_thing_ranks_first(service: MemoryService) -> None:
+    scope = Scope("acme", "ana")
+    _post(service, scope, [("2025-01-10T09:00:00Z", "I'm on the night shift at the bakery, 10pm to 6am."),
+                           ("2025-04-02T09:00:00Z", "Switched to the early shift at the bakery, 5am to 1pm.")])
+    texts = [item.text for item in service.recall(scope, "Which shift does Ana work at the bakery?",
+                                                  token_budget=512).items]
+    early = next(n for n, t in enumerate(texts) if "early shift" in t)
+    night = next(n for n, t in enumerate(texts) if "night shift" in t and "early" not in t)
+    assert early < night, texts
+
+
+def test_possible_updates_stay_in_their_scope(service: MemoryService, monkeypatch) -> None:
+    monkeypatch.setattr(versions, "MAY_UPDATE_AT", 0.3)
+    mine, theirs = Scope("acme", "ana"), Scope("acme", "ben")
+    _post(service, mine, [("2025-01-10T09:00:00Z", "My laptop runs Windows 11.")])
+    _post(service, theirs, [("2025-03-02T09:00:00Z", "I put Fedora on the laptop over the weekend.")], speaker="Ben")
+    ids = [m.id for m in service.store.list_memories(mine)] + [m.id for m in service.store.list_memories(theirs)]
+    assert service.store.linked_memories(mine, ids, ("MAY_UPDATE",)) == []
+    assert service.store.linked_memories(theirs, ids, ("MAY_UPDATE",)) == []
+    assert service.review_items(mine) == [] and service.review_items(theirs) == []
