@@ -132,13 +132,6 @@ def test_a_request_to_keep_before_a_colon_leaves_what_to_keep() -> None:
         "Oz's alarm code is 7731"]
 
 
-def test_a_thing_said_booked_with_no_subject_is_the_speakers() -> None:
-    [memory] = say("Yan", "physio booked for my shoulder, fri 14 june at 8:20")
-    assert memory.content == "Yan has the physio booked for their shoulder, Friday June 14, 2024 at 8:20"
-    assert [c.content for c in say("Yan", "the venue is booked for June", role="user")] == [
-        "Yan's venue is booked for June 2024"]
-
-
 def test_a_second_fact_after_and_with_its_own_thing_is_its_own_memory() -> None:
     assert [c.content for c in say("Oz", "the printer's on firmware 2.4, and the scanner sits at 10.0.0.9",
                                          role="user")] == [
