@@ -17,7 +17,6 @@ once, and the pass lands in one transaction and one commit; a pass that fails le
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from itertools import islice
@@ -28,8 +27,6 @@ import numpy as np
 from mnemoflow.embedding import Embedder
 from mnemoflow.embedding.base import normalize
 from mnemoflow.embedding.worker import vectors_by_hash
-from mnemoflow.memory.english.names import find_entities
-from mnemoflow.memory.english.sentences import strip_padding
 from mnemoflow.memory.generate.candidates import (
     Candidate,
     GenerationContext,
@@ -39,7 +36,7 @@ from mnemoflow.memory.generate.candidates import (
 )
 from mnemoflow.memory.generate.inference.families import derive
 from mnemoflow.memory.relate.claims import parse_claim
-from mnemoflow.memory.relate.entities import typed_entities
+from mnemoflow.memory.drafts import candidate_draft, kept_version
 from mnemoflow.memory.relate.facts import facts, unchanged_facts
 from mnemoflow.memory.relate.moved import (
     changed_by_difference,
@@ -53,15 +50,13 @@ from mnemoflow.memory.relate.moved import (
 from mnemoflow.memory.relate.relations import Decision, Neighbour, action, classify
 from mnemoflow.memory.relate.replaces import ends_a_thing, takes_its_place
 from mnemoflow.memory.relate.restate import restatements, worth_restating
-from mnemoflow.memory.relate.triples import categories_of, relation_triples
-from mnemoflow.models import LinkDraft, MemoryDraft, MemoryItem, RelationDraft
+from mnemoflow.memory.turns import asks_for_detail, turn_context
+from mnemoflow.models import LinkDraft, MemoryDraft, MemoryItem
 from mnemoflow.reports import GenerationReport
 from mnemoflow.scoring import fast_score
 from mnemoflow.storage import Scope, Store
 from mnemoflow.storage.store import MemoryWrites, memory_content_hash
-from mnemoflow.timeutil import utcnow
 
-WINDOW_TURNS = 6  # recent turns an engine may read for an elliptic question's topic
 NEIGHBOURS_PER_SIGNAL = 10
 KNOWN_MEMORIES = 5  # what the scope already knows, shown to the engine per turn
 
@@ -406,18 +401,26 @@ class MemoryGenerator:
         link = _link(decision)
         links = (link,) if link and verdict == "apply" else ()
         review = (link,) if link and verdict == "review" else ()
-        draft = _draft(candidate, cited, self._turns, turn_id, self._speakers)
-        if self.metadata:
-            draft = replace(draft, metadata={**self.metadata, **draft.metadata})
-        memory, created = writes.add(draft, links=links, review=review, vector=self._cache[_key(candidate)] if self.with_vectors else None)
-        self._from_turn.setdefault(turn_id, []).append(memory.id)
+        draft = candidate_draft(candidate, cited, self._turns, turn_id, self._speakers)
+        memory, created = self._write(writes, draft, _key(candidate), candidate.entities, links, review, turn_id)
         if (self._ended.get(turn_id) or ("",))[0] == decision.target_id and ends_a_thing(candidate.content):
             self._endings.add(memory.id)
-        if not created:  # the same content already held (an exact repeat the hash caught)
-            writes.reinforce(memory.id, cited)
-            self.events.append(WriteEvent("NONE", memory.id))
-            self.report.reinforced += 1
-            return
+        replaced = next((applied.target_id for applied in links if applied.type == "UPDATES"), None)
+        if created and replaced is not None:
+            self._keep_unchanged(writes, replaced, candidate, neighbours, turn_id)
+
+    def _write(self, writes: MemoryWrites, draft: MemoryDraft, key: str, entities: tuple[str, ...],
+               links: tuple[LinkDraft, ...], review: tuple[LinkDraft, ...], turn_id: str) -> tuple[MemoryItem, bool]:
+        """`draft` written with its links (vector `key` of this run's cache), or the held memory of the same
+        content reinforced (an exact repeat the hash caught); the memory and whether it is new."""
+        if self.metadata:
+            draft = replace(draft, metadata={**self.metadata, **draft.metadata})
+        memory, created = writes.add(draft, links=links, review=review,
+                                     vector=self._cache[key] if self.with_vectors else None)
+        if not created:
+            self._reinforce(writes, memory.id, draft.derived_from, turn_id)
+            return memory, False
+        self._from_turn.setdefault(turn_id, []).append(memory.id)
         replaced = next((applied.target_id for applied in links if applied.type == "UPDATES"), None)
         self.events.append(WriteEvent("UPDATE" if replaced else "ADD", memory.id, replaced,
                                       tuple(link.target_id for link in review)))
@@ -429,11 +432,10 @@ class MemoryGenerator:
                 old = self.written[applied.target_id]
                 old.memory = old.memory.model_copy(update={"is_latest": False})
         extended = next((applied.target_id for applied in links if applied.type == "EXTENDS"), None)
-        self.written[memory.id] = _Known(memory, candidate.entities, extended)
-        self._cache[memory.id] = self._cache[_key(candidate)]  # the candidate's text is the memory's
+        self.written[memory.id] = _Known(memory, entities, extended)
+        self._cache[memory.id] = self._cache[key]  # the draft's text is the memory's
         self._cited[memory.id] = tuple(draft.derived_from)
-        if replaced is not None:
-            self._keep_unchanged(writes, replaced, candidate, neighbours, turn_id)
+        return memory, True
 
     def _keep_unchanged(self, writes: MemoryWrites, replaced: str, candidate: Candidate,
                         neighbours: Sequence[Neighbour], turn_id: str) -> None:
@@ -451,61 +453,13 @@ class MemoryGenerator:
             self.store.fetch_memories(self.scope, [replaced], include_history=True).get(replaced)
         if not kept or old is None:
             return
-        content = "; ".join(kept)
         sources = self._cited.get(replaced) or tuple(dst for src, dst, _ in self.store.linked_memories(
             self.scope, [replaced], ("EXTRACTED_FROM",)) if src == replaced)
-        entities = tuple(e for e in old.metadata.get("entities") or () if e.casefold() in content.casefold())
-        typed = tuple(typed_entities(content, entities, speakers=self._speakers))
-        draft = MemoryDraft(
-            content=content, kind=old.kind, salience=old.salience, confidence=old.confidence,
-            observed_at=old.observed_at, event_start_at=old.event_start_at, event_end_at=old.event_end_at,
-            temporal_text=old.temporal_text, derived_from=sources, entities=typed,
-            metadata={**old.metadata, "entities": list(entities), "why": [*old.metadata.get("why", []), f"kept: what {replaced} said that "
-                                              "the change left"]},
-            relations=tuple(RelationDraft(*t) for t in relation_triples(content, typed)),
-            categories=tuple(categories_of(content, old.kind)))
-        key = "candidate:" + memory_content_hash(content)
-        self._vectors({key: content})
+        draft = kept_version(old, kept, sources, self._speakers)
+        key = _key(replace(candidate, content=draft.content))
+        self._vectors({key: draft.content})
         link = LinkDraft("UPDATES", replaced, 0.9, f"kept: the facts of {replaced} that {candidate.content!r} leaves")
-        memory, created = writes.add(draft, links=(link,), vector=self._cache[key] if self.with_vectors else None)
-        self._from_turn.setdefault(turn_id, []).append(memory.id)
-        if not created:  # the facts left are already held as they are
-            self._reinforce(writes, memory.id, sources, turn_id)
-            return
-        self.events.append(WriteEvent("UPDATE", memory.id, replaced))
-        self.report.created += 1
-        self.report.count_link("UPDATES")
-        self.written[memory.id] = _Known(memory, entities)
-        self._cache[memory.id] = self._cache[key]
-        self._cited[memory.id] = sources
-
-
-def turn_context(turns: Sequence[TurnView], position: int, known: tuple[str, ...] = ()) -> GenerationContext:
-    """What an engine sees of one turn: the latest earlier turn by another speaker, a bounded window,
-    what the scope knows (its memories and the names they hold), and the turn's own time as "now"."""
-    turn = turns[position]
-    earlier = turns[max(0, position - WINDOW_TURNS):position]
-    previous = next((t for t in reversed(turns[:position]) if t.speaker != turn.speaker), None)
-    named = tuple(dict.fromkeys(name for text in known for name in find_entities(text)))  # "Lisbon's off": a name
-    return GenerationContext(turn=turn, now=turn.ts or utcnow(), previous=previous, window=tuple(earlier),
-                             memories=known, entities=named)
-
-
-_DETAIL_QUESTION_RE = re.compile(r"^(?:when|which|where|how(?! are| is it going| have you been)|do you have|did you|"
-                                 r"is it|are they|will it|can you tell|(?:is|was) (?:that|this)|are (?:those|these))\b", re.I)
-_NEW_TOPIC_RE = re.compile(r"^(?:and\s+)?(?:any|anything|what(?:'s| is)? (?:next|else)|what are you)\b", re.I)
-
-
-def asks_for_detail(text: str) -> bool:
-    """A question about what was just said ("Which day?", "How often are the sessions?", "Self-taught?"),
-    not one that opens a new topic ("What's next?", "Any allergies?", "Who is on your committee?")."""
-    asked = [s.strip() for s in re.findall(r"[^.!?]*\?", text)]
-    if not asked:
-        return False
-    question = strip_padding(asked[-1])  # "Sure, how many nights?" asks "how many nights?"
-    if _NEW_TOPIC_RE.match(question):
-        return False
-    return bool(_DETAIL_QUESTION_RE.match(question)) or len(question.split()) <= 3
+        self._write(writes, draft, key, tuple(draft.metadata["entities"]), (link,), (), turn_id)
 
 
 @dataclass(frozen=True)
@@ -529,26 +483,3 @@ def _link(decision: Decision) -> LinkDraft | None:
         return None
     kind = "DUPLICATE_OF" if decision.relation == "duplicate" else decision.relation
     return LinkDraft(kind, decision.target_id, decision.confidence, decision.reason)
-
-
-def _draft(candidate: Candidate, cited: tuple[str, ...], turns: dict[str, TurnView], said_in: str,
-           speakers: tuple[str, ...]) -> MemoryDraft:
-    """`source_turns` lets recall cite a memory the way it cites a conversation chunk: session,
-    turn, speaker and time of each turn it was read from, the turn that said it first (then the
-    question it answers)."""
-    order = sorted(candidate.source_turn_ids, key=lambda i: i != said_in)
-    sources = [{"session_id": t.session_id, "turn_id": t.turn_id, "speaker": t.speaker,
-                "ts": t.ts.isoformat() if t.ts else None}
-               for t in (turns.get(i) for i in order) if t is not None]
-    entities = tuple(typed_entities(candidate.content, candidate.entities, speakers=speakers))
-    return MemoryDraft(
-        content=candidate.content, kind=candidate.kind, salience=candidate.salience, confidence=candidate.confidence,
-        observed_at=candidate.observed_at, event_start_at=candidate.event_start_at,
-        event_end_at=candidate.event_end_at, temporal_text=candidate.temporal_text,
-        metadata={"entities": list(candidate.entities), "source_turn_ids": list(candidate.source_turn_ids),
-                  "source_turns": sources, "why": list(candidate.reasons),
-                  **({"rule": candidate.rule} if candidate.rule else {})},
-        derived_from=cited, entities=entities,
-        relations=tuple(RelationDraft(*t) for t in relation_triples(candidate.content, entities)),
-        categories=tuple(categories_of(candidate.content, candidate.kind)),
-    )

@@ -267,10 +267,10 @@ def rewrite_persons(text: str, speaker: str, addressee: str | None,
             # "I live in Leeds and teach chemistry": a verb right after "and" shares the subject
             k = next((k for k in range(j + 1, len(words)) if low[k] == "and" and gap(k - 1, k).strip() in ("", ",")), None)
             if k is not None and k + 1 < len(words) and (also := agree(low[k + 1])) and (
-                    low[k + 1] in IRREGULAR or _second_predicate(k, j)):
+                    low[k + 1] in IRREGULAR or second_predicate(k, j)):
                 out[k + 1] = also
 
-    def _second_predicate(k: int, j: int) -> bool:
+    def second_predicate(k: int, j: int) -> bool:
         """Whether the word after the "and" at `k` opens a second predicate of the verb at `j`'s subject
         rather than naming a second thing: the first predicate ended in a place or a name ("live in Oslo and
         work at a bakery"), and a preposition or determiner follows the word, as after a verb ("work at",

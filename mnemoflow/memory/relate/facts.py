@@ -66,3 +66,4 @@ def unchanged_facts(candidate: str, held: str, similarity: dict[str, float]) -> 
 def _words(fact: str) -> set[str]:
     claim = parse_claim(fact)
     return set(claim.stems | claim.names) - {claim.subject}
+
