@@ -28,7 +28,7 @@ from mnemoflow import Memory
 from mnemoflow.config import load_settings
 from mnemoflow.embedding import create_embedder
 from mnemoflow.memory.generate.candidates import TurnView
-from mnemoflow.memory.pipeline import turn_context
+from mnemoflow.memory.turns import turn_context
 from mnemoflow.memory.generate.rules import RuleEngine
 from mnemoflow.timeutil import parse_timestamp
 

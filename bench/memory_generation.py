@@ -27,7 +27,7 @@ from common import LOCOMO, RESULTS, locomo_rows, peak_rss_mb, percentile, write_
 from mnemoflow.config import load_settings
 from mnemoflow.eval.harness import to_transcript
 from mnemoflow.memory.generate.candidates import TurnView
-from mnemoflow.memory.pipeline import turn_context
+from mnemoflow.memory.turns import turn_context
 from mnemoflow.memory.generate.rules import RuleEngine
 from mnemoflow.memory.worker import drain_generation
 from mnemoflow.recall import RecallFilters, preset

@@ -23,6 +23,7 @@ from mnemoflow.config import Settings
 from mnemoflow.errors import ConfigError
 
 ResponseFormat = Literal["auto", "json_schema", "json_object"]
+MAX_STRING_CHARS = 400  # the longest string a json_object answer may hold (a memory is one sentence)
 
 
 class ChatFailed(Exception):
@@ -36,6 +37,7 @@ class _Message(BaseModel):
 
 class _Choice(BaseModel):
     message: _Message
+    finish_reason: str | None = None
 
 
 class _Completion(BaseModel):
@@ -81,9 +83,12 @@ class ChatClient:
             completion = _Completion.model_validate_json(response.content)  # type: ignore[union-attr]
         except ValidationError:
             raise ChatFailed("malformed chat completion") from None
-        message = completion.choices[0].message
-        if message.refusal:
+        choice = completion.choices[0]
+        if choice.message.refusal:
             raise ChatFailed("the model refused")
+        if choice.finish_reason == "length":  # whatever came back is a fragment, however it parses
+            raise ChatFailed(f"answer cut short at max_tokens ({self.max_tokens})")
+        message = choice.message
         return message.content or ""
 
     def complete_json(self, system: str, user: str, response_format: dict[str, Any], answer: type[BaseModel]) -> Any:
@@ -101,7 +106,7 @@ class ChatClient:
 
     def _format(self, response_format: dict[str, Any]) -> dict[str, Any]:
         if self.response_format == "json_object" and response_format.get("type") == "json_schema":
-            return {"type": "json_object", "schema": response_format["json_schema"]["schema"]}
+            return {"type": "json_object", "schema": _bounded(response_format["json_schema"]["schema"])}
         return response_format
 
     def _post(self, payload: dict[str, Any]) -> httpx.Response | None:
@@ -129,6 +134,20 @@ class ChatClient:
                 raise ChatFailed(f"HTTP {response.status_code}")
             return response
         raise ChatFailed(f"{problem} after {attempts} attempt{'s' if attempts > 1 else ''}")
+
+
+def _bounded(schema: Any) -> Any:
+    """`schema` with every string held to MAX_STRING_CHARS: a server that turns the schema into a grammar
+    (llama.cpp) decodes within it, and a small model otherwise runs one string on until max_tokens. Strict
+    json_schema servers get the schema as written (not all of them take maxLength)."""
+    if isinstance(schema, list):
+        return [_bounded(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: _bounded(v) for k, v in schema.items()}
+    if out.get("type") == "string" or (isinstance(out.get("type"), list) and "string" in out["type"]):
+        out.setdefault("maxLength", MAX_STRING_CHARS)
+    return out
 
 
 def chat_options(settings: Settings) -> dict[str, Any] | None:

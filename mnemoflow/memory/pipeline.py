@@ -33,15 +33,12 @@ from mnemoflow.memory.generate.candidates import (
     GenerationEngine,
     MemoryContext,
     TurnView,
-    asks_for_detail,
-    memory_draft,
-    speaker_of,
-    turn_context,
 )
 from mnemoflow.memory.generate.inference.families import derive
 from mnemoflow.memory.generate.turn import UNREAD
 from mnemoflow.memory.relate.claims import parse_claim
-from mnemoflow.memory.relate.entities import typed_entities
+from mnemoflow.memory.drafts import candidate_draft, kept_version
+from mnemoflow.memory.relate.facts import facts
 from mnemoflow.memory.relate.moved import (
     changed_by_difference,
     moved_by_amount,
@@ -53,11 +50,10 @@ from mnemoflow.memory.relate.moved import (
 )
 from mnemoflow.memory.relate.relations import Decision, Neighbour, action, classify
 from mnemoflow.memory.relate.replaces import ends_a_thing, takes_its_place
-from mnemoflow.memory.relate.facts import facts
 from mnemoflow.memory.relate.restate import restatements, worth_restating
-from mnemoflow.memory.relate.versions import may_update_links, unchanged_facts
-from mnemoflow.memory.relate.triples import categories_of, relation_triples
-from mnemoflow.models import LinkDraft, MemoryDraft, MemoryItem, RelationDraft
+from mnemoflow.memory.relate.versions import may_update, may_update_links, unchanged_facts
+from mnemoflow.memory.turns import asks_for_detail, turn_context
+from mnemoflow.models import LinkDraft, MemoryDraft, MemoryItem
 from mnemoflow.reports import GenerationReport
 from mnemoflow.scoring import fast_score
 from mnemoflow.storage import Scope, Store
@@ -108,6 +104,7 @@ class MemoryGenerator:
         self.report = GenerationReport()
         self.events: list[WriteEvent] = []  # what the last run did, decision by decision
         self._cache: dict[str, np.ndarray] = {}  # memory id -> normalised vector, for this run
+        self._cited: dict[str, tuple[str, ...]] = {}  # memory id -> the chunks it was read from, for this run
         self._turns: dict[str, TurnView] = {}  # the conversation being read, by turn id
         self._speakers: tuple[str, ...] = ()
         self._from_turn: dict[str, list[str]] = {}  # turn id -> the memories it gave (new or reinforced)
@@ -116,7 +113,6 @@ class MemoryGenerator:
         self._ended: dict[str, tuple[str, str]] = {}  # turn id -> the memory a clause of it ended, and its kind
         self._endings: set[str] = set()  # the memories of those clauses, which nothing replaces
         self._turn_id = ""  # the turn whose candidate is being decided
-        self._cited: dict[str, tuple[str, ...]] = {}  # memory id -> the chunks this generator wrote it from
 
     def resume(self) -> int:
         """Take up what earlier generation in this scope wrote that a vector search cannot find yet
@@ -275,7 +271,7 @@ class MemoryGenerator:
                           observed_at=k.memory.observed_at, event_start_at=k.memory.event_start_at,
                           vector_similarity=sims[mid], bm25_rank=ranks.get(mid),
                           same_hash=memory_content_hash(k.memory.content) == same, asked_about=mid in asked_about,
-                          speaker=speaker_of(k.memory), restated_similarity=restated.get(mid),
+                          speaker=_speaker(k.memory), restated_similarity=restated.get(mid),
                           same_turn=mid in same_turn)
                 for mid, k in known.items()]
 
@@ -359,6 +355,13 @@ class MemoryGenerator:
             return frozenset(said[-1:])
         return frozenset()
 
+    def _reinforce(self, writes: MemoryWrites, memory_id: str, cited: tuple[str, ...], turn_id: str) -> None:
+        """The same thing said again: counted and cited on the memory that holds it (no new memory)."""
+        writes.reinforce(memory_id, cited)
+        self.events.append(WriteEvent("NONE", memory_id))
+        self.report.reinforced += 1
+        self._from_turn.setdefault(turn_id, []).append(memory_id)
+
     def _decide_and_write(self, writes: MemoryWrites, candidate: Candidate, cited: tuple[str, ...],
                           context: GenerationContext, asked_about: frozenset[str]) -> None:
         now, turn_id = context.now, context.turn.turn_id
@@ -409,34 +412,28 @@ class MemoryGenerator:
         review = (link,) if link and verdict == "review" else ()
         if decision.relation == "new":  # the same owner and subject, a change the rules cannot classify
             links, review = may_update_links(candidate.content, neighbours, now, self.judge)
-        draft = memory_draft(candidate, cited, self._turns, turn_id, self._speakers)
-        memory = self._write(writes, draft, _key(candidate), candidate.entities, links, review, turn_id, cited)
-        if memory is not None and (self._ended.get(turn_id) or ("",))[0] == decision.target_id and \
-                ends_a_thing(candidate.content):
+        elif link is not None and link.type == "UPDATES" and verdict == "review":  # a change the rules doubt
+            links = (may_update(link),)
+        draft = candidate_draft(candidate, cited, self._turns, turn_id, self._speakers)
+        memory, created = self._write(writes, draft, _key(candidate), candidate.entities, links, review, turn_id)
+        if (self._ended.get(turn_id) or ("",))[0] == decision.target_id and ends_a_thing(candidate.content):
             self._endings.add(memory.id)
         replaced = next((applied.target_id for applied in links if applied.type == "UPDATES"), None)
-        if memory is not None and replaced is not None:
+        if created and replaced is not None:
             self._keep_unchanged(writes, replaced, candidate, neighbours, turn_id)
 
-    def _reinforce(self, writes: MemoryWrites, memory_id: str, cited: tuple[str, ...], turn_id: str) -> None:
-        writes.reinforce(memory_id, cited)
-        self.events.append(WriteEvent("NONE", memory_id))
-        self.report.reinforced += 1
-        self._from_turn.setdefault(turn_id, []).append(memory_id)
-
     def _write(self, writes: MemoryWrites, draft: MemoryDraft, key: str, entities: tuple[str, ...],
-               links: tuple[LinkDraft, ...], review: tuple[LinkDraft, ...], turn_id: str,
-               cited: tuple[str, ...]) -> MemoryItem | None:
-        """`draft` written with its links, or the held memory of the same content reinforced (None)."""
+               links: tuple[LinkDraft, ...], review: tuple[LinkDraft, ...], turn_id: str) -> tuple[MemoryItem, bool]:
+        """`draft` written with its links (vector `key` of this run's cache), or the held memory of the same
+        content reinforced (an exact repeat the hash caught); the memory and whether it is new."""
         if self.metadata:
             draft = replace(draft, metadata={**self.metadata, **draft.metadata})
         memory, created = writes.add(draft, links=links, review=review,
                                      vector=self._cache[key] if self.with_vectors else None)
-        if not created:  # the same content already held (an exact repeat the hash caught)
-            self._reinforce(writes, memory.id, cited, turn_id)
-            return None
+        if not created:
+            self._reinforce(writes, memory.id, draft.derived_from, turn_id)
+            return memory, False
         self._from_turn.setdefault(turn_id, []).append(memory.id)
-        self._cited[memory.id] = tuple(draft.derived_from)
         replaced = next((applied.target_id for applied in links if applied.type == "UPDATES"), None)
         self.events.append(WriteEvent("UPDATE" if replaced else "ADD", memory.id, replaced,
                                       tuple(link.target_id for link in review)))
@@ -450,39 +447,32 @@ class MemoryGenerator:
         extended = next((applied.target_id for applied in links if applied.type == "EXTENDS"), None)
         self.written[memory.id] = _Known(memory, entities, extended)
         self._cache[memory.id] = self._cache[key]  # the draft's text is the memory's
-        return memory
+        self._cited[memory.id] = tuple(draft.derived_from)
+        return memory, True
 
     def _keep_unchanged(self, writes: MemoryWrites, replaced: str, candidate: Candidate,
                         neighbours: Sequence[Neighbour], turn_id: str) -> None:
-        """The facts of the replaced memory the change leaves (`versions.unchanged_facts`), kept current
-        as a new version of it, with its kind, time and sources."""
+        """The facts of the replaced memory that the change leaves (`facts.unchanged_facts`) stay current as
+        a new version of it, with its kind, times and sources: a move keeps the job."""
         held = next((n for n in neighbours if n.memory_id == replaced), None)
         parts = facts(held.content) if held else []
         if held is None or len(parts) < 2:
             return
-        vectors, vector = self._vectors({f"fact:{p}": p for p in parts}), self._cache[_key(candidate)]
-        kept = unchanged_facts(candidate.content, held.content, {p: float(vectors[f"fact:{p}"] @ vector) for p in parts})
+        vectors = self._vectors({f"fact:{p}": p for p in parts})
+        vector = self._cache[_key(candidate)]
+        kept = unchanged_facts(candidate.content, held.content,
+                               {p: float(vectors[f"fact:{p}"] @ vector) for p in parts})
         old = self.written[replaced].memory if replaced in self.written else \
             self.store.fetch_memories(self.scope, [replaced], include_history=True).get(replaced)
         if not kept or old is None:
             return
-        content = "; ".join(kept)
         sources = self._cited.get(replaced) or tuple(dst for src, dst, _ in self.store.linked_memories(
             self.scope, [replaced], ("EXTRACTED_FROM",)) if src == replaced)
-        entities = tuple(old.metadata.get("entities") or ())
-        typed = tuple(typed_entities(content, entities, speakers=self._speakers))
-        draft = MemoryDraft(
-            content=content, kind=old.kind, salience=old.salience, confidence=old.confidence,
-            observed_at=old.observed_at, event_start_at=old.event_start_at, event_end_at=old.event_end_at,
-            temporal_text=old.temporal_text, derived_from=sources, entities=typed,
-            metadata={**old.metadata, "why": [*old.metadata.get("why", []), f"kept: what {replaced} said that "
-                                              f"the change left"]},
-            relations=tuple(RelationDraft(*t) for t in relation_triples(content, typed)),
-            categories=tuple(categories_of(content, old.kind)))
-        key = f"fact:{kept[0]}" if len(kept) == 1 else _key(replace(candidate, content=content))
-        self._vectors({key: content})
+        draft = kept_version(old, kept, sources, self._speakers)
+        key = _key(replace(candidate, content=draft.content))
+        self._vectors({key: draft.content})
         link = LinkDraft("UPDATES", replaced, 0.9, f"kept: the facts of {replaced} that {candidate.content!r} leaves")
-        self._write(writes, draft, key, entities, (link,), (), turn_id, sources)
+        self._write(writes, draft, key, tuple(draft.metadata["entities"]), (link,), (), turn_id)
 
 
 @dataclass(frozen=True)
@@ -493,6 +483,12 @@ class _Ref:
 
 def _key(candidate: Candidate) -> str:
     return "candidate:" + memory_content_hash(candidate.content)
+
+
+def _speaker(memory: MemoryItem) -> str | None:
+    """Who said what the memory was read from (the first source turn), when it came from a conversation."""
+    turns = memory.metadata.get("source_turns") or []
+    return turns[0].get("speaker") if turns else None
 
 
 def _link(decision: Decision) -> LinkDraft | None:

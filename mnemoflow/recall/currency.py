@@ -116,7 +116,7 @@ def possible_updates(store: Store, scope: Scope, ranked: list[Any], memories: di
     """`ranked` with the newer memory of each MAY_UPDATE pair above the older one (`placed_above` makes a
     ranked item for a newer memory not among them), and a note for each older memory."""
     ids = [r.key[1] for r in ranked if r.key[0] == "memories"]
-    pairs = [(src, dst) for src, dst, _ in store.linked_memories(scope, ids, ("MAY_UPDATE",)) if dst in ids]
+    pairs = [(src, dst) for src, dst in store.waiting_possible_updates(scope, ids) if dst in ids]
     if not pairs:
         return ranked, {}
     newer = store.fetch_memories(scope, list({src for src, _ in pairs} - set(memories)))

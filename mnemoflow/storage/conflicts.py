@@ -52,7 +52,8 @@ def _waiting(scope: Scope) -> tuple[str, list[Any]]:
           AND NOT EXISTS (SELECT 1 FROM memory_links r WHERE r.tenant_id = l.tenant_id AND r.decided_by = 'user'
                           AND r.type <> l.type AND r.created_at >= l.created_at AND {_PAIR})
           AND NOT EXISTS (SELECT 1 FROM review_queue r WHERE r.tenant_id = l.tenant_id AND r.status = 'rejected'
-                          AND r.proposed_type = l.type AND r.src = l.src AND r.dst = l.dst)""",
+                          AND (r.proposed_type = l.type OR (l.type = 'MAY_UPDATE' AND r.proposed_type = 'UPDATES'))
+                          AND r.src = l.src AND r.dst = l.dst)""",
             [*mine_s_params, *mine_d_params, *review_params, *link_params, *src_params, *dst_params,
              now, now, now, now])
 
@@ -69,6 +70,17 @@ class Conflicts(Room):
         return [Conflict(link_id=r[0], src=memories[r[1]], dst=memories[r[2]], type=r[3], confidence=r[4],
                          reason=r[5], decided_by=r[6], created_at=r[7], decidable=r[8], review_id=r[9])
                 for r in rows if r[1] in memories and r[2] in memories]
+
+    def waiting_possible_updates(self, scope: Scope, ids: list[str]) -> list[tuple[str, str]]:
+        """(newer, older) of the MAY_UPDATE pairs touching `ids` that still wait: recall marks only these, so
+        a pair a person settled (a rejected review, a decision either way) is no longer called a possible update."""
+        if not ids:
+            return []
+        sql, params = _waiting(scope)
+        with self._db.read() as con:
+            return [(r[1], r[2]) for r in con.execute(
+                f"{sql} AND l.type = 'MAY_UPDATE' AND ({sql_in('l.src', ids)} OR {sql_in('l.dst', ids)}) "
+                f"ORDER BY l.src, l.dst", params).fetchall()]
 
     def resolve_conflict(self, scope: Scope, conflict_id: str, keep: str | None, *, actor: str) -> ConflictDecision:
         """A person's decision on a waiting conflict, in one commit: `keep` one of its memories (it

@@ -16,13 +16,10 @@ text has each CJK run written as its characters and their adjacent pairs, and a 
 
 from __future__ import annotations
 
-import functools
-import random
-import re
 import threading
 import time
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -31,7 +28,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyarrow as pa
 
-from mnemoflow.errors import ConfigError, UnreachableError, VectorsUnavailableError
+from mnemoflow.errors import ConfigError, UnreachableError
+from mnemoflow.storage.lance_commits import commit_conflict, object_store_reason, reachable, retried_writes
 from mnemoflow.storage.lance_import import import_lancedb
 from mnemoflow.storage.scope import BOUNDARIES
 from mnemoflow.tokens import cjk_index_text, cjk_query_text
@@ -89,18 +87,6 @@ EMBEDDING_CACHE = IndexSpec(
 )
 
 
-def object_store_reason(exc: BaseException) -> str:
-    """The part of an object store's error a person can act on (its S3 error code, a refused connection)."""
-    text = str(exc)
-    if code := re.search(r"<Code>(\w+)</Code>", text):
-        return code.group(1)
-    for known in ("Connection refused", "error sending request", "dns error", "timed out", "InvalidAccessKeyId",
-                  "SignatureDoesNotMatch", "AccessDenied"):
-        if known.lower() in text.lower():
-            return known
-    return text.splitlines()[0][:200] if text else type(exc).__name__
-
-
 def sql_string(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
@@ -123,60 +109,6 @@ LAZY_UNINDEXED_ROWS = 1_000
 COMPACT_TARGET_ROWS = 256
 COMPACTED_KEPT = timedelta(minutes=1)
 HNSW_EF = 300  # measured at 100k chunks: recall@200 0.99 against exact search, ~10 ms
-
-
-COMMIT_RETRIES = 8  # another process committing first (a shared bucket) is retried on top of its version
-
-
-_UNREACHABLE = ("error sending request", "connection refused", "dns error", "timed out", "retryerror",
-                "connection reset", "broken pipe", "operation timed out", "service unavailable")
-
-
-def _reachable(method: Callable[..., Any]) -> Callable[..., Any]:
-    """On a bucket, a failure to reach it is `VectorsUnavailableError` (callers wait or fall back); any
-    other failure, or any failure of a local folder, is raised as it came."""
-
-    @functools.wraps(method)
-    def guarded(self: LanceIndex, *args: Any, **kwargs: Any) -> Any:
-        try:
-            return method(self, *args, **kwargs)
-        except VectorsUnavailableError:
-            raise
-        except Exception as exc:  # noqa: BLE001  (object_store errors reach Python as OSError, ValueError, ...)
-            if self.remote and any(s in str(exc).lower() for s in _UNREACHABLE):
-                raise VectorsUnavailableError(
-                    f"the vectors at {self.location} are unavailable: {object_store_reason(exc)}") from None
-            raise
-
-    return guarded
-
-
-def _commit_conflict(exc: Exception) -> bool:
-    """Another writer's commit came first (Lance's "Retryable commit conflict" and its incompatible kin)."""
-    return "commit conflict" in str(exc).lower()
-
-
-def _writes(method: Callable[..., Any]) -> Callable[..., Any]:
-    """Run a write on a table under that table's lock: in a server the outbox worker and the request
-    threads write the same tables, and a compaction preempted by a concurrent update fails outright
-    ("Retryable commit conflict") instead of waiting. Reads take no lock. Other processes writing the
-    same bucket cannot take this lock: a conflict with one of them is retried on the table's latest
-    version, a few times, with a random pause."""
-
-    @functools.wraps(method)
-    def locked(self: LanceIndex, spec: IndexSpec, *args: Any, **kwargs: Any) -> Any:
-        with self._writer(spec):
-            for attempt in range(COMMIT_RETRIES):
-                try:
-                    return method(self, spec, *args, **kwargs)
-                except Exception as exc:  # noqa: BLE001  (LanceDB raises plain errors; only conflicts retry)
-                    if not _commit_conflict(exc) or attempt == COMMIT_RETRIES - 1:
-                        raise
-                    self.latest(spec)
-                    time.sleep(random.uniform(0.05, 0.2) * (attempt + 1))
-            raise AssertionError("unreachable")
-
-    return locked
 
 
 class LanceIndex:
@@ -247,8 +179,8 @@ class LanceIndex:
         fields.append(pa.field("vector", pa.list_(pa.float32(), self.dim), nullable=True))
         return pa.schema(fields, metadata={"model": self.model, "dim": str(self.dim)})
 
-    @_reachable
-    @_writes
+    @reachable
+    @retried_writes
     def drop(self, spec: IndexSpec) -> None:
         self._tables.pop(spec.name, None)
         self._settled.pop(spec.name, None)
@@ -313,8 +245,8 @@ class LanceIndex:
             return values
         return [cjk_index_text(v) if isinstance(v, str) else v for v in values]
 
-    @_reachable
-    @_writes
+    @reachable
+    @retried_writes
     def upsert(self, spec: IndexSpec, rows: dict[str, list], vectors: np.ndarray | None = None) -> None:
         """Insert or replace rows by id; without `vectors` the rows wait for theirs (vector null)."""
         if not rows.get(spec.id_column):
@@ -325,8 +257,8 @@ class LanceIndex:
             .execute(self._data(spec, rows, vectors), on_bad_vectors="null" if vectors is None else "error")
         )
 
-    @_reachable
-    @_writes
+    @reachable
+    @retried_writes
     def append(self, spec: IndexSpec, rows: dict[str, list], vectors: np.ndarray | None = None) -> None:
         """Add rows whose ids the table does not hold, with their vectors or waiting for them (null):
         a third of an upsert's cost, which must first look every id up. Each append is a fragment,
@@ -339,13 +271,13 @@ class LanceIndex:
             if self._appends[spec.name] >= LAZY_FRAGMENTS:
                 self.refresh(spec, lazy=True)
 
-    @_reachable
-    @_writes
+    @reachable
+    @retried_writes
     def delete(self, spec: IndexSpec, where: str) -> None:
         self.table(spec).delete(where)
 
-    @_reachable
-    @_writes
+    @reachable
+    @retried_writes
     def update_columns(self, spec: IndexSpec, rows: dict[str, list]) -> None:
         """Set some columns of existing rows by id (one value per row); the vector is kept."""
         if rows.get(spec.id_column):
@@ -359,7 +291,7 @@ class LanceIndex:
         """(id, cosine similarity, payload and `columns`), best first; rows without a vector are not candidates."""
         return self.vector_search_many(spec, [vector], where, k, columns)[0]
 
-    @_reachable
+    @reachable
     def vector_search_many(self, spec: IndexSpec, vectors: list[np.ndarray], where: str, k: int,
                            columns: tuple[str, ...] = ()) -> list[list[Hit]]:
         """`vector_search` for each of `vectors`, in one query (one pass over the table's fragments)."""
@@ -380,7 +312,7 @@ class LanceIndex:
             found[position].append(hit)
         return found
 
-    @_reachable
+    @reachable
     def text_search(self, spec: IndexSpec, query: str, where: str, k: int) -> list[Hit]:
         """(id, BM25 score, payload), best first, from the native full-text index."""
         if not query.strip():
@@ -405,23 +337,23 @@ class LanceIndex:
         return [(row_id, score, {name: values[i] for name, values in payload.items()})
                 for i, (row_id, score) in enumerate(zip(ids, scores))]
 
-    @_reachable
+    @reachable
     def lookup(self, spec: IndexSpec, where: str, columns: list[str] | dict[str, str], limit: int | None) -> pa.Table:
         """Plain filtered scan (no vector query), e.g. for the embedding cache; `columns` may name SQL
         expressions ({"has_vector": "vector IS NOT NULL"}); `limit` None: every matching row."""
         return self.table(spec).search().where(where).select(columns).limit(limit).to_arrow()
 
-    @_reachable
-    @_writes
+    @reachable
+    @retried_writes
     def update(self, spec: IndexSpec, where: str, values: dict[str, object]) -> None:
         self.table(spec).update(where=where, values=values)
 
-    @_reachable
+    @reachable
     def count(self, spec: IndexSpec, where: str | None = None) -> int:
         return self.table(spec).count_rows(where)
 
-    @_reachable
-    @_writes
+    @reachable
+    @retried_writes
     def forget_history(self, spec: IndexSpec) -> None:
         """After a hard deletion: rewrite every fragment holding a deleted row (LanceDB's own optimize
         leaves a fragment alone below 10% deleted rows, the text still in its file), fold the indexes
@@ -436,8 +368,8 @@ class LanceIndex:
             table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
         self._settled.pop(spec.name, None)
 
-    @_reachable
-    @_writes
+    @reachable
+    @retried_writes
     def refresh(self, spec: IndexSpec, *, lazy: bool = False) -> None:
         """Fold new rows into the indexes, creating them when first useful.
 
@@ -462,7 +394,7 @@ class LanceIndex:
         try:
             self._fold(spec, lazy=lazy)
         except Exception as exc:  # noqa: BLE001  (LanceDB raises plain errors; only conflicts are upkeep lost)
-            if not _commit_conflict(exc):
+            if not commit_conflict(exc):
                 raise
             self.latest(spec)
 

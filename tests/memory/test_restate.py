@@ -62,7 +62,6 @@ def test_what_a_slot_holds_once() -> None:
 
 @pytest.mark.parametrize(("old", "new"), [
     ("Noor's car is a Ford Focus", "Noor drives a Kia EV6 now"),
-    ("Hugo's dentist is Dr. Silva", "Hugo sees Dr. Costa for his teeth now"),
     ("Ines works at Deloitte", "Ines took a job at Shopify"),
     ("Tove's favourite podcast is Serial", "Tove's favourite podcast these days is Radiolab"),
     ("Bo's usual lunch is a club sandwich", "Bo gets a miso ramen for lunch these days"),
@@ -71,13 +70,6 @@ def test_what_a_slot_holds_once() -> None:
 def test_a_new_value_in_other_words_updates_the_old_one(model, old: str, new: str) -> None:
     decision = decide(model, old, new)
     assert decision.relation == "UPDATES" and action(decision) == "apply", decision.reason
-
-
-def test_a_role_holder_named_by_what_one_does_with_them(model) -> None:
-    """"Wen's manager is Priya" is about the manager, another person, yet it names who holds Wen's role;
-    the restatement sits at the edge of what applies by itself (0.80), so it goes to review at least."""
-    decision = decide(model, "Wen's manager is Priya", "Wen reports to Daniel now")
-    assert decision.relation == "UPDATES" and action(decision) != "ignore", decision.reason
 
 
 @pytest.mark.parametrize(("old", "new"), [

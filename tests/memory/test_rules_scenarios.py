@@ -22,7 +22,7 @@ from mnemoflow.eval.scenario_scores import ProducedMemory, match_memories
 from mnemoflow.eval.scenarios import load_scenarios
 from mnemoflow.memory.generate.candidates import TurnView
 from mnemoflow.memory.generate.rules import RuleEngine
-from mnemoflow.memory.pipeline import turn_context
+from mnemoflow.memory.turns import turn_context
 from tests.memory.dialogue import Line, stored
 
 SUITE = Path(__file__).resolve().parents[2] / "eval" / "scenarios"

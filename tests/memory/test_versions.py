@@ -82,3 +82,37 @@ def test_possible_updates_stay_in_their_scope(service: MemoryService, monkeypatc
     assert service.store.linked_memories(mine, ids, ("MAY_UPDATE",)) == []
     assert service.store.linked_memories(theirs, ids, ("MAY_UPDATE",)) == []
     assert service.review_items(mine) == [] and service.review_items(theirs) == []
+
+
+def test_a_change_the_rules_doubt_stands_as_a_possible_update_until_a_person_decides(service: MemoryService) -> None:
+    scope = Scope("acme", "ana")
+    _post(service, scope, [("2025-01-10T09:00:00Z", "I drink two espressos every morning."),
+                           ("2025-03-02T09:00:00Z", "I've switched to green tea in the mornings.")])
+    memories = {m.content: m for m in service.store.list_memories(scope)}
+    old = next(m for c, m in memories.items() if "espresso" in c)
+    new = next(m for c, m in memories.items() if "green tea" in c)
+    [review] = [r for r in service.review_items(scope) if r.src == new.id]
+    assert (review.proposed_type, review.dst) == ("UPDATES", old.id)  # doubted: a person decides
+    assert service.store.linked_memories(scope, [new.id], ("MAY_UPDATE",)) == [(new.id, old.id, "MAY_UPDATE")]
+    assert [(c.src.id, c.dst.id) for c in service.store.open_conflicts(scope)] == [(new.id, old.id)]
+    items = service.recall(scope, "What does Ana drink in the morning?", token_budget=512).items
+    ids = [item.id for item in items]
+    assert ids.index(new.id) < ids.index(old.id)
+    assert "possibly superseded by" in next(item for item in items if item.id == old.id).text
+    service.decide_review(scope, review.review_id, accept=False)  # both hold: the pair is settled
+    assert service.store.open_conflicts(scope) == []
+    items = service.recall(scope, "What does Ana drink in the morning?", token_budget=512).items
+    assert not any("possibly superseded" in item.text for item in items)
+    assert {old.id, new.id} <= {m.id for m in service.store.list_memories(scope)}
+
+
+def test_a_new_holder_in_other_words_is_a_possible_update_not_a_silent_second_value(service: MemoryService) -> None:
+    scope = Scope("acme", "hugo")
+    _post(service, scope, [("2025-01-10T09:00:00Z", "My dentist is Dr. Silva."),
+                           ("2025-05-02T09:00:00Z", "I see Dr. Costa for my teeth now.")], speaker="Hugo")
+    memories = {m.content: m for m in service.store.list_memories(scope)}
+    old = next(m for c, m in memories.items() if "Silva" in c)
+    new = next(m for c, m in memories.items() if "Costa" in c)
+    assert service.store.linked_memories(scope, [new.id], ("MAY_UPDATE",)) == [(new.id, old.id, "MAY_UPDATE")]
+    text = {item.id: item.text for item in service.recall(scope, "Who is Hugo's dentist?", token_budget=512).items}
+    assert "possibly superseded by" in text[old.id]

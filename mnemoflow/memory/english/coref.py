@@ -37,6 +37,8 @@ _JOINING = words("coref.joining")
 _RELATION_ADJ = words("coref.relation_adj")
 # Words after which a "you" starts a clause (and so is its subject).
 _CLAUSE_OPENERS = words("coref.clause_openers")
+_PLACE_PREPOSITIONS = words("coref.place_prepositions")
+_PREDICATE_OPENERS = words("coref.predicate_openers")
 # Words that follow a possessive "her" ("her job") rarely follow an object "her" ("saw her today").
 _AFTER_OBJECT = words("coref.after_object")
 # "It" names a thing only before something concrete ("It's next Tuesday at 2:30pm", "It costs $40"),
@@ -247,10 +249,19 @@ def rewrite_persons(text: str, speaker: str, addressee: str | None,
             j += 1
         if j < len(words) and gap(j - 1, j).strip() == "" and (form := agree(low[j])):
             out[j] = form
-            # "I live in Leeds and teach chemistry": a known verb right after "and" shares the subject
+            # "I live in Leeds and teach chemistry": a verb right after "and" shares the subject
             k = next((k for k in range(j + 1, len(words)) if low[k] == "and" and gap(k - 1, k).strip() in ("", ",")), None)
-            if k is not None and k + 1 < len(words) and low[k + 1] in IRREGULAR and (also := agree(low[k + 1])):
+            if k is not None and k + 1 < len(words) and (also := agree(low[k + 1])) and (
+                    low[k + 1] in IRREGULAR or second_predicate(k, j)):
                 out[k + 1] = also
+
+    def second_predicate(k: int, j: int) -> bool:
+        """Whether the word after the "and" at `k` opens a second predicate of the verb at `j`'s subject
+        rather than naming a second thing: the first predicate ended in a place or a name ("live in Oslo and
+        work at a bakery"), and a preposition or determiner follows the word, as after a verb ("work at",
+        "run a"); "have a cat and dog at home" names two things."""
+        ended = any(low[x] in _PLACE_PREPOSITIONS for x in range(j + 1, k)) or words[k - 1].group()[:1].isupper()
+        return ended and k + 2 < len(words) and low[k + 2] in _PREDICATE_OPENERS
 
     def compound(i: int) -> bool:
         """"Maya and I" / "my wife and I" take a plural verb: leave it."""

@@ -52,5 +52,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[\u3002\uff01\uff1f])\s*")  # "v0
 
 def english_part(text: str) -> str:
     """The sentences of `text` the rules may read, as written (judged before chat spellings are written out:
-    German "im" is no "I'm")."""
-    return " ".join(s for s in _SENTENCE_END.split(text.strip()) if s and is_english(s))
+    German "im" is no "I'm"); the text unchanged when every sentence is English."""
+    sentences = [s for s in _SENTENCE_END.split(text.strip()) if s]
+    kept = [s for s in sentences if is_english(s)]
+    return text.strip() if len(kept) == len(sentences) else " ".join(kept)

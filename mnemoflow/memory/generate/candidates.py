@@ -7,21 +7,12 @@ from lifecycle time (when the store learnt it: `observed_at`, later valid_from/v
 
 from __future__ import annotations
 
-import re
-
-from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Literal, Protocol
 
-from mnemoflow.memory.english.names import find_entities
-from mnemoflow.memory.english.sentences import strip_padding, written_out
-from mnemoflow.memory.relate.entities import typed_entities
-from mnemoflow.memory.relate.triples import categories_of, relation_triples
-from mnemoflow.models import MemoryDraft, MemoryItem, MemoryKind, RelationDraft
-from mnemoflow.timeutil import utcnow
-
-WINDOW_TURNS = 6  # recent turns an engine may read for an elliptic question's topic
+from mnemoflow.memory.english.sentences import written_out
+from mnemoflow.models import MemoryKind
 
 
 @dataclass(frozen=True)
@@ -96,60 +87,3 @@ class GenerationEngine(Protocol):
     def close(self) -> None:
         """Release what the engine holds (an HTTP client); the caller is done with it."""
         ...
-
-
-def turn_context(turns: Sequence[TurnView], position: int, known: tuple[str, ...] = ()) -> GenerationContext:
-    """What an engine sees of one turn: the latest earlier turn by another speaker, a bounded window,
-    what the scope knows (its memories and the names they hold), and the turn's own time as "now"."""
-    turn = turns[position]
-    earlier = turns[max(0, position - WINDOW_TURNS):position]
-    previous = next((t for t in reversed(turns[:position]) if t.speaker != turn.speaker), None)
-    named = tuple(dict.fromkeys(name for text in known for name in find_entities(text)))  # "Lisbon's off": a name
-    return GenerationContext(turn=turn, now=turn.ts or utcnow(), previous=previous, window=tuple(earlier),
-                             memories=known, entities=named)
-
-
-_DETAIL_QUESTION_RE = re.compile(r"^(?:when|which|where|how(?! are| is it going| have you been)|do you have|did you|"
-                                 r"is it|are they|will it|can you tell|(?:is|was) (?:that|this)|are (?:those|these))\b", re.I)
-_NEW_TOPIC_RE = re.compile(r"^(?:and\s+)?(?:any|anything|what(?:'s| is)? (?:next|else)|what are you)\b", re.I)
-
-
-def asks_for_detail(text: str) -> bool:
-    """A question about what was just said ("Which day?", "How often are the sessions?", "Self-taught?"),
-    not one that opens a new topic ("What's next?", "Any allergies?", "Who is on your committee?")."""
-    asked = [s.strip() for s in re.findall(r"[^.!?]*\?", text)]
-    if not asked:
-        return False
-    question = strip_padding(asked[-1])  # "Sure, how many nights?" asks "how many nights?"
-    if _NEW_TOPIC_RE.match(question):
-        return False
-    return bool(_DETAIL_QUESTION_RE.match(question)) or len(question.split()) <= 3
-
-
-def speaker_of(memory: MemoryItem) -> str | None:
-    """Who said what the memory was read from (the first source turn), when it came from a conversation."""
-    turns = memory.metadata.get("source_turns") or []
-    return turns[0].get("speaker") if turns else None
-
-
-def memory_draft(candidate: Candidate, cited: tuple[str, ...], turns: dict[str, TurnView], said_in: str,
-           speakers: tuple[str, ...]) -> MemoryDraft:
-    """`source_turns` lets recall cite a memory the way it cites a conversation chunk: session,
-    turn, speaker and time of each turn it was read from, the turn that said it first (then the
-    question it answers)."""
-    order = sorted(candidate.source_turn_ids, key=lambda i: i != said_in)
-    sources = [{"session_id": t.session_id, "turn_id": t.turn_id, "speaker": t.speaker,
-                "ts": t.ts.isoformat() if t.ts else None}
-               for t in (turns.get(i) for i in order) if t is not None]
-    entities = tuple(typed_entities(candidate.content, candidate.entities, speakers=speakers))
-    return MemoryDraft(
-        content=candidate.content, kind=candidate.kind, salience=candidate.salience, confidence=candidate.confidence,
-        observed_at=candidate.observed_at, event_start_at=candidate.event_start_at,
-        event_end_at=candidate.event_end_at, temporal_text=candidate.temporal_text,
-        metadata={"entities": list(candidate.entities), "source_turn_ids": list(candidate.source_turn_ids),
-                  "source_turns": sources, "why": list(candidate.reasons),
-                  **({"rule": candidate.rule} if candidate.rule else {})},
-        derived_from=cited, entities=entities,
-        relations=tuple(RelationDraft(*t) for t in relation_triples(candidate.content, entities)),
-        categories=tuple(categories_of(candidate.content, candidate.kind)),
-    )

@@ -25,9 +25,14 @@ from mnemoflow.memory.generate.candidates import (
 from mnemoflow.llm.chat import ChatClient, ChatFailed, ResponseFormat
 from mnemoflow.memory.generate.judge import display_name
 from mnemoflow.memory.relate.llm_judge import RelationJudge
+from mnemoflow.memory.turns import WINDOW_TURNS
 from mnemoflow.models import MemoryKind
 
-_NULLABLE_DATE = {"type": ["string", "null"], "description": "YYYY-MM-DD, or null when no event time is stated."}
+MAX_CANDIDATES = 8  # memories one turn may give
+MAX_ENTITIES = 8
+MAX_CONDITIONS = 4  # key=value pairs on one side of a rule
+_NULLABLE_DATE = {"anyOf": [{"type": "string", "format": "date"}, {"type": "null"}],  # a decoder holds the format
+                  "description": "YYYY-MM-DD, or null when no event time is stated."}
 _CANDIDATE_SCHEMA: dict[str, Any] = {
     "type": "object",
     "additionalProperties": False,
@@ -37,12 +42,14 @@ _CANDIDATE_SCHEMA: dict[str, Any] = {
         "kind": {"type": "string", "enum": list(get_args(MemoryKind))},
         "confidence": {"type": "number", "description": "How sure the content is right, 0 to 1."},
         "salience": {"type": "number", "description": "How much it matters to remember later, 0 to 1."},
-        "entities": {"type": "array", "items": {"type": "string"}},
-        "source_turn_ids": {"type": "array", "items": {"type": "string"}},
+        # bounded, so a constrained decoder cannot run a list until max_tokens (a small model will)
+        "entities": {"type": "array", "items": {"type": "string"}, "maxItems": MAX_ENTITIES},
+        "source_turn_ids": {"type": "array", "items": {"type": "string"}, "maxItems": WINDOW_TURNS + 1},
         "event_start_at": {**_NULLABLE_DATE, "description": "First day of the event: " + _NULLABLE_DATE["description"]},
         "event_end_at": {**_NULLABLE_DATE, "description": "Last day of the event: " + _NULLABLE_DATE["description"]},
         "temporal_text": {"type": ["string", "null"], "description": "The words that gave the event time."},
-        **{f"rule_{slot}": {"type": "array", "items": {"type": "string"}, "description": what} for slot, what in (
+        **{f"rule_{slot}": {"type": "array", "items": {"type": "string"}, "maxItems": MAX_CONDITIONS,
+                            "description": what} for slot, what in (
             ("if", "kind rule: when it applies, as key=value (topic=data); empty for other kinds or always"),
             ("then", "kind rule: what it sets, as dotted key=value (output.format=json, tool.deny=shell)"),
             ("unless", "kind rule: when it does not apply, as key=value"))},
@@ -57,7 +64,7 @@ RESPONSE_FORMAT: dict[str, Any] = {
         "schema": {
             "type": "object",
             "additionalProperties": False,
-            "properties": {"candidates": {"type": "array", "items": _CANDIDATE_SCHEMA}},
+            "properties": {"candidates": {"type": "array", "items": _CANDIDATE_SCHEMA, "maxItems": MAX_CANDIDATES}},
             "required": ["candidates"],
         },
     },

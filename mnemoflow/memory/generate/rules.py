@@ -145,20 +145,25 @@ class RuleEngine:
     def close(self) -> None:
         """Nothing to release: the rules hold no connection."""
 
+    def _skipped(self, context: GenerationContext, speaker: str, why: str) -> Candidate:
+        """The whole turn passed over (kept as its chunk, no memory), saying why."""
+        turn = context.turn
+        return self._candidate(_Draft(turn.text.strip(), turn.text, turn.text, 0.9, (f"skip:{why}",), (turn.turn_id,),
+                                      store=False), _Turn(context, speaker, None, ()))
+
     def generate(self, context: GenerationContext) -> list[Candidate]:
         if not context.turn.text.strip():
             return []
         said = english_part(context.turn.text)  # judged as written: German "im" is no chat "I'm"
         speaker = display_name(context.turn.speaker)
         if not said:  # another language: the turn stays a chunk (the LLM path reads it)
-            turn = context.turn
-            return [self._candidate(_Draft(turn.text.strip(), turn.text, turn.text, 0.9, ("skip:not English",),
-                                           (turn.turn_id,), store=False), _Turn(context, speaker, None, ()))]
-        context = replace(context, turn=replace(context.turn, text=said)).written_out()
+            return [self._skipped(context, speaker, "not English")]
+        if said != context.turn.text.strip():  # the English sentences of a mixed turn
+            context = replace(context, turn=replace(context.turn, text=said))
+        context = context.written_out()
         turn = context.turn
         if _is_assistant(turn):
-            return [self._candidate(_Draft(turn.text.strip(), turn.text, turn.text, 0.9, ("skip:assistant turn",),
-                                           (turn.turn_id,), store=False), _Turn(context, speaker, None, ()))]
+            return [self._skipped(context, speaker, "assistant turn")]
         addressee = _addressee(context)
         known = tuple(dict.fromkeys(n for n in (speaker, addressee, *_speakers(context), *context.entities)
                                     if n and n != "the assistant"))

@@ -7,7 +7,8 @@
 - **A possible update.** A new memory about the same owner as a held one and the same subject (a name or
   a word both predicates share, or vectors nearer than `MAY_UPDATE_AT`), whose change the rules could not
   classify, may replace it: it is linked MAY_UPDATE (both stay current; recall puts the newer first and
-  marks the older), and the pair waits for review as an UPDATES (`possible_update`).
+  marks the older), and the pair waits for review as an UPDATES (`possible_update`). An UPDATES the rules
+  classified but doubt (in the review band) stands as a MAY_UPDATE the same way (`may_update`).
 """
 
 from __future__ import annotations
@@ -90,6 +91,12 @@ def may_update_links(candidate: str, neighbours: Sequence[Neighbour], now: datet
         link = LinkDraft(judged.relation, held.memory_id, judged.confidence, f"{judged.reason}; {reason}")
         return ((link,), ()) if verdict == "apply" else ((), (link,))
     return _may_update(held, reason)
+
+
+def may_update(doubted: LinkDraft) -> LinkDraft:
+    """The MAY_UPDATE that stands while an UPDATES the rules doubt waits for review: until a person decides,
+    both stay current and recall marks the older, so the old value is never given as if nothing had changed."""
+    return LinkDraft("MAY_UPDATE", doubted.target_id, doubted.confidence, f"possible update: {doubted.reason}")
 
 
 def _may_update(held: Neighbour, reason: str) -> tuple[tuple[LinkDraft, ...], tuple[LinkDraft, ...]]:
