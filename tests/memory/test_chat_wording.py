@@ -105,6 +105,12 @@ def test_a_topic_before_a_dash_goes_with_the_statement_after_it() -> None:
     assert memory.content == "Kim's leaving party: Ola has booked the Anchor for May 10, 2024 at 6"
 
 
+def test_a_heading_before_a_colon_is_dropped_when_it_names_no_topic() -> None:
+    [memory] = say("Bo", "small change from HR: Kemi now starts on the 20th instead of Monday")
+    assert memory.content.startswith("Kemi now starts on May 20, 2024")
+    assert memory.event_start_at == datetime(2024, 5, 20)
+
+
 def test_where_it_is_after_a_sentence_that_ends_on_the_thing() -> None:
     contents = [c.content for c in say("Nia", "sorting out my nephew Leo's 4th birthday. it's at Jungle Jims on "
                                               "Saturday")]
@@ -130,6 +136,13 @@ def test_a_noun_written_like_a_request_verb_is_no_request() -> None:
 def test_a_request_to_keep_before_a_colon_leaves_what_to_keep() -> None:
     assert [c.content for c in say("Oz", "can you keep this for me: the alarm code is 7731", role="user")] == [
         "Oz's alarm code is 7731"]
+
+
+def test_a_thing_said_booked_with_no_subject_is_the_speakers() -> None:
+    [memory] = say("Yan", "physio booked for my shoulder, fri 14 june at 8:20")
+    assert memory.content == "Yan has the physio booked for their shoulder, Friday June 14, 2024 at 8:20"
+    assert [c.content for c in say("Yan", "the venue is booked for June", role="user")] == [
+        "Yan's venue is booked for June 2024"]
 
 
 def test_a_second_fact_after_and_with_its_own_thing_is_its_own_memory() -> None:

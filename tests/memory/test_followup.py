@@ -5,8 +5,11 @@ from __future__ import annotations
 import pytest
 
 from mnemoflow.memory.generate.followup import (
+    destination,
     is_clause,
+    is_going_without_place,
     merge,
+    with_destination,
 )
 from mnemoflow.memory.generate.questions import parse_question
 
@@ -78,6 +81,28 @@ def test_how_many_nights_is_for_how_long() -> None:
     assert [s.text for s in follow.segments] == [" for two nights"]
     people = merge("How many people?", "Four.")
     assert people is not None and [s.text for s in people.segments] == [" (people: four)"]
+
+
+def test_where_someone_is_going_comes_from_what_was_said_before() -> None:
+    assert destination(["No, Ben is coming with me.", "When are you going to Japan?"], ["Ben"]) == "Japan"
+    assert destination(["I'm planning a trip to Japan with Maya."]) == "Japan"
+    assert destination(["I'm going to Maya's for dinner."], ["Maya"]) is None  # a person is not a place
+    assert destination(["I'm going to start running."]) is None
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Ben is coming with Alex", "Ben is coming to Japan with Alex"),
+    ("Alex is going next April", "Alex is going to Japan next April"),
+])
+def test_going_without_a_place_takes_it(text: str, expected: str) -> None:
+    assert is_going_without_place(text)
+    assert with_destination(text, "Japan") == expected
+
+
+@pytest.mark.parametrize("text", ["Alex will go to Kyoto", "Alex is going home", "Alex is going to start Monday",
+                                  "Alex lives in Berlin", "Alex is going in Osaka first"])
+def test_going_somewhere_already_or_not_going_at_all(text: str) -> None:
+    assert not is_going_without_place(text)
 
 
 def test_a_question_about_what_someone_said_asks_its_embedded_question() -> None:

@@ -310,6 +310,17 @@ def test_a_value_that_replaces_nothing_said_corrects_nothing(before: str, after:
     assert all("correction" not in c.reasons for c in stored(lines, NOW))
 
 
+def test_going_without_a_place_takes_the_place_said_before() -> None:
+    lines = [("Maya", "When are you going to Japan?"), ("Alex", "Next April."), ("Maya", "Are you going alone?"),
+             ("Alex", "No, Ben is coming with me.")]
+    assert contents(stored(lines, NOW)) == ["Alex is going to Japan in April 2025",
+                                            "Alex is not going alone",  # a denial keeps its own words
+                                            "Ben is coming to Japan with Alex"]
+    trip = [("Alex", "I'm planning a trip to Japan."), ("Sam", "When are you going?"), ("Alex", "Next April.")]
+    assert contents(stored(trip, NOW))[-1] == "Alex is going to Japan in April 2025"
+    assert contents(stored(trip[1:], NOW)) == ["Alex is going in April 2025"]  # nowhere was said
+
+
 def test_the_thing_of_someone_named_just_before_is_theirs() -> None:
     lines = [("Marek", "The teacher's email says Oscar's first day of school is September 3.", "user"),
              ("Marek", "But the school newsletter says Year 2 starts on September 5.", "user")]

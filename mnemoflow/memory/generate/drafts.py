@@ -275,6 +275,12 @@ _CLASS_VALUES = frozenset().union(*EXCLUSIVE_CLASSES.values())
 _WHAT_I_AM_NOW = re.compile(r"^(?:(?:officially|now|finally|properly|basically)\s+)?an?\s+(?!bit\b|lot\b|few\b|couple\b)"
                             r"[\w'-]+(?:\s+[\w'-]+){0,3}?\s+(?:now|again)\b")
 
+# "dentist booked for a filling, thurs 12 dec", "ferry to Bilbao booked!!": a thing the speaker has booked
+_BOOKED = re.compile(r"^(?P<thing>(?!(?:I|we|you|he|she|they|it|that|this|all|everything|nothing|something)\b)[\w'-]+"
+                     r"(?:\s+(?!(?:is|are|was|were|has|have|had|been|got|all|now|just)\b)[\w'-]+){0,4}?)\s+"
+                     r"(?P<done>booked|sorted|confirmed|arranged|reserved|scheduled)\b(?!\s+(?:me|us|him|her|them|it|the|a|an)\b)",
+                     re.I)
+
 
 _MODALS = frozenset({"can't", "cannot", "won't", "couldn't", "might", "should", "could", "would", "must"})
 # "could be a cold", "must have taken a lot of work": what may be or have been, said of no one
@@ -285,6 +291,10 @@ def _with_subject(body: str) -> tuple[str, bool]:
     """Chat drops the subject ("Moved to Lisbon in March"); put the speaker's "I" back."""
     first = body.split()[0].lower().rstrip(":") if body.split() else ""  # "Decided: the 10k" ("Noted," acknowledges)
     low = body[:1].lower() + body[1:]
+    if (booked := _BOOKED.match(body)) and not re.fullmatch(r"[A-Z][a-z]+", booked["thing"]):
+        thing = _lower_first(booked["thing"])
+        the = "" if thing.split()[0].lower() in _DETERMINERS | {"my", "our", "his", "her", "their"} else "the "
+        return f"I have {the}{thing} {booked['done']}{body[booked.end('done'):]}", True
     if guessed := _GUESS_WHO.match(body):  # "guess who finally escaped Narva": the speaker did
         return "I " + body[guessed.end():], True
     if doing := _DOING_NOW.match(body):  # "these days it's reformer pilates at Pulse Studio": what they do

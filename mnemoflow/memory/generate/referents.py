@@ -173,6 +173,21 @@ def dash_topic(sentences: Sequence[str], i: int, known: Iterable[str], speaker: 
     return said[:1].upper() + said[1:]
 
 
+# "small change from leadership: Marco now takes over ...", "update: ...": a heading before the statement; one
+# that says what it is about ("change of plan on the dashboard:") is kept
+_HEADING = re.compile(r"^(?P<head>[A-Za-z][A-Za-z ]{0,40}):\s+(?=\S)")
+_TOPIC_IN = re.compile(r"\b(?:on|about|re|regarding|for|with)\s+\w+", re.I)
+
+
+def without_heading(body: str) -> str:
+    """`body` without a heading of a few verbless words before a colon that names no topic."""
+    heading = _HEADING.match(body)
+    if heading is None or _has_verb(heading["head"]) or _TOPIC_IN.search(heading["head"]):
+        return body
+    rest = body[heading.end():]
+    return rest if _has_verb(rest) and len(rest.split()) >= 3 else body
+
+
 def recent_mentions(context: GenerationContext, speaker: str) -> tuple[Mention, ...]:
     """People named in the last four turns, newest first: who "she" may be."""
     found: list[Mention] = []

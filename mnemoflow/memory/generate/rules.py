@@ -56,13 +56,16 @@ from mnemoflow.memory.generate.drafts import (
 from mnemoflow.memory.generate.followup import (
     allergy_answer,
     asked_of,
+    destination,
     first_said,
     is_clause,
+    is_going_without_place,
     is_polar,
     merge,
     refined,
     reports_done,
     with_allergen,
+    with_destination,
 )
 from mnemoflow.memory.generate.judge import (
     _PRONOUN_START,
@@ -88,6 +91,7 @@ from mnemoflow.memory.generate.referents import (
     recent_mentions,
     the_thing_asked,
     they_asked_about,
+    without_heading,
 )
 from mnemoflow.models import MemoryKind
 from mnemoflow.scoring import fast_score
@@ -234,6 +238,7 @@ class RuleEngine:
             body, turn_ids = corrected
             reasons.append("correction")
         body = _NO_LEAD.sub("", body)
+        body = without_heading(body)
         if (agreed := _AGREED.match(body)) and _PROPOSAL.search(info.context.previous.text if info.context.previous else ""):
             when = f"the {agreed['when']}" if re.match(r"\d+(?:st|nd|rd|th)$", agreed["when"]) else agreed["when"]
             body = f"it's moved to {when}{body[agreed.end():]}"  # "can we do the 29th instead?" / "29th it is"
@@ -329,6 +334,12 @@ class RuleEngine:
                 return None
             content, turn_ids = refined(topic.content, content) or topic.content.rstrip(".!") + content, \
                 topic.turn_ids + turn_ids
+        place = None
+        if is_going_without_place(question):  # "When are you going?": where to was said before
+            place = destination([info.context.turn.text, *(t.text for t in reversed(info.context.window))],
+                                info.known)
+        if place and follow.mode != "no" and is_going_without_place(content):  # not "not going to Japan alone"
+            content = with_destination(content, place)
         if (they := re.match(r"^they\b", content, re.I)) and (things := they_asked_about(info.context, previous)):
             content = f"{things}{content[they.end():]}"  # "I keep forgetting the bins" / "Which day are they collected?"
         if re.match(r"^the\s+[a-z]", content, re.I) and not _names_someone(info, content, asker):
@@ -342,7 +353,10 @@ class RuleEngine:
             drafts.append(_Draft(content, f"{question} {answer}", content, confidence, (f"follow-up:{follow.mode}",),
                                  turn_ids))
         if follow.leftover and follow.mode != "clause":
-            drafts.append(self._statement(info, follow.leftover, antecedents)[0])
+            leftover, _ = self._statement(info, follow.leftover, antecedents)
+            if place and leftover.store and is_going_without_place(leftover.content):
+                leftover = replace(leftover, content=with_destination(leftover.content, place))  # "Ben is coming"
+            drafts.append(leftover)
         return drafts
 
     def _topic(self, info: _Turn, previous: TurnView) -> _Draft | None:
