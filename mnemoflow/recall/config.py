@@ -130,8 +130,10 @@ class RecallConfig(BaseModel):
         "(recall/currency.py): a value said again later outranks the one it replaced.",
     )
     newer_first_at: float = Field(
-        0.55, ge=0, le=1, description="Cosine similarity of two candidates' vectors from which they are about the "
-        "same subject (chosen on the tune half of the scenario suite, with the possible-update threshold).",
+        0.7, ge=0, le=1, description="Cosine similarity of two candidates' vectors from which they are about the "
+        "same subject, as memory/relate/versions.MAY_UPDATE_AT: below it, one person's name weighs so much in "
+        "short sentences that unrelated facts of theirs come this near ('Alex's quarterly report is due on "
+        "March 8' / 'Alex is going in April', 0.69), and a newer one would displace the answer.",
     )
     newer_first_depth: int = Field(30, ge=0, description="How many of the top candidates newer_first looks at.")
     possible_updates: bool = Field(

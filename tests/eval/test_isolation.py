@@ -95,7 +95,7 @@ def test_the_evaluate_jobs_probes_on_duckdbs_bm25(settings: Settings) -> None:
 def test_the_evaluate_job_records_runs_analysts_can_follow(tmp_path: Path) -> None:
     scenarios = tmp_path / "scenarios"
     scenarios.mkdir()
-    shutil.copy(Path(__file__).resolve().parents[2] / "eval" / "scenarios" / "conflict-dinner-venue.json", scenarios)
+    shutil.copy(Path(__file__).resolve().parents[2] / "eval" / "scenarios" / "conflict-grandma-birthday.json", scenarios)
     with MemoryService(load_settings(tmp_path / "home", eval_scenarios_dir=scenarios,
                                      eval_locomo_dir=tmp_path / "no-locomo")) as service:
         first = service.maintain("evaluate")
@@ -112,7 +112,7 @@ def test_the_evaluate_job_records_runs_analysts_can_follow(tmp_path: Path) -> No
         assert levels == [(8,)]  # the eight levels that name an agent, each with its leak count (none)
         _, per_scenario = service.store.sql("SELECT item_id, metric FROM eval_results WHERE item_id <> '' "
                                             "AND metric = 'extraction_recall'")
-        assert per_scenario == [("conflict-dinner-venue", "extraction_recall")] * 2
+        assert per_scenario == [("conflict-grandma-birthday", "extraction_recall")] * 2
         # the scenario runs keep their report page, which the dashboard serves; isolation has none
         runs = service.runs("acme").evaluations
         assert sorted((r.suite, r.has_report) for r in runs) == [("isolation", False)] * 2 + [("scenarios", True)] * 2

@@ -55,7 +55,7 @@ def test_an_answer_to_a_question_after_a_detail_can_extend_what_it_details(servi
     """Trip, then "Tomas is coming with me", then "Where will you go?": the places detail the trip."""
     scope = Scope("acme", "ines")
     said = [("t1", "Rui", "When are you going to Portugal?"), ("t2", "Ines", "Next May."),
-            ("t3", "Rui", "Nice! Are you going alone?"), ("t4", "Ines", "No, Tomas is coming to Portugal with me."),
+            ("t3", "Rui", "Nice! Are you going alone?"), ("t4", "Ines", "No, Tomas is coming with me."),
             ("t5", "Rui", "Where will you go?"), ("t6", "Ines", "Lisbon for sure, and a few days in Porto.")]
     service.post_events(scope, [{"session_id": "s", "turn_id": t, "speaker": who, "role": "user",
                                  "ts": f"2024-11-02T10:0{i}:00Z", "text": text} for i, (t, who, text) in enumerate(said)])

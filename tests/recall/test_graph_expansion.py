@@ -26,7 +26,8 @@ OTHER_USER = Scope("acme", "omar")
 OTHER_TENANT = Scope("globex", "maya")
 # BM25 alone: a memory that shares no word with the query is not a candidate unless expansion adds it
 # (the vector signal would rank every memory of a small store)
-LEXICAL = RecallConfig(name="lexical-graph", signals={"bm25": 1.0})
+# graph expansion on its own: newer-first (which may reorder and mark what it finds) is tested in test_versions
+LEXICAL = RecallConfig(name="lexical-graph", signals={"bm25": 1.0}, newer_first=False)
 HISTORY = RecallFilters(include_history=True)
 
 
@@ -225,7 +226,8 @@ def test_graph_off_gives_plain_fused_results(service: MemoryService, marathon: d
 
 def test_the_default_preset_never_reorders_chunks(service: MemoryService, tmp_path: Path) -> None:
     """Rerank and expansion touch memories only: chunks keep today's scores and order among themselves,
-    and with no memory candidates the result is today's exactly."""
+    and with no memory candidates the result is today's exactly. (Newer-first, which orders turns about
+    one thing by time, is the step that moves chunks: off on both sides here, tested in test_versions.)"""
     write_transcript(tmp_path / "chat.jsonl", [
         turn("s1", str(i), "Maya" if i % 2 else "Sam", f"2024-05-01T10:{i:02d}:00Z", text)
         for i, text in enumerate([
@@ -235,14 +237,15 @@ def test_the_default_preset_never_reorders_chunks(service: MemoryService, tmp_pa
         ])
     ])
     service.ingest(SCOPE, [tmp_path / "chat.jsonl"])
-    plain = preset("default").model_copy(update={"graph": False, "salience_weight": 0.0, "recency_weight": 0.0})
+    default_config = preset("default").model_copy(update={"newer_first": False})
+    plain = default_config.model_copy(update={"graph": False, "salience_weight": 0.0, "recency_weight": 0.0})
     chunks_only = RecallFilters(kinds=["chunk"])
     for query in ("when is the marathon?", "what did Maya say about her knee", "physio"):
-        default = service.recall(SCOPE, query, token_budget=4000, k=50)
+        default = service.recall(SCOPE, query, token_budget=4000, k=50, config=default_config)
         before = service.recall(SCOPE, query, token_budget=4000, k=50, config=plain)
         assert [(i.id, i.score, i.why) for i in default.items if i.kind == "chunk"] == [
             (i.id, i.score, i.why) for i in before.items if i.kind == "chunk"]
-        default = service.recall(SCOPE, query, token_budget=4000, filters=chunks_only)
+        default = service.recall(SCOPE, query, token_budget=4000, filters=chunks_only, config=default_config)
         before = service.recall(SCOPE, query, token_budget=4000, filters=chunks_only, config=plain)
         assert default.items and default.model_dump() == before.model_dump()
 
