@@ -169,12 +169,12 @@ def test_direct_adds_of_a_change_leave_one_current_memory(memory: Memory, before
 
 @pytest.mark.parametrize(("before", "after"), [
     ("I drink two espressos every morning", "I've switched to green tea in the mornings"),
-    ("My dentist is Dr. Lee", "I see Dr. Patel for my teeth now"),
+    ("My laptop runs Windows 11", "I wiped the laptop and put Ubuntu on it"),
 ])
 def test_a_change_the_rules_cannot_name_is_a_possible_update_both_current(memory: Memory, before: str,
                                                                           after: str) -> None:
-    """No word names the slot twice: the rules cannot tell a change from a second value, so the pair is a
-    possible update (MAY_UPDATE, and an UPDATES for review) rather than a guess either way."""
+    """The rules cannot tell a change from a second value (a slot no word names twice, a change of a thing
+    they share), so the pair is a possible update (MAY_UPDATE, and an UPDATES for review), not a guess."""
     first = memory.add(before, user_id="alex").results[0]
     [second] = memory.add(after, user_id="alex").results
     assert (second.event, second.review) == ("ADD", [first.id])
