@@ -452,7 +452,7 @@ class MemoryGenerator:
 
     def _keep_unchanged(self, writes: MemoryWrites, replaced: str, candidate: Candidate,
                         neighbours: Sequence[Neighbour], turn_id: str) -> None:
-        """The facts of the replaced memory that the change leaves (`facts.unchanged_facts`) stay current as
+        """The facts of the replaced memory that the change leaves (`versions.unchanged_facts`) stay current as
         a new version of it, with its kind, times and sources: a move keeps the job."""
         held = next((n for n in neighbours if n.memory_id == replaced), None)
         parts = facts(held.content) if held else []

@@ -4,13 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from mnemoflow.memory.generate.followup import (
-    destination,
-    is_clause,
-    is_going_without_place,
-    merge,
-    with_destination,
-)
+from mnemoflow.memory.generate.destination import destination, is_going_without_place, with_destination
+from mnemoflow.memory.generate.followup import is_clause, merge
 from mnemoflow.memory.generate.questions import parse_question
 
 

@@ -5,6 +5,7 @@ Wording of these tests' own."""
 from __future__ import annotations
 
 from mnemoflow.memory.relate import versions
+from mnemoflow.models import MemoryItem
 from mnemoflow.service import MemoryService
 from mnemoflow.storage import Scope
 
@@ -12,6 +13,15 @@ from mnemoflow.storage import Scope
 def _post(service: MemoryService, scope: Scope, said: list[tuple[str, str]], speaker: str = "Ana") -> None:
     service.post_events(scope, [{"session_id": f"s{n}", "turn_id": f"t{n}", "speaker": speaker, "role": "user",
                                  "ts": ts, "text": text} for n, (ts, text) in enumerate(said)])
+
+
+def _old_and_new(service: MemoryService, scope: Scope, old_word: str, new_word: str) -> tuple[MemoryItem, MemoryItem]:
+    """The current memories holding `old_word` and `new_word`, with the MAY_UPDATE that links them checked."""
+    memories = {m.content: m for m in service.store.list_memories(scope)}
+    old = next(m for c, m in memories.items() if old_word in c)
+    new = next(m for c, m in memories.items() if new_word in c)
+    assert service.store.linked_memories(scope, [new.id], ("MAY_UPDATE",)) == [(new.id, old.id, "MAY_UPDATE")]
+    return old, new
 
 
 def test_a_change_keeps_the_other_facts_of_the_memory_it_replaces_current_and_cited(service: MemoryService) -> None:
@@ -45,11 +55,7 @@ def test_a_possible_update_is_linked_for_review_and_recall_marks_the_older(servi
     scope = Scope("acme", "ana")
     _post(service, scope, [("2025-01-10T09:00:00Z", "My laptop runs Windows 11."),
                            ("2025-03-02T09:00:00Z", "I put Fedora on the laptop over the weekend.")])
-    memories = {m.content: m for m in service.store.list_memories(scope)}
-    old = next(m for c, m in memories.items() if "Windows" in c)
-    new = next(m for c, m in memories.items() if "Fedora" in c)
-    links = service.store.linked_memories(scope, [new.id], ("MAY_UPDATE",))
-    assert links == [(new.id, old.id, "MAY_UPDATE")]
+    old, new = _old_and_new(service, scope, "Windows", "Fedora")
     [review] = [r for r in service.review_items(scope) if r.src == new.id]
     assert review.proposed_type == "UPDATES" and review.dst == old.id and review.reason.startswith("possible update")
     items = service.recall(scope, "Which operating system is on Ana's laptop?", token_budget=512).items
@@ -88,12 +94,9 @@ def test_a_change_the_rules_doubt_stands_as_a_possible_update_until_a_person_dec
     scope = Scope("acme", "ana")
     _post(service, scope, [("2025-01-10T09:00:00Z", "I drink two espressos every morning."),
                            ("2025-03-02T09:00:00Z", "I've switched to green tea in the mornings.")])
-    memories = {m.content: m for m in service.store.list_memories(scope)}
-    old = next(m for c, m in memories.items() if "espresso" in c)
-    new = next(m for c, m in memories.items() if "green tea" in c)
+    old, new = _old_and_new(service, scope, "espresso", "green tea")
     [review] = [r for r in service.review_items(scope) if r.src == new.id]
     assert (review.proposed_type, review.dst) == ("UPDATES", old.id)  # doubted: a person decides
-    assert service.store.linked_memories(scope, [new.id], ("MAY_UPDATE",)) == [(new.id, old.id, "MAY_UPDATE")]
     assert [(c.src.id, c.dst.id) for c in service.store.open_conflicts(scope)] == [(new.id, old.id)]
     items = service.recall(scope, "What does Ana drink in the morning?", token_budget=512).items
     ids = [item.id for item in items]
@@ -110,9 +113,6 @@ def test_a_new_holder_in_other_words_is_a_possible_update_not_a_silent_second_va
     scope = Scope("acme", "hugo")
     _post(service, scope, [("2025-01-10T09:00:00Z", "My dentist is Dr. Silva."),
                            ("2025-05-02T09:00:00Z", "I see Dr. Costa for my teeth now.")], speaker="Hugo")
-    memories = {m.content: m for m in service.store.list_memories(scope)}
-    old = next(m for c, m in memories.items() if "Silva" in c)
-    new = next(m for c, m in memories.items() if "Costa" in c)
-    assert service.store.linked_memories(scope, [new.id], ("MAY_UPDATE",)) == [(new.id, old.id, "MAY_UPDATE")]
+    old, new = _old_and_new(service, scope, "Silva", "Costa")
     text = {item.id: item.text for item in service.recall(scope, "Who is Hugo's dentist?", token_budget=512).items}
     assert "possibly superseded by" in text[old.id]

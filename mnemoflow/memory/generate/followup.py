@@ -6,23 +6,19 @@ answer sets the statement's polarity ("Are you still vegetarian?" / "No" -> "...
 vegetarian"). Words keep the perspective of whoever said them (the asker's "you" is the answerer,
 the answerer's "I" is the answerer too), so the result is a list of segments the caller resolves
 separately. Small talk ("How are you?") and offers ("Would you like ...?") are not merged: their
-answers carry nothing durable. A question about going that names no place ("When are you going?")
-leaves it to the conversation before, where the trip was named ("... to Japan"): `destination`
-finds it and `with_destination` puts it back into the answer.
+answers carry nothing durable. Where a question about going leaves the place to the conversation
+before, `generate/destination.py` puts it back.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from mnemoflow.memory.english.lexicon import (
     ALLERGEN_ALIASES,
     ALLERGENS,
-    MONTHS,
     NUMBERS_TO_TWELVE,
-    WEEKDAYS,
 )
 from mnemoflow.memory.english.sentences import split_clauses
 from mnemoflow.memory.english.verbs import (
@@ -84,12 +80,6 @@ _LOWER_FIRST = re.compile(
 _PREP_START = re.compile(r"^(in|on|at|to|with|for|from|by|next|last|this|tomorrow|today|tonight|yesterday|since|"
                          r"until|around|about|before|after|during|near)\b", re.I)
 _NUMBER_WORD = r"\d+|" + "|".join(NUMBERS_TO_TWELVE)
-_GOING = re.compile(r"\b(?:go|goes|going|went|come|comes|coming|came|travel(?:s|ing|ling|ed|led)?|fly|flies|"
-                    r"flying|flew|head(?:s|ing|ed)?)\b(?!\s+to\s+[a-z])", re.I)  # not "going to start"
-_DESTINATION = re.compile(r"\b(?:go(?:es|ing)?|went|com(?:e|es|ing)|came|travel\w*|fl(?:y|ies|ying|ew)|head\w*|trip|"
-                          r"flight|moving|move|visit(?:ing)?)\b[^.?!;]*?\bto\s+(?P<place>[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*)")
-_HAS_PLACE = re.compile(r"\b(?:to|into|in|at|from)\s+(?!(?i:" + "|".join(MONTHS + WEEKDAYS) + r")\b)[A-Z]|"
-                        r"\b(?:home|abroad|there|here|back|overseas)\b")  # "in April" is when, not where
 _GERUND = re.compile(r"^[A-Za-z]+ing\b")
 
 
@@ -423,27 +413,6 @@ def _wh(q: Question, text: str) -> FollowUp | None:
     elif wh not in {"how often", "how far", "how old"}:  # "How old is he turning?" / "seven on the 14th"
         return None
     return FollowUp((ask(base), said(" " + text)), "wh")
-
-
-def destination(texts: Iterable[str], people: Iterable[str] = ()) -> str | None:
-    """Where the conversation said someone is going, newest first: "Japan" in "When are you going to
-    Japan?" or "I'm planning a trip to Japan". None when no trip names a place (a person is not one)."""
-    names = set(people)
-    for text in texts:
-        places = [m["place"] for m in _DESTINATION.finditer(text) if m["place"] not in names]
-        if places:
-            return places[-1]
-    return None
-
-
-def is_going_without_place(text: str) -> bool:
-    """Whether `text` says someone goes or comes without saying where: "Ben is coming with me"."""
-    return bool(_GOING.search(text)) and not _HAS_PLACE.search(text)
-
-
-def with_destination(statement: str, place: str) -> str:
-    """`place` put after the verb of going: "Ben is coming with Alex" -> "Ben is coming to Japan with Alex"."""
-    return _GOING.sub(lambda m: f"{m.group()} to {place}", statement, count=1)
 
 
 # a question after what someone can't eat: "Any allergies or dietary needs?", "any foods you avoid?"

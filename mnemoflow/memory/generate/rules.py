@@ -53,19 +53,17 @@ from mnemoflow.memory.generate.drafts import (
     _told_in_asking,
     _with_subject,
 )
+from mnemoflow.memory.generate.destination import destination, is_going_without_place, with_destination
 from mnemoflow.memory.generate.followup import (
     allergy_answer,
     asked_of,
-    destination,
     first_said,
     is_clause,
-    is_going_without_place,
     is_polar,
     merge,
     refined,
     reports_done,
     with_allergen,
-    with_destination,
 )
 from mnemoflow.memory.generate.judge import (
     _PRONOUN_START,
