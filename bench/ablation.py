@@ -114,7 +114,7 @@ FAMILIES: dict[str, list[tuple[str, Any]]] = {
     "label": [(f"{R}.claims:_without_label", _same)],
     "splice": [(f"{R}.claims:_SPLICE_RE", NEVER)],
     "attribution": [(f"{R}.claims:_split_attribution", lambda text: (None, text.strip().rstrip("."), ""))],
-    "triples": [(f"{PIPE}:relation_triples", _empty), (f"{PIPE}:categories_of", _empty)],
+    "triples": [("mnemoflow.memory.drafts:relation_triples", _empty), ("mnemoflow.memory.drafts:categories_of", _empty)],
     # inference (DERIVES)
     "derive": [(f"{PIPE}:derive", _empty)],
 }

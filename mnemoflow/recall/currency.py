@@ -2,9 +2,10 @@
 
 - **Newer first.** Among the top candidates (memories and turns alike), two said by the same person whose
   vectors are nearer than `RecallConfig.newer_first_at` are about one thing of theirs, as are two memories
-  the relationship step linked (MAY_UPDATE, EXTENDS) and a memory and the turn it was read from; each such
-  group keeps the ranks it holds, newest first in them. "I write our backend in Go" (January) and "it's Rust for me day
-  to day now" (February) answer "which language?" in that order, whichever the searches liked better.
+  the relationship step linked (MAY_UPDATE, EXTENDS) and a memory and the turn it was read from. The newest
+  candidate about the same thing as a higher one moves to just above it. "I write our backend in Go"
+  (January) and "it's Rust for me day to day now" (February) answer "which language?" in that order,
+  whichever the searches liked better.
 - **Possible updates.** A memory linked MAY_UPDATE to an older one (`memory.relate.versions`) is put right
   above it when it is not above it already, and the older one says so in its `why` and in the context:
   "said on 2026-01-10; possibly superseded by "..." on 2026-02-20".
@@ -42,8 +43,12 @@ def _memory_said(memory: MemoryItem, user: str | None) -> tuple[str | None, date
 
 def newer_first(store: Store, scope: Scope, ranked: list[Any], memories: dict[str, MemoryItem],
                 chunks: dict[str, ChunkHit], config: RecallConfig) -> list[Any]:
-    """`ranked` (items with `key` (target, id) and `score`) with each group about one owner and subject
-    newest first in the places it holds (see the module docstring)."""
+    """`ranked` (items with `key` (target, id) and `score`) with, above each top candidate, the newest
+    candidate below it about the same owner and subject (see the module docstring).
+
+    The newer one is moved, not swapped: the older keeps its place but one, so a long chat in which one
+    person comes back to a subject many times does not send the turn a question asks about to the bottom
+    of the list."""
     top = ranked[:config.newer_first_depth]
     said: dict[tuple[str, str], tuple[str | None, datetime | None]] = {}
     for r in top:
@@ -60,30 +65,33 @@ def newer_first(store: Store, scope: Scope, ranked: list[Any], memories: dict[st
     vectors.update({("chunks", i): v for i, v in store.vectors_of(scope, "chunks", [k[1] for k in keys
                                                                                    if k[0] == "chunks"]).items()})
     keys = [k for k in keys if k in vectors]
-    group = {k: k for k in keys}
+    group = {k: k for k in keys}  # links are facts, so they chain; nearness does not (a long chat would)
 
     def root(k: tuple[str, str]) -> tuple[str, str]:
         while group[k] != k:
             k = group[k]
         return k
-    for n, a in enumerate(keys):
-        for b in keys[n + 1:]:
-            if said[a][0] == said[b][0] and float(vectors[a] @ vectors[b]) >= config.newer_first_at:
-                group[root(b)] = root(a)
-    for a, b in _linked(store, scope, keys, memories, chunks):  # a possible update, and the turns it was read from
+    for a, b in _linked(store, scope, keys, memories, chunks):
         group[root(b)] = root(a)
-    members: dict[tuple[str, str], list[int]] = {}
-    for n, r in enumerate(top):
-        if r.key in group:
-            members.setdefault(root(r.key), []).append(n)
-    out = list(ranked)
-    for places in members.values():
-        if len(places) < 2:
-            continue
-        items = sorted((top[n] for n in places), key=lambda r: said[r.key][1], reverse=True)  # type: ignore[arg-type,return-value]
-        was = {id(top[n]): n for n in places}
-        for n, item in zip(places, items, strict=True):
-            out[n] = _placed(item, top[n].score, was[id(item)] > n)
+
+    def about_one_thing(a: tuple[str, str], b: tuple[str, str]) -> bool:
+        return root(a) == root(b) or (
+            said[a][0] == said[b][0] and float(vectors[a] @ vectors[b]) >= config.newer_first_at)
+    out, settled = list(ranked), set()
+    n = 0
+    while n < min(len(out), config.newer_first_depth):
+        anchor = out[n].key
+        if anchor in vectors and anchor not in settled:
+            settled.add(anchor)
+            below = [(m, r.key) for m, r in enumerate(out[n + 1:config.newer_first_depth], n + 1)
+                     if r.key in vectors and r.key not in settled and said[r.key][1] > said[anchor][1]  # type: ignore[operator]
+                     and about_one_thing(anchor, r.key)]
+            if below:
+                m, newest = max(below, key=lambda found: said[found[1]][1])  # type: ignore[arg-type,return-value]
+                settled.add(newest)
+                out.insert(n, _placed(out.pop(m), out[n].score))
+                n += 1
+        n += 1
     return out
 
 
@@ -104,9 +112,7 @@ def _linked(store: Store, scope: Scope, keys: list[tuple[str, str]], memories: d
     return pairs
 
 
-def _placed(item: Any, score: float, up: bool) -> Any:
-    if not up:
-        return replace(item, score=score)
+def _placed(item: Any, score: float) -> Any:
     why = (item.why + "; " if item.why else "") + "newer of candidates about the same owner and subject"
     return replace(item, score=score, why=why, factors={**item.factors, "newer_first": 1.0})
 

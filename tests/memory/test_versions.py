@@ -79,6 +79,21 @@ def test_the_newer_turn_about_the_same_thing_ranks_first(service: MemoryService)
     assert early < night, texts
 
 
+def test_newer_turns_on_a_subject_move_above_the_asked_one_without_pushing_it_down(service: MemoryService) -> None:
+    """A person who comes back to a subject many times: the newest of those turns goes first, and the turn the
+    question is about keeps its place but one (it was once swapped to the bottom of the group)."""
+    scope = Scope("acme", "ana")
+    _post(service, scope, [("2025-01-10T09:00:00Z", "I planted twelve tomato seedlings in the back garden today."),
+                           ("2025-02-10T09:00:00Z", "The tomato seedlings in the back garden are growing fast."),
+                           ("2025-03-10T09:00:00Z", "My tomato plants in the back garden have their first flowers."),
+                           ("2025-04-10T09:00:00Z", "The tomato plants in my back garden need staking now."),
+                           ("2025-05-10T09:00:00Z", "Picked the first ripe tomatoes from my back garden plants.")])
+    texts = [item.text for item in service.recall(scope, "How many tomato seedlings did Ana plant?",
+                                                  token_budget=2048).items]
+    asked = next(n for n, t in enumerate(texts) if "twelve" in t)
+    assert asked <= 1, texts
+
+
 def test_possible_updates_stay_in_their_scope(service: MemoryService, monkeypatch) -> None:
     monkeypatch.setattr(versions, "MAY_UPDATE_AT", 0.3)
     mine, theirs = Scope("acme", "ana"), Scope("acme", "ben")
