@@ -65,17 +65,19 @@ def newer_first(store: Store, scope: Scope, ranked: list[Any], memories: dict[st
     vectors.update({("chunks", i): v for i, v in store.vectors_of(scope, "chunks", [k[1] for k in keys
                                                                                    if k[0] == "chunks"]).items()})
     keys = [k for k in keys if k in vectors]
-    group = {k: k for k in keys}  # links are facts, so they chain; nearness does not (a long chat would)
+    group = {k: k for k in keys}  # a memory and the turn it was read from are one statement: they chain
 
     def root(k: tuple[str, str]) -> tuple[str, str]:
         while group[k] != k:
             k = group[k]
         return k
-    for a, b in _linked(store, scope, keys, memories, chunks):
+    for a, b in _read_from(keys, memories, chunks):
         group[root(b)] = root(a)
+    linked = {frozenset((root(a), root(b))) for a, b in _linked(store, scope, keys)}
 
     def about_one_thing(a: tuple[str, str], b: tuple[str, str]) -> bool:
-        return root(a) == root(b) or (
+        """Nearness and links are judged pair by pair: chained, they would join all of a long chat."""
+        return root(a) == root(b) or frozenset((root(a), root(b))) in linked or (
             said[a][0] == said[b][0] and float(vectors[a] @ vectors[b]) >= config.newer_first_at)
     out, settled = list(ranked), set()
     n = 0
@@ -95,21 +97,21 @@ def newer_first(store: Store, scope: Scope, ranked: list[Any], memories: dict[st
     return out
 
 
-def _linked(store: Store, scope: Scope, keys: list[tuple[str, str]], memories: dict[str, MemoryItem],
-            chunks: dict[str, ChunkHit]) -> list[tuple[tuple[str, str], tuple[str, str]]]:
-    """Pairs of candidates about one thing whatever their vectors: memories the relationship step linked as
-    one subject (a possible update, a detail of what it extends), and a memory with the turn it was read from."""
+def _linked(store: Store, scope: Scope, keys: list[tuple[str, str]]) -> list[tuple[tuple[str, str], tuple[str, str]]]:
+    """Pairs of memories about one thing whatever their vectors: those the relationship step linked as one
+    subject (a possible update, a detail of what it extends)."""
     ids = [k[1] for k in keys if k[0] == "memories"]
-    pairs = [(("memories", src), ("memories", dst)) for src, dst, _ in store.linked_memories(
+    return [(("memories", src), ("memories", dst)) for src, dst, _ in store.linked_memories(
         scope, ids, ("MAY_UPDATE", "EXTENDS")) if src in ids and dst in ids]
+
+
+def _read_from(keys: list[tuple[str, str]], memories: dict[str, MemoryItem],
+               chunks: dict[str, ChunkHit]) -> list[tuple[tuple[str, str], tuple[str, str]]]:
+    """Each candidate memory with the candidate turn it was read from."""
     turn_of = {(t.get("session_id", chunks[k[1]].locator.get("session_id")), t["turn_id"]): k for k in keys
                if k[0] == "chunks" for t in (chunks[k[1]].locator.get("turns") or [])[:1] if t.get("turn_id")}
-    for k in keys:
-        if k[0] == "memories":
-            for t in memories[k[1]].metadata.get("source_turns") or []:
-                if (found := turn_of.get((t.get("session_id"), t.get("turn_id")))) is not None:
-                    pairs.append((k, found))
-    return pairs
+    return [(k, found) for k in keys if k[0] == "memories" for t in memories[k[1]].metadata.get("source_turns") or []
+            if (found := turn_of.get((t.get("session_id"), t.get("turn_id")))) is not None]
 
 
 def _placed(item: Any, score: float) -> Any:
