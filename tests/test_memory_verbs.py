@@ -45,7 +45,6 @@ CHANGES = {  # a fact, then what is true now: each leaves one current memory and
     "a code said as mine": ("The gate code for my storage unit is 0392", "mine's 5518 now"),
     "a count said as where we are": ("Our wedding guest list is capped at 90", "we're at 120 now"),
     # leaving or ending what was named ends what was said of it
-    "a place left": ("My flat is in Narva", "guess who finally escaped Narva"),
     "a service cancelled": ("We get Ladlebox boxes for dinners", "we cancelled Ladlebox, the portions kept shrinking"),
     "a phone given up on": ("My Pixel 6 keeps dropping wifi", "I gave up on the pixel"),
     # a value set to a new one by whoever sets it, whoever that is

@@ -399,17 +399,6 @@ def test_a_name_owning_the_subject_is_a_name_at_the_start_of_a_sentence() -> Non
 
 
 @pytest.mark.parametrize(("said", "expected"), [
-    ("guess who finally escaped Narva", ["Ruth finally escaped Narva"]),
-    ("these days it's reformer pilates at Pulse Studio, three mornings a week",
-     ["Ruth is doing reformer pilates at Pulse Studio, three mornings a week these days"]),
-    ("these days its 20 mins on the rowing machine instead", ["Ruth is doing 20 mins on the rowing machine instead these days"]),
-    ("these days it's busy at work", []),  # how things are, not what is done
-])
-def test_a_subject_left_to_the_idiom_is_the_speaker(said: str, expected: list[str]) -> None:
-    assert contents(say("Ruth", said, role="user")) == expected
-
-
-@pytest.mark.parametrize(("said", "expected"), [
     ("Add that the key safe code is 4471", ["Ruth's key safe code is 4471"]),
     ("Add that Fenwick Library opens at 9 on Saturdays", ["Fenwick Library opens at 9 on Saturdays"]),
     ("Add milk to the list", []),  # a request, not a statement

@@ -262,15 +262,6 @@ def _joined(first: _Draft, second: _Draft) -> _Draft:
                   first.reasons + second.reasons, tuple(dict.fromkeys(first.turn_ids + second.turn_ids)))
 
 
-_GUESS_WHO = re.compile(r"^guess who(?:'s)?\s+(?=(?:\w+ly\s+|just\s+)?(?:\w+ed|got|is|has|won|left|made|found)\b)", re.I)
-
-
-# "these days it's 20 mins on the rower", "now it's reformer pilates at Pulse Studio": an amount, or a thing of two
-# words or more done somewhere (not "busy at work", "hard to find time", not a name: "now it's Fibrely")
-_DOING_NOW = re.compile(r"^(?P<when>(?i:these days|nowadays|now))[,\s]+(?i:it's|its|it is)\s+"
-                        r"(?P<what>(?:\d|(?![a-z]+ly\b)[a-z]+(?:\s+[a-z]+)+?\s+(?:at|on|in|with)\s)[^,]*(?:,.*)?)$")
-
-
 _CLASS_VALUES = frozenset().union(*EXCLUSIVE_CLASSES.values())
 _WHAT_I_AM_NOW = re.compile(r"^(?:(?:officially|now|finally|properly|basically)\s+)?an?\s+(?!bit\b|lot\b|few\b|couple\b)"
                             r"[\w'-]+(?:\s+[\w'-]+){0,3}?\s+(?:now|again)\b")
@@ -295,10 +286,6 @@ def _with_subject(body: str) -> tuple[str, bool]:
         thing = _lower_first(booked["thing"])
         the = "" if thing.split()[0].lower() in _DETERMINERS | {"my", "our", "his", "her", "their"} else "the "
         return f"I have {the}{thing} {booked['done']}{body[booked.end('done'):]}", True
-    if guessed := _GUESS_WHO.match(body):  # "guess who finally escaped Narva": the speaker did
-        return "I " + body[guessed.end():], True
-    if doing := _DOING_NOW.match(body):  # "these days it's reformer pilates at Pulse Studio": what they do
-        return f"I'm doing {doing['what']} {doing['when'].lower()}", True
     if first in {"gonna", "going"} and re.match(r"^(gonna|going to)\b", low):
         return "I'm going to " + low.split(" ", 1)[1] if first == "gonna" and " " in low else "I'm " + low, True
     if first == "been":
