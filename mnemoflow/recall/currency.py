@@ -23,6 +23,8 @@ from mnemoflow.recall.config import RecallConfig
 from mnemoflow.storage import Scope, Store
 from mnemoflow.storage.store import ChunkHit
 
+GIST_WORDS = 8  # of the newer memory, quoted in the older one's line
+
 
 def _when(memory: MemoryItem) -> datetime:
     return memory.observed_at or memory.created_at
@@ -114,6 +116,12 @@ def _read_from(keys: list[tuple[str, str]], memories: dict[str, MemoryItem],
             if (found := turn_of.get((t.get("session_id"), t.get("turn_id")))) is not None]
 
 
+def _gist(content: str, words: int = GIST_WORDS) -> str:
+    """The opening words of the newer memory: enough to find it right above, without packing it twice."""
+    said = content.split()
+    return content if len(said) <= words else " ".join(said[:words]) + " ..."
+
+
 def _placed(item: Any, score: float) -> Any:
     why = (item.why + "; " if item.why else "") + "newer of candidates about the same owner and subject"
     return replace(item, score=score, why=why, factors={**item.factors, "newer_first": 1.0})
@@ -137,7 +145,7 @@ def possible_updates(store: Store, scope: Scope, ranked: list[Any], memories: di
         new, old = memories[src], memories[dst]
         if _when(new) < _when(old):
             continue
-        notes[dst] = (f"said on {_when(old):%Y-%m-%d}; possibly superseded by \"{new.content}\" on "
+        notes[dst] = (f"said on {_when(old):%Y-%m-%d}; possibly superseded by \"{_gist(new.content)}\" on "
                       f"{_when(new):%Y-%m-%d}")
         at = next(n for n, r in enumerate(out) if r.key == ("memories", dst))
         here = next((n for n, r in enumerate(out) if r.key == ("memories", src)), None)
