@@ -88,7 +88,6 @@ FAMILIES: dict[str, list[tuple[str, Any]]] = {
     "owner_said_before": [(f"{DRAFTS}:_owner_said_before", _none)],
     "owned_by_speaker": [(f"{RULES}:_owned_by_speaker", _same)],
     "mine_named_before": [(f"{RULES}:_mine_named_before", _same)],
-    "where_it_is": [(f"{RULES}:_where_it_is", _same), (f"{RULES}:_where_named_before", _same)],
     "dash_topic": [(f"{RULES}:dash_topic", _none)],
     "chat_spellings": [(f"{G}.candidates:GenerationContext.written_out", lambda self: self)],
     # relating: what a new memory does to the held ones

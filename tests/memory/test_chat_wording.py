@@ -111,12 +111,6 @@ def test_a_heading_before_a_colon_is_dropped_when_it_names_no_topic() -> None:
     assert memory.event_start_at == datetime(2024, 5, 20)
 
 
-def test_where_it_is_after_a_sentence_that_ends_on_the_thing() -> None:
-    contents = [c.content for c in say("Nia", "sorting out my nephew Leo's 4th birthday. it's at Jungle Jims on "
-                                              "Saturday")]
-    assert "Nia's nephew Leo's 4th birthday is at Jungle Jims on May 11, 2024" in contents
-
-
 def test_an_emphatic_reflexive_after_a_name_is_dropped() -> None:
     lines = [("Mo", "planning lunch for my daughter Ava and her friends"),
              ("Assistant", "Any diets to plan around?", "assistant"), ("Mo", "Ava herself can't have gluten")]

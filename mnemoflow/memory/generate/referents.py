@@ -9,7 +9,6 @@ import re
 from collections.abc import Iterable, Sequence
 
 from mnemoflow.memory.english.coref import (
-    NOT_NAMES,
     Mention,
     find_mentions,
     possessive,
@@ -52,36 +51,6 @@ def _mine_named_before(body: str, before: Sequence[str]) -> str:
         return body
     named = list(_THE_NAMED.finditer(before[-1])) or list(_THE_DEVICE.finditer(before[-1]))
     return f"my {named[-1]['thing']}{body[4:]}" if named else body
-
-
-# "planning my son Theo's 7th bday!! it's at Bounce Republic on Saturday": where or when "it" is, the thing
-# the sentence before ended on
-_IT_IS_AT = re.compile(r"^it(?:'s| is| will be|'ll be)\s+(?=(?:at|on|in|from)\s)", re.I)
-_ENDS_ON_THING = re.compile(r"\b(?P<thing>(?:my|our|his|her|their|the)\s+(?:[\w'-]+\s+){0,4}?[\w'-]+)\W*$")
-
-
-def _where_it_is(body: str, before: Sequence[str]) -> str:
-    """"it's at Bounce Republic" after "planning my son Theo's 7th bday": the birthday is there. Only a thing
-    the sentence before ends on, with its owner or "the", after a verb; anything else is left."""
-    if not before or not (it := _IT_IS_AT.match(body)) or not _has_verb(before[-1]):
-        return body
-    thing = _ENDS_ON_THING.search(before[-1])
-    if thing is None or thing["thing"].split()[-1].lower() in NOT_NAMES | _DETERMINERS:
-        return body
-    return f"{thing['thing']} is {body[it.end():]}"
-
-
-_WHERE = re.compile(r"^that(?:'s| is) where (?P<who>I|we)\s+(?P<verb>[a-z]+)\b", re.I)
-_PLACE_NAMED = re.compile(r"\b(?:of|in|near|to|at|from|around)\s+(?P<place>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)*)")
-
-
-def _where_named_before(body: str, before: Sequence[str]) -> str:
-    """"... near Marchmont? that's where I live": the place is the one the sentence before named last."""
-    where = _WHERE.match(body)
-    places = [m["place"] for m in _PLACE_NAMED.finditer(before[-1])] if where and before else []
-    if not places:
-        return body
-    return f"{where['who']} {where['verb']} in {places[-1]}{body[where.end():]}"  # type: ignore[index]
 
 
 _PLURAL_THING = re.compile(r"\b(?:the|my|our)\s+(?P<noun>[a-z]{3,}s)\b(?!')")

@@ -83,8 +83,6 @@ from mnemoflow.memory.generate.turn import ONE_CHANGE, whole_turn
 from mnemoflow.memory.generate.referents import (
     _mine_named_before,
     _owned_by_speaker,
-    _where_it_is,
-    _where_named_before,
     dash_topic,
     recent_mentions,
     the_thing_asked,
@@ -276,7 +274,7 @@ class RuleEngine:
             return skip("too short")  # "Fun!", "Alex!"; "I'm vegan", "Lisbon's off" count as the three words they become
         owned = _owned_by_speaker(body, info.speaker, info.known, info.to_assistant)
         body = expand_is(_mine_named_before(owned, before))
-        body = with_allergen(_where_it_is(_where_named_before(body, before), before), info.context.turn.text)
+        body = with_allergen(body, info.context.turn.text)
         rewrite = rewrite_persons(body, info.speaker, info.addressee, antecedents)
         content = prefix + rewrite.text
         has_detail = _has_detail(info, rewrite.text)
