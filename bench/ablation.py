@@ -105,6 +105,7 @@ FAMILIES: dict[str, list[tuple[str, Any]]] = {
     "exclusive_classes": [(f"{R}.claims:EXCLUSIVE_CLASSES", {})],
     "antonyms": [(f"{R}.compare:_antonyms", _empty)],
     "changed_thing": [(f"{R}.compare:_changed_thing", _none)],
+    "same_preposition": [(f"{R}.compare:_same_preposition", _none)],
     "other_thing": [(f"{R}.relations:_other_thing", _false)],
     "thing_ended": [(f"{R}.relations:_thing_ended", _false)],
     "label": [(f"{R}.claims:_without_label", _same)],

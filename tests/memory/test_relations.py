@@ -236,6 +236,16 @@ def test_leaving_a_thing_for_another_updates(old: str, new: str) -> None:
     assert (decision.relation, decision.target_id) == ("UPDATES", "m1"), decision
 
 
+def test_a_new_name_after_the_old_ones_preposition_with_a_change_updates() -> None:
+    old = n("m1", "Greta's broadband is with Skylark and it keeps dropping out")
+    decision = judge("Greta went with Fibrely instead", old)
+    assert (decision.relation, decision.target_id) == ("UPDATES", "m1"), decision
+    decision = judge("Greta went to the gig with Ana instead", old)  # about a gig, not the broadband
+    assert decision.relation != "UPDATES", decision
+    decision = judge("After the trial Greta went with Fibrely instead", old)  # words before the subject
+    assert (decision.relation, decision.target_id) == ("UPDATES", "m1"), decision
+
+
 def test_a_new_date_said_after_the_change_replaces_the_old_one() -> None:
     old = n("m1", "Nkechi's Harbury Trust grant application is due on May 30, 2022")
     decision = judge("Nkechi's Harbury Trust extended the deadline by two weeks, it's on June 13, 2022 now", old)
@@ -247,6 +257,13 @@ def test_a_change_said_after_a_comma_is_what_the_statement_is_about() -> None:
     decision = judge("Wren's podcast shoutout worked, the newsletter is at 5,500 subscribers now", old)
     assert (decision.relation, decision.target_id) == ("UPDATES", "m1"), decision
     decision = judge("Wren's podcast shoutout worked, the newsletter is great", old)  # no change said
+    assert decision.relation != "UPDATES", decision
+
+
+def test_being_in_another_place_now_is_a_move_from_where_one_lived() -> None:
+    decision = judge("Harriet is in Leeds now", n("m1", "Harriet's flat in Sheffield is freezing again"))
+    assert (decision.relation, decision.target_id) == ("UPDATES", "m1"), decision
+    decision = judge("Harriet is in Leeds now", n("m1", "Harriet works in Sheffield"))  # a trip, not a move
     assert decision.relation != "UPDATES", decision
 
 

@@ -326,6 +326,8 @@ def _slot_link(cand: Claim, old: Claim, *, strong: bool) -> str | None:
     shared_stems = _shared(cand.main_stems, old.main_stems) - subject
     if shared_stems:
         return ", ".join(sorted(shared_stems))
+    if cand.copula and overlap(set(old.stems), RESIDENCE) and _same_preposition(cand, old, subject, lead="in"):
+        return "where they live"  # "I'm in Leeds now" / "the flat in Sheffield is freezing"
     if strong:
         shared_names = {n for n in cand.main_names if n not in subject and _has(n, old.main_names)}
         if shared_names:
@@ -333,6 +335,7 @@ def _slot_link(cand: Claim, old: Claim, *, strong: bool) -> str | None:
         if cand.subject in cand.names and cand.subject != old.subject and _has(cand.subject, old.main_names) and \
                 _ENDED_SUBJECT.search(cand.change_text or ""):
             return cand.subject  # "the Slate's retired", "the Fitbit is dead": the thing itself ended
+        return _same_preposition(cand, old, subject)
     return None
 
 
@@ -348,6 +351,29 @@ def _thing_ended(cand: Claim, old: Claim) -> bool:
                 any(cand.subject in anchor.split() for anchor in old.subject_anchors | {old.subject or ""}))
 
 
+_PLACE_LEADS = frozenset({"at", "in", "on", "to"})
+_MOVED_TO = re.compile(r"\b(?:mov|relocat|transferr|decamp)\w*\s+(?:\w+\s+)?to\s+(?P<where>.+)$", re.I)
+
+
+def _same_preposition(cand: Claim, old: Claim, subject: set[str | None], lead: str | None = None) -> str | None:
+    """"went with Fibrely instead" / "broadband is with Skylark": a new name after the preposition the old
+    one had, the old one not said again, nothing else named ("went to the gig with Ana instead" is about
+    the gig): the slot is what that preposition relates the subject to."""
+    said = {stem(w) for w in re.findall(r"[a-z]+", (cand.change_text or "").lower())} | {cand.verb_stem}
+    if cand.subject in cand.names:  # "after the spike Anneliese went with ...": words said before the subject
+        said |= cand.subject_stems
+    if moved := _MOVED_TO.search(cand.main):  # "chess has relocated to the upstairs room at Eastgate Library"
+        said |= {stem(w) for w in re.findall(r"[a-z]+", moved["where"].lower())}  # all of it is the new place
+    if any(not _has(x, old.stems) for x in cand.main_stems - said - subject):
+        return None
+    for new in (v for v in cand.values if v.type == "name" and v.lead and v.key not in subject
+                and lead in (None, v.lead)):
+        # moved "on Fore Street" from "at St Mary's hall": any place, whatever its preposition
+        leads = _PLACE_LEADS if moved and new.lead in _PLACE_LEADS else {new.lead}
+        for was in (v for v in old.values if v.type == "name" and v.lead in leads and v.key not in subject):
+            if was.key != new.key and not _has(str(was.key), cand.names) and not _has(str(new.key), old.names):
+                return f"what is {new.lead}: {was.text} -> {new.text}"
+    return None
 
 
 def _value_keys(claim: Claim) -> set[tuple[str, str]]:
