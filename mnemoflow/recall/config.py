@@ -126,8 +126,8 @@ class RecallConfig(BaseModel):
     )
     newer_first: bool = Field(
         True, description="Among the top candidates, those said by the same person whose vectors are nearer than "
-        "newer_first_at (about one thing of theirs) are ordered newest first in the places they hold "
-        "(recall/currency.py): a value said again later outranks the one it replaced.",
+        "newer_first_at (about one thing of theirs): the newest moves to just above the highest of them, which keeps "
+        "its place but one (recall/currency.py), so a value said again later outranks the one it replaced.",
     )
     newer_first_at: float = Field(
         0.7, ge=0, le=1, description="Cosine similarity of two candidates' vectors from which they are about the "
