@@ -52,21 +52,19 @@ def newer_first(store: Store, scope: Scope, ranked: list[Any], memories: dict[st
     person comes back to a subject many times does not send the turn a question asks about to the bottom
     of the list."""
     top = ranked[:config.newer_first_depth]
-    said: dict[tuple[str, str], tuple[str | None, datetime | None]] = {}
+    who: dict[tuple[str, str], str] = {}
+    when: dict[tuple[str, str], datetime] = {}
     for r in top:
         target, item_id = r.key
-        if target == "memories" and item_id in memories:
-            said[r.key] = _memory_said(memories[item_id], scope.user_id)
-        elif target == "chunks" and item_id in chunks:
-            said[r.key] = _chunk_said(chunks[item_id])
-    keys = [k for k in said if said[k][0] and said[k][1]]
-    if len(keys) < 2:
+        speaker, at = (_memory_said(memories[item_id], scope.user_id) if target == "memories" and item_id in memories
+                       else _chunk_said(chunks[item_id]) if target == "chunks" and item_id in chunks else (None, None))
+        if speaker and at:
+            who[r.key], when[r.key] = speaker, at
+    if len(who) < 2:
         return ranked
-    vectors = {("memories", i): v for i, v in store.vectors_of(scope, "memories", [k[1] for k in keys
-                                                                                  if k[0] == "memories"]).items()}
-    vectors.update({("chunks", i): v for i, v in store.vectors_of(scope, "chunks", [k[1] for k in keys
-                                                                                   if k[0] == "chunks"]).items()})
-    keys = [k for k in keys if k in vectors]
+    vectors = {(target, i): v for target in ("memories", "chunks") for i, v in store.vectors_of(
+        scope, target, [k[1] for k in who if k[0] == target]).items()}
+    keys = [k for k in who if k in vectors]
     group = {k: k for k in keys}  # a memory and the turn it was read from are one statement: they chain
 
     def root(k: tuple[str, str]) -> tuple[str, str]:
@@ -77,22 +75,21 @@ def newer_first(store: Store, scope: Scope, ranked: list[Any], memories: dict[st
         group[root(b)] = root(a)
     linked = {frozenset((root(a), root(b))) for a, b in _linked(store, scope, keys)}
 
-    def about_one_thing(a: tuple[str, str], b: tuple[str, str]) -> bool:
+    def newer_about_it(anchor: tuple[str, str], k: tuple[str, str]) -> bool:
         """Nearness and links are judged pair by pair: chained, they would join all of a long chat."""
-        return root(a) == root(b) or frozenset((root(a), root(b))) in linked or (
-            said[a][0] == said[b][0] and float(vectors[a] @ vectors[b]) >= config.newer_first_at)
+        return when[k] > when[anchor] and (root(anchor) == root(k) or frozenset((root(anchor), root(k))) in linked or (
+            who[anchor] == who[k] and float(vectors[anchor] @ vectors[k]) >= config.newer_first_at))
     out, settled = list(ranked), set()
     n = 0
     while n < min(len(out), config.newer_first_depth):
         anchor = out[n].key
         if anchor in vectors and anchor not in settled:
             settled.add(anchor)
-            below = [(m, r.key) for m, r in enumerate(out[n + 1:config.newer_first_depth], n + 1)
-                     if r.key in vectors and r.key not in settled and said[r.key][1] > said[anchor][1]  # type: ignore[operator]
-                     and about_one_thing(anchor, r.key)]
+            below = [m for m in range(n + 1, min(len(out), config.newer_first_depth))
+                     if out[m].key in vectors and out[m].key not in settled and newer_about_it(anchor, out[m].key)]
             if below:
-                m, newest = max(below, key=lambda found: said[found[1]][1])  # type: ignore[arg-type,return-value]
-                settled.add(newest)
+                m = max(below, key=lambda m: when[out[m].key])
+                settled.add(out[m].key)
                 out.insert(n, _placed(out.pop(m), out[n].score))
                 n += 1
         n += 1
