@@ -116,7 +116,6 @@ class Claim:
     copula: bool  # the main verb is "is/are/was" with a nominal or prepositional predicate
     verb_stem: str | None  # the main verb's stem, unless it is an auxiliary
     subject_stems: frozenset[str]  # content stems of the subject span ("return", "fly")
-    sequence: tuple[str, ...]  # the main clause's content stems and name keys, in order
     source_stems: frozenset[str] = field(default=frozenset())
     source_names: frozenset[str] = field(default=frozenset())
 
@@ -423,7 +422,7 @@ def _parse_claim_cached(text: str) -> Claim:
         subject=subject, subject_head=subject_head, subject_anchors=subject_anchors,
         predicate_anchors=predicate_anchors, negated=frozenset(negated), positive=frozenset(positive),
         change=change, change_text=change_text, modality=_modality(head.tokens, verb),
-        copula=_copula(head.tokens, verb), sequence=_sequence(head),
+        copula=_copula(head.tokens, verb),
         verb_stem=(stem(head.tokens[verb].lower) if verb is not None and head.tokens[verb].lower not in AUXILIARIES
                    else None),
         subject_stems=frozenset(subject_stems),
@@ -455,18 +454,6 @@ def _copula(tokens: list[Token], verb: int | None) -> bool:
         return False
     nxt = tokens[verb + 1] if verb + 1 < len(tokens) else None
     return nxt is None or not (nxt.kind == "word" and not nxt.role and nxt.lower.endswith(("ing", "ed")))
-
-
-def _sequence(parsed: _Parsed) -> tuple[str, ...]:
-    out: list[str] = []
-    for t in parsed.tokens:
-        if t.role == "name":
-            key = parsed.names[t.group][0]
-            if not out or out[-1] != key:
-                out.append(key)
-        elif _is_content_word(t):
-            out.append(stem(t.lower))
-    return tuple(out)
 
 
 def _appositive(subject_tokens: list[Token]) -> bool:
