@@ -259,7 +259,7 @@ def chunk_session(
         locator = {
             "session_id": turn.session_id,
             "turns": [{"turn_id": turn.turn_id, "ts": turn.ts.isoformat() if turn.ts else None,
-                       "speaker": turn.speaker}],
+                       "speaker": turn.speaker, "role": turn.role}],
         }
         for part, piece in enumerate(split_to_cap(lines[i], max_tokens) or [lines[i]]):
             chunks.append(_make_chunk(document_id, len(chunks), piece, "\n".join(around) or None,

@@ -86,7 +86,8 @@ def test_session_chunks_are_turns_with_date_and_neighbours_as_context() -> None:
                                         "Ana: Booked for eight."]
     assert chunks[1].context == "[1 January 2024]\nAna: Where should we eat?\nAna: Booked for eight."
     assert chunks[0].context == "[1 January 2024]\nBen: The ramen place. [image: a bowl]"
-    assert chunks[1].locator["turns"] == [{"turn_id": "1", "ts": "2024-01-01T10:01:00", "speaker": "Ben"}]
+    assert chunks[1].locator["turns"] == [{"turn_id": "1", "ts": "2024-01-01T10:01:00", "speaker": "Ben",
+                                          "role": None}]
     bare = chunk_session("d", turns, 256, context="none", captions=False)
     assert bare[1].text == "Ben: The ramen place." and bare[1].context is None
     assert chunk_session("d", turns, 256, context="previous")[0].context == "[1 January 2024]"

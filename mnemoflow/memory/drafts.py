@@ -17,7 +17,7 @@ def candidate_draft(candidate: Candidate, cited: tuple[str, ...], turns: dict[st
     turn, speaker and time of each turn it was read from, the turn that said it first (then the
     question it answers)."""
     order = sorted(candidate.source_turn_ids, key=lambda i: i != said_in)
-    sources = [{"session_id": t.session_id, "turn_id": t.turn_id, "speaker": t.speaker,
+    sources = [{"session_id": t.session_id, "turn_id": t.turn_id, "speaker": t.speaker, "role": t.role,
                 "ts": t.ts.isoformat() if t.ts else None}
                for t in (turns.get(i) for i in order) if t is not None]
     entities = tuple(typed_entities(candidate.content, candidate.entities, speakers=speakers))

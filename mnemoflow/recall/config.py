@@ -135,6 +135,11 @@ class RecallConfig(BaseModel):
         "short sentences that unrelated facts of theirs come this near ('Alex's quarterly report is due on "
         "March 8' / 'Alex is going in April', 0.69), and a newer one would displace the answer.",
     )
+    newer_first_query_share: float = Field(
+        0.3, ge=0, le=1, description="For a question about what holds now (recall/intent.asks_about_now), two "
+        "candidates of one person's that are each at least this share of the best candidate's similarity to the "
+        "question are about one thing of theirs, however far apart their own words are.",
+    )
     newer_first_depth: int = Field(30, ge=0, description="How many of the top candidates newer_first looks at.")
     possible_updates: bool = Field(
         True, description="The newer memory of a MAY_UPDATE pair is put above the older, and the older is marked "

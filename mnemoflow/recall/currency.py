@@ -5,7 +5,12 @@
   the relationship step linked (MAY_UPDATE, EXTENDS) and a memory and the turn it was read from. The newest
   candidate about the same thing as a higher one moves to just above it. "I write our backend in Go"
   (January) and "it's Rust for me day to day now" (February) answer "which language?" in that order,
-  whichever the searches liked better.
+  whichever the searches liked better. A question about what holds now (`intent.asks_about_now`) says what
+  the thing is even where the two share no word: one person's candidates about as near the question as the
+  nearest (`RecallConfig.newer_first_query_share`) are its answers, and the newest of them moves to just
+  above the highest ("Living in Rotterdam is great" / "Boxes finally all unpacked here in Utrecht" for
+  "which city does Ingrid live in?"). Once a question, not once an answer: each move pushes the rest down
+  one, and in a long chat most turns of a person are somewhat near any question about them.
 - **Possible updates.** A memory linked MAY_UPDATE to an older one (`memory.relate.versions`) is put right
   above it when it is not above it already, and the older one says so in its `why` and in the context:
   "said on 2026-01-10; possibly superseded by "..." on 2026-02-20".
@@ -14,12 +19,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
+import numpy as np
+
 from mnemoflow.models import MemoryItem
 from mnemoflow.recall.config import RecallConfig
+from mnemoflow.recall.intent import without_names
 from mnemoflow.storage import Scope, Store
 from mnemoflow.storage.store import ChunkHit
 
@@ -30,23 +38,44 @@ def _when(memory: MemoryItem) -> datetime:
     return memory.observed_at or memory.created_at
 
 
-def _chunk_said(chunk: ChunkHit) -> tuple[str | None, datetime | None]:
+@dataclass(frozen=True)
+class NowQuestion:
+    """A question about what holds now (`intent.asks_about_now`): its words, its vector, and a way to embed
+    other words (the question without the speakers' names)."""
+
+    text: str
+    vector: np.ndarray
+    embed: Callable[[str], np.ndarray]
+
+    def without(self, names: set[str]) -> np.ndarray:
+        text = without_names(self.text, names)
+        return self.vector if text == " ".join(self.text.split()) else self.embed(text)
+
+
+def _chunk_said(chunk: ChunkHit) -> tuple[str | None, datetime | None, bool]:
     turns = chunk.locator.get("turns") or []
     if not turns:
-        return None, None
+        return None, None, False
     ts = turns[0].get("ts")
-    return turns[0].get("speaker"), datetime.fromisoformat(ts) if ts else None
+    return turns[0].get("speaker"), datetime.fromisoformat(ts) if ts else None, _by_assistant(turns[0])
 
 
-def _memory_said(memory: MemoryItem, user: str | None) -> tuple[str | None, datetime]:
+def _memory_said(memory: MemoryItem, user: str | None) -> tuple[str | None, datetime, bool]:
     turns = memory.metadata.get("source_turns") or []
-    return (turns[0].get("speaker") if turns else user), _when(memory)
+    return (turns[0].get("speaker") if turns else user), _when(memory), bool(turns) and _by_assistant(turns[0])
+
+
+def _by_assistant(turn: dict[str, Any]) -> bool:
+    """As generation reads it (memory.pipeline): the role says so, or, in turns stored without one, the name."""
+    return (turn.get("role") or turn.get("speaker") or "").lower() == "assistant"
 
 
 def newer_first(store: Store, scope: Scope, ranked: list[Any], memories: dict[str, MemoryItem],
-                chunks: dict[str, ChunkHit], config: RecallConfig) -> list[Any]:
+                chunks: dict[str, ChunkHit], config: RecallConfig,
+                now: NowQuestion | None = None) -> list[Any]:
     """`ranked` (items with `key` (target, id) and `score`) with, above each top candidate, the newest
-    candidate below it about the same owner and subject (see the module docstring).
+    candidate below it about the same owner and subject (see the module docstring); `now` is the question
+    when it asks about what holds now.
 
     The newer one is moved, not swapped: the older keeps its place but one, so a long chat in which one
     person comes back to a subject many times does not send the turn a question asks about to the bottom
@@ -54,17 +83,23 @@ def newer_first(store: Store, scope: Scope, ranked: list[Any], memories: dict[st
     top = ranked[:config.newer_first_depth]
     who: dict[tuple[str, str], str] = {}
     when: dict[tuple[str, str], datetime] = {}
+    assistant: set[tuple[str, str]] = set()
     for r in top:
         target, item_id = r.key
-        speaker, at = (_memory_said(memories[item_id], scope.user_id) if target == "memories" and item_id in memories
-                       else _chunk_said(chunks[item_id]) if target == "chunks" and item_id in chunks else (None, None))
+        speaker, at, by_assistant = (
+            _memory_said(memories[item_id], scope.user_id) if target == "memories" and item_id in memories
+            else _chunk_said(chunks[item_id]) if target == "chunks" and item_id in chunks else (None, None, False))
         if speaker and at:
             who[r.key], when[r.key] = speaker, at
+        if by_assistant:
+            assistant.add(r.key)
     if len(who) < 2:
         return ranked
     vectors = {(target, i): v for target in ("memories", "chunks") for i, v in store.vectors_of(
         scope, target, [k[1] for k in who if k[0] == target]).items()}
     keys = [k for k in who if k in vectors]
+    answers = _answers([k for k in keys if k not in assistant], who, vectors, now, config.newer_first_query_share)
+    top_answer = next((r.key for r in top if r.key in answers), None)
     group = {k: k for k in keys}  # a memory and the turn it was read from are one statement: they chain
 
     def root(k: tuple[str, str]) -> tuple[str, str]:
@@ -78,7 +113,8 @@ def newer_first(store: Store, scope: Scope, ranked: list[Any], memories: dict[st
     def newer_about_it(anchor: tuple[str, str], k: tuple[str, str]) -> bool:
         """Nearness and links are judged pair by pair: chained, they would join all of a long chat."""
         return when[k] > when[anchor] and (root(anchor) == root(k) or frozenset((root(anchor), root(k))) in linked or (
-            who[anchor] == who[k] and float(vectors[anchor] @ vectors[k]) >= config.newer_first_at))
+            who[anchor] == who[k] and (float(vectors[anchor] @ vectors[k]) >= config.newer_first_at
+                                       or anchor == top_answer and k in answers)))
     out, settled = list(ranked), set()
     n = 0
     while n < min(len(out), config.newer_first_depth):
@@ -94,6 +130,27 @@ def newer_first(store: Store, scope: Scope, ranked: list[Any], memories: dict[st
                 n += 1
         n += 1
     return out
+
+
+def _answers(keys: list[tuple[str, str]], who: dict[tuple[str, str], str],
+             vectors: dict[tuple[str, str], np.ndarray], now: NowQuestion | None, share: float) -> set[tuple[str, str]]:
+    """The candidates as near the question about now as `share` of the nearest, of the people it names (of
+    anyone but the assistant when it names none): one person's two answers to it are about one thing of
+    theirs, however far apart their own words are ("Living in Rotterdam is great" / "Boxes finally all
+    unpacked here in Utrecht" for "which city does Ingrid live in?"). The question is compared without the
+    speakers' names: a candidate that says the name would otherwise come near it whatever it is about, and
+    one that leaves the name out would seem to answer nothing."""
+    if now is None or not keys:
+        return set()
+    speakers = {who[k] for k in keys}
+    named = {p for p in speakers if without_names(now.text, {p}) != " ".join(now.text.split())}
+    keys = [k for k in keys if not named or who[k] in named]
+    if not keys:
+        return set()
+    query = now.without(speakers)
+    near = {k: float(vectors[k] @ query) for k in keys}
+    best = max(near.values())
+    return {k for k, sim in near.items() if best > 0 and sim >= share * best}
 
 
 def _linked(store: Store, scope: Scope, keys: list[tuple[str, str]]) -> list[tuple[tuple[str, str], tuple[str, str]]]:

@@ -26,6 +26,8 @@ from functools import cache
 from itertools import chain
 from typing import Any
 
+import numpy as np
+
 from mnemoflow.chunking import day_label
 from mnemoflow.embedding.base import Embedder, reads_cjk
 from mnemoflow.errors import EmbeddingUnavailableError, VectorsUnavailableError
@@ -34,11 +36,11 @@ from mnemoflow.models import MemoryItem, RecallItem, RecallResult
 from mnemoflow.recall import tree
 from mnemoflow.recall.citations import citations_of
 from mnemoflow.recall.config import RecallConfig, RecallFilters
-from mnemoflow.recall.currency import newer_first, possible_updates
+from mnemoflow.recall.currency import NowQuestion, newer_first, possible_updates
 from mnemoflow.recall.excerpt import excerpt, terms
 from mnemoflow.recall.fusion import Fused, rrf
 from mnemoflow.recall.graph import Expansion, expand
-from mnemoflow.recall.intent import breadth
+from mnemoflow.recall.intent import asks_about_now, breadth
 from mnemoflow.recall.packing import Candidate, TurnKey, pack, tokens_of
 from mnemoflow.storage import Scope, Store
 from mnemoflow.storage.store import ChunkHit, SearchHit
@@ -148,15 +150,17 @@ def _memory_candidate(memory: MemoryItem, ranked: _Ranked, history: str | None) 
 def _search(
     store: Store, embedder: Embedder | None, scope: Scope, query: str, config: RecallConfig, targets: list[str],
     only: list[str] | None = None,
-) -> tuple[dict[str, list[SearchHit]], list[str]]:
+) -> tuple[dict[str, list[SearchHit]], list[str], np.ndarray | None]:
     """Each signal's hits over all targets as one list, best first (cosine similarities from one
-    model compare across targets, and so do BM25 scores); plus warnings for signals skipped.
-    Memories are searched with their past versions (never deleted ones): `_hydrate` decides."""
+    model compare across targets, and so do BM25 scores); plus warnings for signals skipped, and the
+    query's vector (None when it was not embedded). Memories are searched with their past versions (never
+    deleted ones): `_hydrate` decides."""
     warnings: list[str] = []
     found: dict[str, list[SearchHit]] = {}
+    vector: np.ndarray | None = None
     targets = store.searchable(scope, targets)  # type: ignore[arg-type]
     if not targets:  # nothing to find: no index is opened and the query is not embedded
-        return found, warnings
+        return found, warnings, vector
     # BM25 runs beside the query embedding and the vector search: both wait in native code
     # (LanceDB, torch) with the GIL released, so on two cores this hides most of the BM25 time.
     bm25 = [_pool().submit(store.bm25_search, scope, t, query, config.depth, include_history=True,
@@ -183,7 +187,7 @@ def _search(
                 scope, t, query, config.depth, include_history=True, only=only if t == "memories" else None)]
     for hits in found.values():
         hits.sort(key=lambda h: (-h.score, h.target, h.id))
-    return found, warnings
+    return found, warnings, vector
 
 
 def _hydrate(
@@ -357,7 +361,8 @@ def recall(
     with_summaries, with_profile = tree.uses(config, kinds, breadth(query))
     targets = [t for t in config.targets if ("memory" if t == "memories" else "chunk") in kinds]
     only = filters.memory_ids
-    found, warnings = _search(store, embedder, scope, query, config, targets + ["summaries"] * with_summaries, only)
+    found, warnings, query_vector = _search(store, embedder, scope, query, config,
+                                            targets + ["summaries"] * with_summaries, only)
     hits = {signal: [((h.target, h.id), h.score) for h in found_hits] for signal, found_hits in found.items()}
     apart = config.summaries == "broad"  # fused on their own, summaries cannot move the evidence's ranks
     fused = rrf({s: [h for h in signal_hits if not (apart and h[0][0] == "summaries")]
@@ -379,7 +384,9 @@ def recall(
         allowed = set(only)
         ranked = [r for r in ranked if r.key[0] != "memories" or r.key[1] in allowed]
     if config.newer_first:
-        ranked = newer_first(store, scope, ranked, memories, chunks, config)
+        ranked = newer_first(store, scope, ranked, memories, chunks, config, NowQuestion(
+            query, query_vector, embedder.embed_query) if query_vector is not None and embedder is not None
+            and asks_about_now(query) else None)
     may: dict[str, str] = {}
     if config.possible_updates and not history:
         ranked, may = possible_updates(store, scope, ranked, memories, lambda older, newer: _Ranked(

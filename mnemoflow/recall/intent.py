@@ -32,6 +32,26 @@ _MONTH = re.compile(rf"\b({'|'.join(MONTHS)}|sept|{'|'.join(m[:3] for m in MONTH
                     re.I)
 
 
+# a question about what was, or about a time: "what did", "was", "used to", "when", "in March", "last year"
+_NOT_NOW = re.compile(r"\b(?:did|didn't|was|wasn't|were|weren't|had|used to|when|ago|last|previous(?:ly)?|"
+                      r"originally|yesterday|\d{4})\b", re.I)
+
+
+def asks_about_now(query: str) -> bool:
+    """A narrow question in the present about no named time ("which city does Ingrid live in?", "what is
+    Raj's number now?"): its answer is the value that holds now, so of two answers one person gave, the
+    later one. A question about the past or a time ("when did ...", "what was ... in March?") is not."""
+    return breadth(query) == "narrow" and not _NOT_NOW.search(query) and not named_months(query)
+
+
+def without_names(query: str, names: set[str]) -> str:
+    """`query` with each of `names` (and its "'s") left out: "how much does Beatriz pay in rent?" -> "how much
+    does pay in rent?"."""
+    for name in sorted(names, key=len, reverse=True):
+        query = re.sub(rf"\b{re.escape(name)}(?:'s|’s)?\b", " ", query, flags=re.I)
+    return re.sub(r"\s+", " ", query).strip()
+
+
 def breadth(query: str) -> Breadth:
     """Person beats broad: "tell me about Maya" wants her profile as much as any summary."""
     if _PERSON.search(query):

@@ -79,6 +79,23 @@ def test_the_newer_turn_about_the_same_thing_ranks_first(service: MemoryService)
     assert early < night, texts
 
 
+def test_a_later_answer_in_other_words_ranks_first_for_a_question_about_now(service: MemoryService) -> None:
+    """The two turns share no word and their vectors are far apart; only the question says they answer one
+    thing. Asked about now, the later goes first; asked about the past, the order is the searches' own."""
+    scope = Scope("acme", "ana")
+    _post(service, scope, [("2025-01-10T09:00:00Z", "Cycling along the Thames every morning is the best part "
+                                                    "of living in London."),
+                           ("2025-01-10T09:05:00Z", "My sister is getting married in June."),
+                           ("2025-05-02T09:00:00Z", "Finally got the keys to the flat in Glasgow, the removal "
+                                                    "van comes Friday.")])
+    texts = [item.text for item in service.recall(scope, "Which city does Ana live in?", token_budget=512).items]
+    glasgow = next(n for n, t in enumerate(texts) if "Glasgow" in t)
+    london = next(n for n, t in enumerate(texts) if "London" in t)
+    assert glasgow < london, texts
+    asked = service.recall(scope, "Which city did Ana live in back in January?", token_budget=512)
+    assert not any("newer of candidates" in item.why for item in asked.items if "Glasgow" in item.text)
+
+
 def test_newer_turns_on_a_subject_move_above_the_asked_one_without_pushing_it_down(service: MemoryService) -> None:
     """A person who comes back to a subject many times: the newest of those turns goes first, and the turn the
     question is about keeps its place but one (it was once swapped to the bottom of the group)."""
