@@ -10,7 +10,9 @@
   nearest (`RecallConfig.newer_first_query_share`) are its answers, and the newest of them moves to just
   above the highest ("Living in Rotterdam is great" / "Boxes finally all unpacked here in Utrecht" for
   "which city does Ingrid live in?"). Once a question, not once an answer: each move pushes the rest down
-  one, and in a long chat most turns of a person are somewhat near any question about them.
+  one, and in a long chat most turns of a person are somewhat near any question about them. And only an
+  answer said on a later day: the next turn of the same talk goes on about the thing ("Pepper, my beagle"
+  / "She sleeps all day"), it does not replace what was just said.
 - **Possible updates.** A memory linked MAY_UPDATE to an older one (`memory.relate.versions`) is put right
   above it when it is not above it already, and the older one says so in its `why` and in the context:
   "said on 2026-01-10; possibly superseded by "..." on 2026-02-20".
@@ -114,7 +116,8 @@ def newer_first(store: Store, scope: Scope, ranked: list[Any], memories: dict[st
         """Nearness and links are judged pair by pair: chained, they would join all of a long chat."""
         return when[k] > when[anchor] and (root(anchor) == root(k) or frozenset((root(anchor), root(k))) in linked or (
             who[anchor] == who[k] and (float(vectors[anchor] @ vectors[k]) >= config.newer_first_at
-                                       or anchor == top_answer and k in answers)))
+                                       or anchor == top_answer and k in answers
+                                       and when[k].date() > when[anchor].date())))
     out, settled = list(ranked), set()
     n = 0
     while n < min(len(out), config.newer_first_depth):

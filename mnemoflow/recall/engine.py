@@ -95,10 +95,11 @@ def _turn_keys(session_id: Any, turns: list[dict[str, Any]]) -> frozenset[TurnKe
 
 
 def _chunk_candidate(hit: ChunkHit, fused: Fused, score: float, config: RecallConfig, named: set[str],
-                     focus: tuple[set[str], int]) -> Candidate:
-    """`focus`: the query's words, and the characters a chunk may take before it is shown as an excerpt."""
+                     focus: tuple[set[str], int], moved: str | None = None) -> Candidate:
+    """`focus`: the query's words, and the characters a chunk may take before it is shown as an excerpt;
+    `moved`: why a step after the searches moved it (newer first, the query's topic)."""
     scores = _signal_scores(fused)
-    why = _why(fused)
+    why = _why(fused) + (f"; {moved}" if moved else "")
     text, cut = hit.text, excerpt(hit.text, *focus)
     if cut is not None:
         text = cut[0]
@@ -418,7 +419,8 @@ def _candidate(r: _Ranked, chunks: dict[str, ChunkHit], memories: dict[str, Memo
                named: set[str], focus: tuple[set[str], int]) -> Candidate:
     target, item_id = r.key
     if target == "chunks":
-        return _chunk_candidate(chunks[item_id], r.fused, r.score, config, named, focus)  # type: ignore[arg-type]
+        return _chunk_candidate(chunks[item_id], r.fused, r.score, config, named, focus,  # type: ignore[arg-type]
+                                r.why)
     if target == "summaries":
         summary, leaves = summaries[item_id]
         return tree.summary_candidate(summary, leaves, r.score, _signal_scores(r.fused), _why(r.fused))  # type: ignore[arg-type]

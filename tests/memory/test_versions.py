@@ -96,6 +96,26 @@ def test_a_later_answer_in_other_words_ranks_first_for_a_question_about_now(serv
     assert not any("newer of candidates" in item.why for item in asked.items if "Glasgow" in item.text)
 
 
+def test_the_assistant_s_later_turn_is_never_the_newer_answer(service: MemoryService) -> None:
+    """An assistant's reply restates the subject in many words, later than the person said it; it holds no
+    value of the person's, so a question about now does not put it first."""
+    scope = Scope("acme", "ana")
+    service.post_events(scope, [
+        {"session_id": "s1", "turn_id": "t1", "speaker": "Ana", "role": "user", "ts": "2025-01-10T09:00:00Z",
+         "text": "My pottery page has about 1,200 people following it."},
+        {"session_id": "s1", "turn_id": "t2", "speaker": "assistant", "role": "assistant",
+         "ts": "2025-01-10T09:01:00Z", "text": "How many followers you have on Instagram matters less than how "
+         "many of your followers see your posts."},
+        {"session_id": "s2", "turn_id": "t3", "speaker": "assistant", "role": "assistant",
+         "ts": "2025-03-10T09:00:00Z", "text": "To grow your Instagram followers, post your pottery at the same "
+         "time each day, use a few focused hashtags and reply to every comment on your account."}])
+    texts = [item.text for item in service.recall(scope, "How many Instagram followers do I have?",
+                                                  token_budget=512).items]
+    later = next(n for n, t in enumerate(texts) if "To grow" in t)
+    earlier = next(n for n, t in enumerate(texts) if "matters less" in t)
+    assert earlier < later, texts
+
+
 def test_newer_turns_on_a_subject_move_above_the_asked_one_without_pushing_it_down(service: MemoryService) -> None:
     """A person who comes back to a subject many times: the newest of those turns goes first, and the turn the
     question is about keeps its place but one (it was once swapped to the bottom of the group)."""
