@@ -12,7 +12,8 @@
   "which city does Ingrid live in?"). Once a question, not once an answer: each move pushes the rest down
   one, and in a long chat most turns of a person are somewhat near any question about them. And only an
   answer said on a later day: the next turn of the same talk goes on about the thing ("Pepper, my beagle"
-  / "She sleeps all day"), it does not replace what was just said.
+  / "She sleeps all day"), it does not replace what was just said. And not when a document (or the
+  assistant) is nearest the question: it is about that.
 - **Possible updates.** A memory linked MAY_UPDATE to an older one (`memory.relate.versions`) is put right
   above it when it is not above it already, and the older one says so in its `why` and in the context:
   "said on 2026-01-10; possibly superseded by "..." on 2026-02-20".
@@ -97,10 +98,13 @@ def newer_first(store: Store, scope: Scope, ranked: list[Any], memories: dict[st
             assistant.add(r.key)
     if len(who) < 2:
         return ranked
+    looked_up = [r.key for r in top] if now is not None else list(who)  # about now: documents too (`_answers`)
     vectors = {(target, i): v for target in ("memories", "chunks") for i, v in store.vectors_of(
-        scope, target, [k[1] for k in who if k[0] == target]).items()}
+        scope, target, [k[1] for k in looked_up if k[0] == target]).items()}
     keys = [k for k in who if k in vectors]
-    answers = _answers([k for k in keys if k not in assistant], who, vectors, now, config.newer_first_query_share)
+    said = set(keys)
+    answers = _answers([k for k in keys if k not in assistant], [k for k in looked_up if k in vectors], who, vectors,
+                       now, config.newer_first_query_share)
     top_answer = next((r.key for r in top if r.key in answers), None)
     group = {k: k for k in keys}  # a memory and the turn it was read from are one statement: they chain
 
@@ -122,10 +126,10 @@ def newer_first(store: Store, scope: Scope, ranked: list[Any], memories: dict[st
     n = 0
     while n < min(len(out), config.newer_first_depth):
         anchor = out[n].key
-        if anchor in vectors and anchor not in settled:
+        if anchor in said and anchor not in settled:
             settled.add(anchor)
             below = [m for m in range(n + 1, min(len(out), config.newer_first_depth))
-                     if out[m].key in vectors and out[m].key not in settled and newer_about_it(anchor, out[m].key)]
+                     if out[m].key in said and out[m].key not in settled and newer_about_it(anchor, out[m].key)]
             if below:
                 m = max(below, key=lambda m: when[out[m].key])
                 settled.add(out[m].key)
@@ -135,22 +139,26 @@ def newer_first(store: Store, scope: Scope, ranked: list[Any], memories: dict[st
     return out
 
 
-def _answers(keys: list[tuple[str, str]], who: dict[tuple[str, str], str],
+def _answers(keys: list[tuple[str, str]], candidates: list[tuple[str, str]], who: dict[tuple[str, str], str],
              vectors: dict[tuple[str, str], np.ndarray], now: NowQuestion | None, share: float) -> set[tuple[str, str]]:
-    """The candidates as near the question about now as `share` of the nearest, of the people it names (of
-    anyone but the assistant when it names none): one person's two answers to it are about one thing of
+    """Of `keys` (what people said), those as near the question about now as `share` of the nearest, of the
+    people it names (of anyone when it names none): one person's two answers to it are about one thing of
     theirs, however far apart their own words are ("Living in Rotterdam is great" / "Boxes finally all
-    unpacked here in Utrecht" for "which city does Ingrid live in?"). The question is compared without the
-    speakers' names: a candidate that says the name would otherwise come near it whatever it is about, and
-    one that leaves the name out would seem to answer nothing."""
+    unpacked here in Utrecht" for "which city does Ingrid live in?"). None when the nearest of all the
+    `candidates` is no one's statement (a document, the assistant): the question is about that, and what a
+    person said near it need not be one thing ("how do I get to the venue?": Priya's standups, her flight).
+    The question is compared without the speakers' names: a candidate that says the name would otherwise come
+    near it whatever it is about, and one that leaves the name out would seem to answer nothing."""
     if now is None or not keys:
         return set()
     speakers = {who[k] for k in keys}
+    query = now.without(speakers)
+    if max(candidates, key=lambda k: float(vectors[k] @ query)) not in keys:
+        return set()
     named = {p for p in speakers if without_names(now.text, {p}) != " ".join(now.text.split())}
     keys = [k for k in keys if not named or who[k] in named]
     if not keys:
         return set()
-    query = now.without(speakers)
     near = {k: float(vectors[k] @ query) for k in keys}
     best = max(near.values())
     return {k for k, sim in near.items() if best > 0 and sim >= share * best}

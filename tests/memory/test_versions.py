@@ -116,6 +116,22 @@ def test_the_assistant_s_later_turn_is_never_the_newer_answer(service: MemorySer
     assert earlier < later, texts
 
 
+def test_a_question_a_document_answers_moves_no_one_s_later_words_up(service: MemoryService, tmp_path) -> None:
+    """What a person said near a question about a document's subject need not be one thing of theirs: the
+    searches' order stands."""
+    scope = Scope("acme", "ana")
+    notes = tmp_path / "venue.md"
+    notes.write_text("# Getting to the venue\n\nFrom the airport, take the red metro line to Oriente and a "
+                     "taxi for the last ten minutes. Buses 718 and 742 stop at the main gate.\n")
+    service.ingest(scope, [notes])
+    _post(service, scope, [("2025-01-10T09:00:00Z", "On offsite days I prefer written standups in the channel."),
+                           ("2025-03-02T09:00:00Z", "Can you book my flight to Lisbon? An aisle seat, arriving "
+                                                    "on the 13th.")])
+    items = service.recall(scope, "How do I get to the offsite venue from the airport?", token_budget=512).items
+    assert "red metro line" in items[0].text
+    assert not any("newer of candidates" in item.why for item in items), [(i.text, i.why) for i in items]
+
+
 def test_newer_turns_on_a_subject_move_above_the_asked_one_without_pushing_it_down(service: MemoryService) -> None:
     """A person who comes back to a subject many times: the newest of those turns goes first, and the turn the
     question is about keeps its place but one (it was once swapped to the bottom of the group)."""
