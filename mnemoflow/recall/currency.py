@@ -50,9 +50,13 @@ class NowQuestion:
     vector: np.ndarray
     embed: Callable[[str], np.ndarray]
 
+    def named(self, names: set[str]) -> set[str]:
+        """Those of `names` the question says."""
+        return {n for n in names if without_names(self.text, {n}) != " ".join(self.text.split())}
+
     def without(self, names: set[str]) -> np.ndarray:
-        text = without_names(self.text, names)
-        return self.vector if text == " ".join(self.text.split()) else self.embed(text)
+        """Its vector with `names` left out, embedded again only when it says one of them."""
+        return self.embed(without_names(self.text, names)) if self.named(names) else self.vector
 
 
 def _chunk_said(chunk: ChunkHit) -> tuple[str | None, datetime | None, bool]:
@@ -153,15 +157,13 @@ def _answers(keys: list[tuple[str, str]], candidates: list[tuple[str, str]], who
         return set()
     speakers = {who[k] for k in keys}
     query = now.without(speakers)
-    if max(candidates, key=lambda k: float(vectors[k] @ query)) not in keys:
+    near = {k: float(vectors[k] @ query) for k in candidates}
+    if max(near, key=near.__getitem__) not in keys:
         return set()
-    named = {p for p in speakers if without_names(now.text, {p}) != " ".join(now.text.split())}
+    named = now.named(speakers)
     keys = [k for k in keys if not named or who[k] in named]
-    if not keys:
-        return set()
-    near = {k: float(vectors[k] @ query) for k in keys}
-    best = max(near.values())
-    return {k for k, sim in near.items() if best > 0 and sim >= share * best}
+    best = max((near[k] for k in keys), default=0.0)
+    return {k for k in keys if best > 0 and near[k] >= share * best}
 
 
 def _linked(store: Store, scope: Scope, keys: list[tuple[str, str]]) -> list[tuple[tuple[str, str], tuple[str, str]]]:
