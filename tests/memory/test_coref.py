@@ -19,6 +19,8 @@ from mnemoflow.memory.english.coref import Mention, find_mentions, rewrite_perso
     ("I heard your sister is in Oslo", "Alex heard Sam's sister is in Oslo"),
     ("I quit my job", "Alex quit their job"),
     ("I need to study for my exam", "Alex needs to study for their exam"),
+    ("I treated myself to a new phone", "Alex treated themselves to a new phone"),
+    ("We built the shed ourselves", "Alex built the shed themselves"),
 ])
 def test_first_and_second_person(text: str, expected: str) -> None:
     assert rewrite_persons(text, "Alex", "Sam").text == expected

@@ -299,8 +299,8 @@ def rewrite_persons(text: str, speaker: str, addressee: str | None,
         elif w in {"i'm", "i've", "i'll", "i'd"}:
             out[i] = f"{speaker} {_contracted(w, low, i)}"
             flags["first"] = True
-        elif w in {"me", "myself"}:
-            out[i] = speaker
+        elif w in {"me", "myself"}:  # a reflexive after the name, like a possessive: never "Alex treated Alex"
+            out[i] = "themselves" if w == "myself" and said(speaker, i) else speaker
             flags["first"] = True
         elif w in {"my", "mine"}:
             out[i] = possessive(speaker) if not said(speaker, i) else "their" if w == "my" else "theirs"
@@ -318,7 +318,7 @@ def rewrite_persons(text: str, speaker: str, addressee: str | None,
             if w == "we" and not compound(i):
                 subject_verb(i + 1 if out.get(i + 1) == "" else i)
         elif word in {"us", "ourselves"}:
-            out[i] = speaker
+            out[i] = "themselves" if word == "ourselves" and said(speaker, i) else speaker
             flags["plural"] = True
         elif w in {"our", "ours"}:
             out[i] = possessive(speaker) if not said(speaker, i) else "their" if w == "our" else "theirs"
