@@ -393,7 +393,7 @@ class LanceIndex:
         """
         try:
             self._fold(spec, lazy=lazy)
-        except Exception as exc:  # noqa: BLE001  (LanceDB raises plain errors; only conflicts are upkeep lost)
+        except BaseException as exc:  # noqa: BLE001  (plain errors, Rust panics; only conflicts are upkeep lost)
             if not commit_conflict(exc):
                 raise
             self.latest(spec)

@@ -126,3 +126,32 @@ def test_what_compactions_replaced_is_deleted(tmp_path: Path, monkeypatch: pytes
     assert len(table.list_versions()) < LAZY_FRAGMENTS + 5
     assert len(list(data.iterdir())) < LAZY_FRAGMENTS + 5  # not one file per write
     assert table.count_rows() == 3 * LAZY_FRAGMENTS + 1
+
+
+class PanicException(BaseException):
+    """What a Rust panic inside Lance reaches Python as (pyo3's PanicException is a BaseException)."""
+
+
+def test_a_write_whose_commit_panicked_is_retried(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lance's conflict resolver can panic while several processes commit to one table; nothing of the
+    attempt is committed, so the write is retried like a conflict, and other errors still are not."""
+    index = LanceIndex(tmp_path / "lance", "test-model", DIM)
+    table = index.table(MEMORY_INDEX)
+    add, calls = table.add, []
+
+    def panics_once(*args: object, **kwargs: object) -> object:
+        calls.append(1)
+        if len(calls) == 1:
+            raise PanicException("called `Option::unwrap()` on a `None` value")
+        return add(*args, **kwargs)
+
+    monkeypatch.setattr(table, "add", panics_once)
+    index.append(MEMORY_INDEX, _rows(["Lena keeps bees"]), _vectors(1, 1))
+    assert len(calls) == 2 and table.count_rows() == 1
+
+    def fails(*args: object, **kwargs: object) -> object:
+        raise ValueError("not a conflict")
+
+    monkeypatch.setattr(table, "add", fails)
+    with pytest.raises(ValueError, match="not a conflict"):
+        index.append(MEMORY_INDEX, _rows(["Lena keeps goats"]), _vectors(1, 2))
