@@ -26,7 +26,6 @@ import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -56,14 +55,6 @@ def _nothing_asked(*args: Any, **kwargs: Any) -> frozenset[str]:
 
 def _decision_kept(self: Any, candidate: Any, decision: Any, *rest: Any) -> Any:
     return decision
-
-
-def _second(*args: Any, **kwargs: Any) -> Any:
-    return args[1]
-
-
-def _as_one(clause: str) -> list[str]:
-    return [clause]
 
 
 G, R, E = "mnemoflow.memory.generate", "mnemoflow.memory.relate", "mnemoflow.memory.english"
@@ -112,12 +103,7 @@ FAMILIES: dict[str, list[tuple[str, Any]]] = {
     "splice": [(f"{R}.claims:_SPLICE_RE", NEVER)],
     "attribution": [(f"{R}.claims:_split_attribution", lambda text: (None, text.strip().rstrip("."), ""))],
     "triples": [("mnemoflow.memory.drafts:relation_triples", _empty), ("mnemoflow.memory.drafts:categories_of", _empty)],
-    # inference (DERIVES)
-    "derive": [(f"{PIPE}:derive", _empty)],
 }
-_INFERENCE = f"{G}.inference.families:FAMILIES"
-for _name in ("kinship", "recovery", "budget", "income_share", "expiry", "work_permit"):
-    FAMILIES[f"derive_{_name}"] = [(_INFERENCE, ("without", _name))]
 
 SETS = ("tune", "check", "a", "b", "c", "d", "e", "f", "g", "unseen")
 _current = ["tune"]  # the set the scenario being run belongs to
@@ -131,12 +117,6 @@ def _resolve(target: str) -> tuple[Any, str]:
     for part in path:
         owner = getattr(owner, part)
     return owner, name
-
-
-def _replacement(owner: Any, name: str, value: Any) -> Any:
-    if isinstance(value, tuple) and value[:1] == ("without",):
-        return tuple(f for f in getattr(owner, name) if f.__name__ != value[1])
-    return value
 
 
 class _CountingPattern:
@@ -191,26 +171,7 @@ def apply(families: list[str], *, count: bool = False) -> None:
         for target, value in FAMILIES[family]:
             owner, name = _resolve(target)
             original = getattr(owner, name)
-            replacement = _replacement(owner, name, value)
-            if count:
-                if isinstance(value, tuple) and value[:1] == ("without",):
-                    kept = {f.__name__ for f in replacement}
-                    wrapped = tuple(f if f.__name__ in kept else _counted_family(f, family) for f in original)
-                    setattr(owner, name, wrapped)
-                else:
-                    setattr(owner, name, _counting(original, replacement, family))
-            else:
-                setattr(owner, name, replacement)
-
-
-def _counted_family(function: Callable[..., list[Any]], family: str) -> Callable[..., list[Any]]:
-    def counted(items: Any) -> list[Any]:
-        found = function(items)
-        if found:
-            _fires[family][_current[0]] += len(found)
-        return found
-    counted.__name__ = function.__name__
-    return counted
+            setattr(owner, name, _counting(original, value, family) if count else value)
 
 
 def _figures(report: Any) -> dict[str, Any]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,9 +18,10 @@ from tests.loopback import LoopbackServer
 
 @dataclass(frozen=True)
 class Reply:
-    """One scripted answer: `content` becomes the assistant message; a non-200 status sends an error."""
+    """One scripted answer: `content` (or what it returns for the request body) becomes the assistant
+    message; a non-200 status sends an error."""
 
-    content: str = '{"candidates": []}'
+    content: str | Callable[[dict[str, Any]], str] = '{"candidates": []}'
     status: int = 200
     delay_s: float = 0.0
 
@@ -39,7 +41,8 @@ class ChatDouble(LoopbackServer):
 
         @app.post("/v1/chat/completions")
         async def chat(request: Request) -> JSONResponse:
-            self.requests.append(await request.json())
+            body = await request.json()
+            self.requests.append(body)
             reply = self._replies.pop(0) if len(self._replies) > 1 else self._replies[0]
             await asyncio.sleep(reply.delay_s)
             if reply.status != 200:
@@ -47,7 +50,8 @@ class ChatDouble(LoopbackServer):
             return JSONResponse({
                 "id": "chatcmpl-double", "object": "chat.completion", "model": "double",
                 "choices": [{"index": 0, "finish_reason": "stop",
-                             "message": {"role": "assistant", "content": reply.content, "refusal": None}}],
+                             "message": {"role": "assistant", "refusal": None, "content": reply.content(body)
+                                         if callable(reply.content) else reply.content}}],
             })
 
         super().__init__(port, app)

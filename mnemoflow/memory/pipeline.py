@@ -34,7 +34,6 @@ from mnemoflow.memory.generate.candidates import (
     MemoryContext,
     TurnView,
 )
-from mnemoflow.memory.generate.inference.families import derive
 from mnemoflow.memory.generate.turn import UNREAD
 from mnemoflow.memory.relate.claims import parse_claim
 from mnemoflow.memory.drafts import candidate_draft, kept_version
@@ -98,6 +97,7 @@ class MemoryGenerator:
         self.store, self.embedder, self.engine, self.scope, self.actor = store, embedder, engine, scope, actor
         self.context = context or engine.memory_context
         self.judge = getattr(engine, "judge", None)  # a chat model's judgement of possible updates, when configured
+        self.inferrer = getattr(engine, "inferrer", None)  # and its inferences (DERIVES)
         self.with_vectors = with_vectors
         self.metadata = metadata or {}  # the caller's, on every memory written (the run's own keys win)
         self.written: dict[str, _Known] = {}
@@ -185,17 +185,19 @@ class MemoryGenerator:
                 replace(self.report, linked=dict(self.report.linked)))
 
     def _derive(self, writes: MemoryWrites) -> None:
-        """Inferences over this run's current memories, each DERIVES from what supports it."""
-        current = [_Ref(mid, k.memory.content) for mid, k in self.written.items() if k.memory.is_latest]
-        for inferred in derive(current):
+        """What this run's current memories imply together, each DERIVES from what supports it (a chat
+        model's inferences, `relate/llm_infer.py`; without one nothing is derived)."""
+        if self.inferrer is None:
+            return
+        current = [(mid, k.memory.content) for mid, k in self.written.items() if k.memory.is_latest]
+        for inferred in self.inferrer.infer(current):
             verdict = action(Decision("new", None, inferred.confidence, inferred.reason))
             if verdict == "ignore":
                 continue
             links = tuple(LinkDraft("DERIVES", support, inferred.confidence, inferred.reason)
                           for support in inferred.supporting_ids)
-            draft = MemoryDraft(content=inferred.content, kind=inferred.kind, salience=fast_score(inferred.content),
-                                confidence=inferred.confidence,
-                                metadata={**self.metadata, "derived_by": inferred.rule})
+            draft = MemoryDraft(content=inferred.content, kind="fact", salience=fast_score(inferred.content),
+                                confidence=inferred.confidence, metadata={**self.metadata, "derived_by": "llm-infer"})
             memory, created = writes.add(draft, links=links if verdict == "apply" else (),
                                          review=links if verdict == "review" else ())
             if created:
@@ -473,12 +475,6 @@ class MemoryGenerator:
         self._vectors({key: draft.content})
         link = LinkDraft("UPDATES", replaced, 0.9, f"kept: the facts of {replaced} that {candidate.content!r} leaves")
         self._write(writes, draft, key, tuple(draft.metadata["entities"]), (link,), (), turn_id)
-
-
-@dataclass(frozen=True)
-class _Ref:
-    memory_id: str
-    content: str
 
 
 def _key(candidate: Candidate) -> str:

@@ -2,7 +2,7 @@
 
 A 270M model writes weak memories; these tests hold the plumbing to account, not the model: the client
 finds the response format the server takes (it refuses json_schema), schema-held answers are parsed, a
-relation is judged, and an answer cut short, a timeout or a dead server falls back to the rules. Skipped
+relation is judged, memories are read for what they imply, and an answer cut short, a timeout or a dead server falls back to the rules. Skipped
 when the `llama` extra is not installed."""
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from mnemoflow.memory.generate.candidates import GenerationContext, TurnView
 from mnemoflow.memory.generate.engines import generation_engine
 from mnemoflow.memory.generate.llm_engine import LLMEngine
 from mnemoflow.memory.generate.rules import RuleEngine
+from mnemoflow.memory.relate.llm_infer import Inferrer
 from mnemoflow.memory.relate.llm_judge import RelationJudge
 from mnemoflow.service import MemoryService
 from mnemoflow.storage import Scope
@@ -62,6 +63,21 @@ def test_a_pair_is_judged_by_the_model(server: str) -> None:
     assert judge.failures == 0
     assert decision is not None and decision.relation in ("UPDATES", "EXTENDS", "new")
     assert decision.reason.startswith("llm-judge")
+
+
+def test_memories_are_read_for_what_they_imply_together(server: str) -> None:
+    client = ChatClient(base_url=server, model=MODEL_NAME, timeout_s=300, response_format="json_object",
+                        max_tokens=600)
+    memories = [("m1", "Rhea is Sunil's sister"), ("m2", "Rhea's daughter Mina started school in 2024")]
+    try:
+        inferrer = Inferrer(client)
+        derived = inferrer.infer(memories)
+    finally:
+        client.close()
+    # the grammar holds the answer to the schema (at least two supports, a confidence); a 270M model may
+    # conclude nothing, or something wrong, but what it concludes rests on the two ids it was shown
+    assert inferrer.failures == 0
+    assert all(set(d.supporting_ids) == {"m1", "m2"} and d.reason.startswith("llm-infer") for d in derived)
 
 
 def test_an_answer_cut_short_falls_back_to_the_rules(server: str) -> None:

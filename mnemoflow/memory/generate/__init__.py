@@ -1,2 +1,2 @@
 """Drafting memories: what an engine sees and proposes (candidates), the rule-based and LLM engines,
-follow-up answers, memories written directly or as messages, and inferences over several memories."""
+follow-up answers, and memories written directly or as messages."""

@@ -24,6 +24,7 @@ from mnemoflow.memory.generate.candidates import (
 )
 from mnemoflow.llm.chat import ChatClient, ChatFailed, ResponseFormat
 from mnemoflow.memory.generate.judge import display_name
+from mnemoflow.memory.relate.llm_infer import Inferrer
 from mnemoflow.memory.relate.llm_judge import RelationJudge
 from mnemoflow.memory.turns import WINDOW_TURNS
 from mnemoflow.models import MemoryKind
@@ -149,6 +150,7 @@ class LLMEngine:
                                   max_retries=max_retries, backoff_s=backoff_s, response_format=response_format,
                                   max_tokens=max_tokens)
         self.judge = RelationJudge(self._client)  # what the rules leave unclassified, the model judges
+        self.inferrer = Inferrer(self._client)  # what a run's memories imply together (DERIVES)
 
     def close(self) -> None:
         self._client.close()

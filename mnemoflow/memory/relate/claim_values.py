@@ -3,7 +3,7 @@ times, money, percents, quantities with their unit, versions, closed-class value
 status) and names, each with the role the words around it give it ("budget", "rent").
 
 Separate from `claims` (which assembles a whole `Claim`: attribution, main clause, negation, verb)
-because values are a self-contained step that `inference` also reads directly."""
+because values are a self-contained step that `relate/revalue.py` and `relate/moved.py` also read."""
 
 from __future__ import annotations
 

@@ -20,8 +20,8 @@ Isolation is the caller's job, by construction: `classify` sees only the neighbo
 never looks anything up, so it cannot relate memories of different tenants or users as long as the
 retrieval that feeds it is scoped (storage adds the scope predicates; see DESIGN.md, Tenancy).
 
-DERIVES (a memory inferred from two or more others) is a separate step: `derive` in
-`mnemoflow.memory.generate.inference.families`, which the pipeline calls after this one.
+DERIVES (a memory inferred from two or more others) is a separate step: a chat model's inferences
+(`relate/llm_infer.py`), which the pipeline asks for after this one when a model is configured.
 
 The rules, per neighbour, first match wins (`Decision.reason` starts with the rule's name):
 
