@@ -373,19 +373,20 @@ class MemoryGenerator:
             return
         speaker = context.turn.speaker
         neighbours, decision = self._neighbours(writes, candidate, asked_about), None
-        if (moved := moved_by_amount(candidate, neighbours, now)) is not None:
+        earlier = [n for n in neighbours if not n.same_turn]  # the clauses of one turn never move each other's values
+        if (moved := moved_by_amount(candidate, earlier, now)) is not None:
             candidate, held = moved  # the thing moved, restated with its new date: it replaces what it was
             neighbours = self._neighbours(writes, candidate, asked_about)  # embeds the restatement
             decision = Decision("UPDATES", held.memory_id, 0.9, f"rescheduled: {held.content} moved by the amount said")
-        elif (moved := moved_to_named_day(candidate, neighbours, now)) is not None:
+        elif (moved := moved_to_named_day(candidate, earlier, now)) is not None:
             candidate, held = moved  # "so it's Friday the 19th instead": the lone event ahead, on its new day
             neighbours = self._neighbours(writes, candidate, asked_about)
             decision = Decision("UPDATES", held.memory_id, 0.9, f"rescheduled: {held.content} put on the day said")
-        elif (moved := moved_to_named_place(candidate, neighbours, self._speakers)) is not None:
+        elif (moved := moved_to_named_place(candidate, earlier, self._speakers)) is not None:
             candidate, held = moved  # "so I've moved us to Dishoom": the booking that named the old place, at the new
             neighbours = self._neighbours(writes, candidate, asked_about)
             decision = Decision("UPDATES", held.memory_id, 0.9, f"moved: {held.content} to the place said")
-        elif (changed := changed_by_difference(candidate, neighbours)) is not None:
+        elif (changed := changed_by_difference(candidate, earlier)) is not None:
             candidate, held = changed  # the amount moved by the difference said: it replaces what it was
             neighbours = self._neighbours(writes, candidate, asked_about)
             decision = Decision("UPDATES", held.memory_id, 0.9, f"changed by: {held.content} moved by the difference said")

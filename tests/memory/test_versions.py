@@ -184,3 +184,31 @@ def test_a_new_holder_in_other_words_is_a_possible_update_not_a_silent_second_va
     old, new = _old_and_new(service, scope, "Silva", "Costa")
     text = {item.id: item.text for item in service.recall(scope, "Who is Hugo's dentist?", token_budget=512).items}
     assert "possibly superseded by" in text[old.id]
+
+
+def test_a_new_number_for_part_of_a_memory_keeps_the_rest_of_it(service: MemoryService) -> None:
+    """"The club moved me to rack 9" names the rack, not the canoe nor the club: the memory it replaces is
+    restated with the new number, so nothing the older one said is lost."""
+    for n, (first, then, kept) in enumerate([
+            ("I keep the canoe on rack 3 at the rowing club.", "The club moved me to rack 9.",
+             "keeps the canoe on rack 9 at the rowing club"),
+            ("My locker at the leisure centre is number 31.", "They've moved me to locker 44.",
+             "locker at the leisure centre is number 44")]):
+        scope = Scope("acme", f"ana{n}")
+        _post(service, scope, [("2025-01-05T09:00:00Z", first), ("2025-03-01T09:00:00Z", then)])
+        current = [m.content for m in service.store.list_memories(scope)]
+        assert any(kept in c for c in current), current
+        assert not any(word in c for c in current for word in (" 3 ", " 31")), current
+
+
+def test_a_later_clause_of_the_same_turn_does_not_move_the_value_the_first_one_set(service: MemoryService) -> None:
+    """"The opening is now June 3. So the flyer drop moves a week earlier too": one statement. The second
+    clause's shift is not applied to the opening the first clause has just moved (it was: May 27)."""
+    scope = Scope("acme", "ana")
+    _post(service, scope, [
+        ("2025-05-02T09:00:00Z", "We open the second bakery on June 10 and I am planning a flyer drop for the week before."),
+        ("2025-05-09T09:00:00Z", "The landlord wants us in early, the opening is now June 3. So the flyer drop moves a "
+                                 "week earlier too.")])
+    current = [m.content for m in service.store.list_memories(scope)]
+    assert any("second bakery on June 3" in c for c in current), current
+    assert not any("May 27" in c for c in current), current

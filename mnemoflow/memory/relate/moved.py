@@ -130,9 +130,12 @@ def restated_with_value(candidate: Candidate, held: Neighbour) -> Candidate | No
     """"The surgery rang, they've bumped me to Thursday the 13th" replaces "Mairead's dentist is on Tuesday
     March 11" but names nothing of what was moved, nor does "they've upped my dose to 20mg" name the
     citalopram: the candidate becomes that memory restated with the new date or amount, so the current memory
-    says what is on that day, or of what there is that much. None when the candidate shares a topic with the
-    memory (it says what changed itself), or holds no such value."""
-    if _what_is_on(candidate.content) & _what_is_on(held.content):
+    says what is on that day, or of what there is that much. None when the candidate names all the memory
+    named (it says what changed itself), names someone or something the memory does not (it is about that),
+    or holds no such value: "moved me to spot 17" replacing "Ines parks her bike at Kade station, spot 12" is
+    restated, or the bike and the station would be lost."""
+    if _what_is_on(held.content) <= _what_is_on(candidate.content) or \
+            _names(candidate.content, after_first=True) - _names(held.content):
         return None
     if candidate.event_start_at is not None and held.event_start_at is not None:
         if candidate.observed_at and aware_utc(candidate.event_start_at).date() < aware_utc(candidate.observed_at).date():
@@ -140,8 +143,8 @@ def restated_with_value(candidate: Candidate, held: Neighbour) -> Candidate | No
         shift = aware_utc(candidate.event_start_at).date() - aware_utc(held.event_start_at).date()
         return _rescheduled(candidate, held, shift)
     amounts = [v for v in parse_claim(candidate.content).values if v.type in ("quantity", "money", "percent")]
-    if len(amounts) != 1 or not re.search(rf"\bto\s+{re.escape(amounts[0].text)}", candidate.content):
-        return None  # only an amount set "to" a new one
+    if len(amounts) != 1 or not re.search(rf"\bto\s+(?:[a-z]+\s+)?{re.escape(amounts[0].text)}", candidate.content):
+        return None  # only an amount set "to" a new one ("to 20mg", "to spot 17")
     found = revalued(held.content, amounts[0])
     return replace(candidate, content=found[0], kind=held.kind, reasons=(*candidate.reasons, "revalued")) if found else None
 
@@ -227,6 +230,14 @@ def with_count_difference(content: str, difference: float, unit: str) -> str | N
     value = counts[0].key + difference  # type: ignore[operator]
     found = revalued(content, Value("quantity", value, f"{value:g}", unit=counts[0].unit))
     return found[0] if found else None
+
+
+def _names(content: str, after_first: bool = False) -> frozenset[str]:
+    """The names a memory says, `after_first` its first word ("Payments still aren't set up ...", "They've moved
+    Ana ...": a capital there may only start the sentence; a new subject there is not this change's)."""
+    first = content.split(maxsplit=1)[0].lower() if after_first and content.strip() else None
+    return frozenset(v.key for v in parse_claim(content).all_values
+                     if v.type == "name" and "'" not in v.key and v.key != first)
 
 
 def _topic(content: str) -> frozenset[str]:
