@@ -14,16 +14,28 @@ for the rest of the client's life once a server refuses it.
 from __future__ import annotations
 
 import time
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import httpx
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, Field, ValidationError
 
 from mnemoflow.config import Settings
 from mnemoflow.errors import ConfigError
 
 ResponseFormat = Literal["auto", "json_schema", "json_object"]
 MAX_STRING_CHARS = 400  # the longest string a json_object answer may hold (a memory is one sentence)
+
+
+def _said(value: str) -> str:
+    value = " ".join(value.split())
+    if not value:
+        raise ValueError("empty")
+    return value
+
+
+# what every answer's fields are read as: words with their spacing tidied, never empty; a score held to 0-1
+Said = Annotated[str, AfterValidator(_said)]
+Share = Annotated[float, AfterValidator(lambda value: round(min(1.0, max(0.0, value)), 3))]
 
 
 class ChatFailed(Exception):

@@ -21,10 +21,10 @@ from datetime import datetime
 from typing import Any
 
 import numpy as np
-from pydantic import BaseModel, field_validator
+from pydantic import BaseModel
 
 from mnemoflow.embedding.base import normalize
-from mnemoflow.llm.chat import ChatClient, ChatFailed
+from mnemoflow.llm.chat import ChatClient, ChatFailed, Said
 
 MMR_LAMBDA = 0.7  # relevance against novelty; the value MMR is usually run with
 SALIENCE_WEIGHT = 0.5  # relevance x (1 + w * (salience - 0.5)): from 0.75x (salience 0) to 1.25x (salience 1)
@@ -116,15 +116,7 @@ RESPONSE_FORMAT: dict[str, Any] = {
 
 
 class _Answer(BaseModel):
-    summary: str
-
-    @field_validator("summary")
-    @classmethod
-    def _not_empty(cls, value: str) -> str:
-        value = " ".join(value.split())
-        if not value:
-            raise ValueError("summary is empty")
-        return value
+    summary: Said
 
 
 def written(chat: ChatClient, title: str, notes: list[str], max_tokens: int) -> str:

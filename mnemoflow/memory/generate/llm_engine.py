@@ -13,7 +13,7 @@ from dataclasses import replace
 from datetime import date, datetime, timedelta
 from typing import Any, get_args
 
-from pydantic import BaseModel, field_validator
+from pydantic import BaseModel
 
 from mnemoflow.memory.generate.candidates import (
     Candidate,
@@ -22,7 +22,7 @@ from mnemoflow.memory.generate.candidates import (
     MemoryContext,
     TurnView,
 )
-from mnemoflow.llm.chat import ChatClient, ChatFailed, ResponseFormat
+from mnemoflow.llm.chat import ChatClient, ChatFailed, ResponseFormat, Said, Share
 from mnemoflow.memory.generate.judge import display_name
 from mnemoflow.memory.relate.llm_infer import Inferrer
 from mnemoflow.memory.relate.llm_judge import RelationJudge
@@ -104,10 +104,10 @@ class _Proposal(BaseModel):
     """One candidate as the model wrote it; checked because servers need not enforce the schema."""
 
     should_store: bool
-    content: str
+    content: Said
     kind: MemoryKind
-    confidence: float
-    salience: float
+    confidence: Share
+    salience: Share
     entities: list[str]
     source_turn_ids: list[str]
     event_start_at: date | None
@@ -116,18 +116,6 @@ class _Proposal(BaseModel):
     rule_if: list[str] = []  # optional here: a server that ignores the schema may leave them out
     rule_then: list[str] = []
     rule_unless: list[str] = []
-
-    @field_validator("content")
-    @classmethod
-    def _not_empty(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("content is empty")
-        return value.strip()
-
-    @field_validator("confidence", "salience")
-    @classmethod
-    def _clamped(cls, value: float) -> float:
-        return round(min(1.0, max(0.0, value)), 3)
 
 
 class _Proposals(BaseModel):

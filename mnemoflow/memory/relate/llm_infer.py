@@ -10,9 +10,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, field_validator
+from pydantic import BaseModel
 
-from mnemoflow.llm.chat import ChatClient, ChatFailed
+from mnemoflow.llm.chat import ChatClient, ChatFailed, Said, Share
 
 MAX_MEMORIES = 40  # the newest current memories of a run the model reads (a prompt of about 1,000 tokens)
 MAX_INFERENCES = 4
@@ -51,21 +51,9 @@ class Derived:
 
 
 class _Inference(BaseModel):
-    content: str
+    content: Said
     supports: list[str]
-    confidence: float
-
-    @field_validator("content")
-    @classmethod
-    def _not_empty(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("content is empty")
-        return value.strip()
-
-    @field_validator("confidence")
-    @classmethod
-    def _clamped(cls, value: float) -> float:
-        return round(min(1.0, max(0.0, value)), 3)
+    confidence: Share
 
 
 class _Inferences(BaseModel):

@@ -8,9 +8,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, field_validator
+from pydantic import BaseModel
 
-from mnemoflow.llm.chat import ChatClient, ChatFailed
+from mnemoflow.llm.chat import ChatClient, ChatFailed, Share
 from mnemoflow.memory.relate.relations import Decision
 
 RESPONSE_FORMAT: dict[str, Any] = {
@@ -31,12 +31,7 @@ confidence: how sure you are, 0 to 1."""
 
 class _Verdict(BaseModel):
     relation: Literal["UPDATES", "EXTENDS", "new"]
-    confidence: float
-
-    @field_validator("confidence")
-    @classmethod
-    def _clamped(cls, value: float) -> float:
-        return round(min(1.0, max(0.0, value)), 3)
+    confidence: Share
 
 
 class RelationJudge:
