@@ -148,6 +148,18 @@ def fresh_settings(home: Path, **overrides: Any) -> Settings:
     return load_settings(home=home, **overrides)
 
 
+@pytest.fixture(scope="module")
+def double() -> Iterator[Any]:
+    """A loopback chat endpoint (tests/llm_double.py), one for each test module that asks for it."""
+    from tests.llm_double import ChatDouble
+    from tests.loopback import free_port
+
+    server = ChatDouble(free_port())
+    server.start()
+    yield server
+    server.stop()
+
+
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
     return load_settings(home=tmp_path / "home")

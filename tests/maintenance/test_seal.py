@@ -4,17 +4,14 @@ summary twice, how forgetting and source deletion reach the summaries, and the L
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 
 from mnemoflow.config import load_settings
 from mnemoflow.models import LinkDraft, MemoryDraft
 from mnemoflow.service import MemoryService
 from tests.conftest import plant
 from tests.llm_double import ChatDouble, Reply
-from tests.loopback import free_port
 from tests.maintenance.conftest import ANA, OTHER_TENANT, OTHER_USER, transcript
 
 
@@ -147,14 +144,6 @@ def test_a_summary_edited_behind_the_store_fails_verify(tree_service: MemoryServ
     plant(tree_service, "UPDATE summaries SET content = 'nothing happened' WHERE level = 'L2'")
     problems = [p for v in tree_service.verify() for p in v.problems]
     assert problems and all("summaries row" in p for p in problems)
-
-
-@pytest.fixture(scope="module")
-def double() -> Iterator[ChatDouble]:
-    server = ChatDouble(free_port())
-    server.start()
-    yield server
-    server.stop()
 
 
 def test_a_configured_model_writes_the_summaries(tree_service: MemoryService, double: ChatDouble) -> None:

@@ -27,14 +27,6 @@ MOVE = {"content": "Alex and Jo are moving to Lisbon in April 2025", "kind": "ep
         "temporal_text": "next April"}
 
 
-@pytest.fixture(scope="module")
-def double() -> Iterator[ChatDouble]:
-    server = ChatDouble(free_port())
-    server.start()
-    yield server
-    server.stop()
-
-
 @pytest.fixture
 def engine(double: ChatDouble) -> Iterator[LLMEngine]:
     llm = LLMEngine(base_url=double.base_url, model="chat-model", fallback=RuleEngine(), timeout_s=2.0,

@@ -18,7 +18,6 @@ from mnemoflow.memory.relate.llm_infer import RESPONSE_FORMAT, Inferrer
 from mnemoflow.service import MemoryService
 from mnemoflow.storage import Scope
 from tests.llm_double import ChatDouble, Reply, candidates
-from tests.loopback import free_port
 
 MEMORIES = [("m1", "Rhea is Sunil's sister"), ("m2", "Rhea's daughter Mina started school in 2024"),
             ("m3", "Sunil plays the cello")]
@@ -26,14 +25,6 @@ MEMORIES = [("m1", "Rhea is Sunil's sister"), ("m2", "Rhea's daughter Mina start
 
 def inferences(*items: tuple[str, list[str], float]) -> str:
     return json.dumps({"inferences": [{"content": c, "supports": s, "confidence": p} for c, s, p in items]})
-
-
-@pytest.fixture(scope="module")
-def double() -> Iterator[ChatDouble]:
-    server = ChatDouble(free_port())
-    server.start()
-    yield server
-    server.stop()
 
 
 @pytest.fixture

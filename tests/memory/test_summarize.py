@@ -14,7 +14,6 @@ from mnemoflow.embedding.local import LocalEmbedder
 from mnemoflow.llm.chat import ChatClient
 from mnemoflow.memory.summarize import Sentence, extract, mmr_order, summarize, tokens
 from tests.llm_double import ChatDouble, Reply
-from tests.loopback import free_port
 
 START = datetime(2024, 3, 4, 9, 0)
 RENOVATION = [
@@ -73,14 +72,6 @@ def test_a_tiny_budget_still_says_something_within_it(embedder: LocalEmbedder) -
     group = sentences(RENOVATION)
     text, cited = extract("Kitchen", group, embedder.embed(RENOVATION), max_tokens=16)
     assert tokens(text) <= 16 and text.startswith("Kitchen: ") and len(cited) == len(group)
-
-
-@pytest.fixture(scope="module")
-def double() -> Iterator[ChatDouble]:
-    server = ChatDouble(free_port())
-    server.start()
-    yield server
-    server.stop()
 
 
 @pytest.fixture
