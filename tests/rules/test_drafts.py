@@ -3,17 +3,14 @@ reader knows) and on the LLM path (from the slots the model fills); nothing gene
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 
 from mnemoflow.config import Settings, load_settings
 from mnemoflow.service import MemoryService
 from mnemoflow.storage.scope import Scope
 from tests.conftest import turn, write_transcript
 from tests.llm_double import ChatDouble, Reply, candidates
-from tests.loopback import free_port
 
 SCOPE = Scope("harbor", "ines")
 
@@ -43,14 +40,6 @@ def test_rule_engine_drafts_what_its_reader_can_read(service: MemoryService, tmp
     assert len(service.list_rules(SCOPE)) == len(drafts)
     readings = service.sql("SELECT count(*), count(rule_id) FROM rule_readings").rows[0]
     assert readings == [len(rule_memories), len(drafts)]
-
-
-@pytest.fixture
-def double() -> Iterator[ChatDouble]:
-    server = ChatDouble(free_port())
-    server.start()
-    yield server
-    server.stop()
 
 
 def test_llm_path_drafts_from_the_slots_the_model_fills(double: ChatDouble, tmp_path: Path) -> None:
