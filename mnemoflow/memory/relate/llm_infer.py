@@ -2,7 +2,8 @@
 ("Rhea is Sunil's sister" + "Rhea's daughter Mina ..." -> "Mina is Sunil's niece"), each conclusion naming
 the memories it rests on. Only with a model configured: the six rule families that did this offline were
 templates written with the scenario suite's own derive scenarios, and on every set they were not written
-against they derived nothing (bench/README.md, "DERIVES without the rule families"). A request that fails, or an answer that does not fit, derives nothing and is counted."""
+against they derived nothing (bench/README.md, "DERIVES without the rule families"). A request that fails,
+or an answer that does not fit, derives nothing and is counted."""
 
 from __future__ import annotations
 
