@@ -55,8 +55,13 @@ def reachable(method: Callable[..., Any]) -> Callable[..., Any]:
 def commit_conflict(exc: BaseException) -> bool:
     """Another writer's commit came first (Lance's "Retryable commit conflict" and its incompatible kin), or
     Lance panicked while rebasing onto it: lance 13's conflict resolver can panic when several processes
-    commit to one table at once (seen once in tests/storage/test_shared_store.py), and nothing of the attempt was committed."""
-    return type(exc).__name__ == "PanicException" or "commit conflict" in str(exc).lower()
+    commit to one table at once (tests/storage/test_shared_store.py, in CI), and nothing of the attempt
+    was committed. A panic reaches Python as pyo3's `PanicException` (a BaseException) when raised in a
+    call, or as pyo3-async-runtimes' `RustPanic` when raised in the future a call waits on."""
+    return type(exc).__name__ in _PANICS or "commit conflict" in str(exc).lower()
+
+
+_PANICS = ("PanicException", "RustPanic")
 
 
 def retried_writes(method: Callable[..., Any]) -> Callable[..., Any]:

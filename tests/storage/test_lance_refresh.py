@@ -129,10 +129,16 @@ def test_what_compactions_replaced_is_deleted(tmp_path: Path, monkeypatch: pytes
 
 
 class PanicException(BaseException):
-    """What a Rust panic inside Lance reaches Python as (pyo3's PanicException is a BaseException)."""
+    """What a Rust panic inside a Lance call reaches Python as (pyo3's PanicException is a BaseException)."""
 
 
-def test_a_write_whose_commit_panicked_is_retried(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+class RustPanic(Exception):
+    """What a Rust panic inside the future a LanceDB call waits on reaches Python as."""
+
+
+@pytest.mark.parametrize("panic", [PanicException, RustPanic])
+def test_a_write_whose_commit_panicked_is_retried(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                  panic: type[BaseException]) -> None:
     """Lance's conflict resolver can panic while several processes commit to one table; nothing of the
     attempt is committed, so the write is retried like a conflict, and other errors still are not."""
     index = LanceIndex(tmp_path / "lance", "test-model", DIM)
@@ -142,7 +148,7 @@ def test_a_write_whose_commit_panicked_is_retried(tmp_path: Path, monkeypatch: p
     def panics_once(*args: object, **kwargs: object) -> object:
         calls.append(1)
         if len(calls) == 1:
-            raise PanicException("called `Option::unwrap()` on a `None` value")
+            raise panic("rust future panicked: unknown error")
         return add(*args, **kwargs)
 
     monkeypatch.setattr(table, "add", panics_once)

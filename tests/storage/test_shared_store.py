@@ -39,6 +39,12 @@ def _parallel(code: str, args: list[list[str]], timeout: float = 300) -> list[su
     return done
 
 
+def _failures(runs: list[subprocess.CompletedProcess[str]]) -> str:
+    """The failed children's stderr, whole: pytest shortens a list's repr in the middle, where a Rust
+    panic's message and the Python exception's type are."""
+    return "\n\n".join(f"child {n} exit {r.returncode}:\n{r.stderr[-4000:]}" for n, r in enumerate(runs) if r.returncode)
+
+
 WRITER = """
 import sys
 from mnemoflow.config import load_settings
@@ -53,7 +59,7 @@ with MemoryService(load_settings(sys.argv[3])) as service:
 
 def test_processes_writing_one_tenant_at_once_keep_one_verifiable_chain(tmp_path: Path) -> None:
     runs = _parallel(WRITER, [[f"writer{w}", "6", str(tmp_path / f"home{w}")] for w in range(3)])
-    assert all(r.returncode == 0 for r in runs), [r.stderr[-4000:] for r in runs]
+    assert all(r.returncode == 0 for r in runs), _failures(runs)
     with MemoryService(load_settings(tmp_path / "reader")) as service:
         assert len(service.get_all(SCOPE)) == 18
         [report] = service.verify("acme")
@@ -80,7 +86,7 @@ def test_workers_draining_at_once_do_each_job_once(tmp_path: Path) -> None:
             service.add(SCOPE, f"Alex logged dive {n} at the reef wall, {10 + n} metres", wait=False)
         assert service.outbox_counts()["pending"] == 24
     runs = _parallel(DRAINER, [[str(tmp_path / f"worker{w}")] for w in range(3)])
-    assert all(r.returncode == 0 for r in runs), [r.stderr[-4000:] for r in runs]
+    assert all(r.returncode == 0 for r in runs), _failures(runs)
     assert sum(int(r.stdout.split()[-1]) for r in runs) == 24  # no job embedded twice
     with raw_connection(load_settings(tmp_path / "writer")) as con:
         assert con.execute("SELECT status, count(*), max(attempts) FROM outbox GROUP BY status").fetchall() \
@@ -146,7 +152,7 @@ def test_processes_appending_to_one_lancedb_table_on_s3_lose_no_commit(tmp_path:
     """LanceDB commits a version by writing its manifest with a conditional PUT (If-None-Match): the loser
     of a race retries on top of the winner. S3 (and the moto server the tests use) honour it."""
     runs = _parallel(LANCE_WRITER, [[str(tmp_path / f"home{w}"), str(w)] for w in range(4)])
-    assert all(r.returncode == 0 for r in runs), [r.stderr[-4000:] for r in runs]
+    assert all(r.returncode == 0 for r in runs), _failures(runs)
     table = raw_vectors(load_settings(tmp_path / "home0")).open_table("embedding_cache")
     assert table.count_rows() == 48
 
