@@ -58,10 +58,11 @@ def commit_conflict(exc: BaseException) -> bool:
     commit to one table at once (tests/storage/test_shared_store.py, in CI), and nothing of the attempt
     was committed. A panic reaches Python as pyo3's `PanicException` (a BaseException) when raised in a
     call, or as pyo3-async-runtimes' `RustPanic` when raised in the future a call waits on."""
-    return type(exc).__name__ in _PANICS or "commit conflict" in str(exc).lower()
+    return panicked(exc) or "commit conflict" in str(exc).lower()
 
 
-_PANICS = ("PanicException", "RustPanic")
+def panicked(exc: BaseException) -> bool:
+    return type(exc).__name__ in ("PanicException", "RustPanic")
 
 
 def retried_writes(method: Callable[..., Any]) -> Callable[..., Any]:
@@ -80,7 +81,7 @@ def retried_writes(method: Callable[..., Any]) -> Callable[..., Any]:
                 except BaseException as exc:  # noqa: BLE001  (plain errors, and Rust panics; only conflicts retry)
                     if not commit_conflict(exc) or attempt == COMMIT_RETRIES - 1:
                         raise
-                    self.latest(spec)
+                    self.latest(spec, reopen=panicked(exc))
                     time.sleep(random.uniform(0.05, 0.2) * (attempt + 1))
             raise AssertionError("unreachable")
 

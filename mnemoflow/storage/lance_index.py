@@ -29,7 +29,13 @@ import numpy as np
 import pyarrow as pa
 
 from mnemoflow.errors import ConfigError, UnreachableError
-from mnemoflow.storage.lance_commits import commit_conflict, object_store_reason, reachable, retried_writes
+from mnemoflow.storage.lance_commits import (
+    commit_conflict,
+    object_store_reason,
+    panicked,
+    reachable,
+    retried_writes,
+)
 from mnemoflow.storage.lance_import import import_lancedb
 from mnemoflow.storage.scope import BOUNDARIES
 from mnemoflow.tokens import cjk_index_text, cjk_query_text
@@ -396,7 +402,7 @@ class LanceIndex:
         except BaseException as exc:  # noqa: BLE001  (plain errors, Rust panics; only conflicts are upkeep lost)
             if not commit_conflict(exc):
                 raise
-            self.latest(spec)
+            self.latest(spec, reopen=panicked(exc))
 
     def _fold(self, spec: IndexSpec, *, lazy: bool) -> None:
         """The work of `refresh`: indexes first made, new rows compacted and folded in."""
@@ -437,10 +443,13 @@ class LanceIndex:
             table.checkout_latest()
         self._settled[spec.name] = table.stats()["fragment_stats"]["num_fragments"]
 
-    def latest(self, spec: IndexSpec) -> None:
-        """Read the table at its newest version (another process committed since)."""
-        table = self._tables.get(spec.name)
-        if table is not None:
+    def latest(self, spec: IndexSpec, *, reopen: bool = False) -> None:
+        """Read the table at its newest version (another process committed since); after a Rust panic
+        the handle is dropped instead and the next call opens the table afresh, in case the panic left
+        its state behind."""
+        if reopen:
+            self._tables.pop(spec.name, None)
+        elif (table := self._tables.get(spec.name)) is not None:
             table.checkout_latest()
 
     def _piled_up(self, spec: IndexSpec, table: lancedb.table.Table) -> int:
