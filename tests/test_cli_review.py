@@ -53,6 +53,22 @@ def test_list_shows_what_to_judge(capsys: pytest.CaptureFixture[str], queued: tu
     assert code == 0 and "no open reviews" in out and ids[0] not in out
 
 
+def test_list_as_json_gives_each_review_with_both_memories(capsys: pytest.CaptureFixture[str], queued: tuple) -> None:
+    """For scripts: one JSON list, each review with its ids, proposal and both memories; another user's is []."""
+    import json
+
+    home, ids, new_id, old_id = queued
+    code, out, err = run(capsys, "review", "list", "--json", *_who(home))
+    assert code == 0, err
+    listed = json.loads(out)
+    assert [r["review_id"] for r in listed] == ids
+    first = listed[0]
+    assert (first["src"], first["dst"], first["proposed_type"], first["confidence"], first["status"]) == \
+        (new_id, old_id, "UPDATES", 0.7, "open")
+    assert (first["src_content"], first["dst_content"]) == ("Lena's standup is at 9:30", "Lena's standup is at 9:00")
+    assert json.loads(run(capsys, "review", "list", "--json", *_who(home, "omar"))[1]) == []
+
+
 def test_accept_as_another_type_then_reject(capsys: pytest.CaptureFixture[str], queued: tuple) -> None:
     home, (first, second), new_id, old_id = queued
     code, out, err = run(capsys, "review", "accept", first, "--as", "extends", *_who(home))

@@ -191,6 +191,7 @@ def review_list(
     home: Home = None, tenant: Tenant = None, user: User = None,
     status: Annotated[str, typer.Option(help="open, accepted, rejected or all.")] = "open",
     limit: Annotated[int, typer.Option(min=1, help="At most this many reviews, oldest first.")] = 100,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the reviews as a JSON list.")] = False,
 ) -> None:
     """Relationship decisions the pipeline was unsure of, with both memories, to accept or reject."""
     from rich.table import Table
@@ -201,6 +202,8 @@ def review_list(
         raise ArgumentError(f"--status must be open, accepted, rejected or all; got {status!r}")
     with service_for(home) as service:
         items = service.review_items(scope_of(service, tenant, user), status=status, limit=limit)
+    if as_json:
+        return _print_json([item.model_dump(mode="json") for item in items])
     if not items:
         out.print(f"no {'' if status == 'all' else status + ' '}reviews")
         return
