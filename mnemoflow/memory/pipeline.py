@@ -81,6 +81,7 @@ class _Known:
     memory: MemoryItem
     entities: tuple[str, ...] = ()
     extends: str | None = None  # the memory this one applied EXTENDS to, if any
+    updates: str | None = None  # the memory this one replaced, if any
 
 
 class MemoryGenerator:
@@ -373,7 +374,7 @@ class MemoryGenerator:
             return
         speaker = context.turn.speaker
         neighbours, decision = self._neighbours(writes, candidate, asked_about), None
-        earlier = [n for n in neighbours if not n.same_turn]  # the clauses of one turn never move each other's values
+        earlier = [n for n in neighbours if not n.same_turn or self._stated_plainly(n.memory_id)]
         if (moved := moved_by_amount(candidate, earlier, now)) is not None:
             candidate, held = moved  # the thing moved, restated with its new date: it replaces what it was
             neighbours = self._neighbours(writes, candidate, asked_about)  # embeds the restatement
@@ -448,10 +449,17 @@ class MemoryGenerator:
                 old = self.written[applied.target_id]
                 old.memory = old.memory.model_copy(update={"is_latest": False})
         extended = next((applied.target_id for applied in links if applied.type == "EXTENDS"), None)
-        self.written[memory.id] = _Known(memory, entities, extended)
+        self.written[memory.id] = _Known(memory, entities, extended, replaced)
         self._cache[memory.id] = self._cache[key]  # the draft's text is the memory's
         self._cited[memory.id] = tuple(draft.derived_from)
         return memory, True
+
+    def _stated_plainly(self, memory_id: str) -> bool:
+        """Whether a memory of this turn holds a value the turn stated, not one it moved or replaced: one
+        turn is one statement, so a later clause may move such a value ("the regatta is on June 14;
+        actually they pulled it in to June 7": one change, to June 7), and a value moved once in a turn
+        is not moved again by its next clause ("... so the crew trials shift a week earlier")."""
+        return memory_id in self.written and self.written[memory_id].updates is None
 
     def _keep_unchanged(self, writes: MemoryWrites, replaced: str, candidate: Candidate,
                         neighbours: Sequence[Neighbour], turn_id: str) -> None:

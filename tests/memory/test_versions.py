@@ -212,3 +212,32 @@ def test_a_later_clause_of_the_same_turn_does_not_move_the_value_the_first_one_s
     current = [m.content for m in service.store.list_memories(scope)]
     assert any("second bakery on June 3" in c for c in current), current
     assert not any("May 27" in c for c in current), current
+
+
+def test_a_date_pulled_in_or_brought_forward_replaces_the_one_it_moves(service: MemoryService) -> None:
+    """"Pulled it in to", "brought the viewing forward to": a move earlier, said with words between the verb
+    and its particle, is a change to the date named, as "moved it to" is."""
+    for n, (first, then, new, old) in enumerate([
+            ("The kiln firing is booked for October 20.", "They pulled it in to October 13.", "October 13", "October 20"),
+            ("The flat viewing is on August 9.", "The agent brought the viewing forward to August 4.",
+             "August 4", "August 9")]):
+        scope = Scope("acme", f"ana{n}")
+        _post(service, scope, [("2025-06-01T09:00:00Z", first), ("2025-07-01T09:00:00Z", then)])
+        current = [m.content for m in service.store.list_memories(scope)]
+        assert any(new in c for c in current), current
+        assert not any(old in c for c in current), current
+
+
+def test_a_value_stated_and_moved_in_one_turn_is_one_change_to_the_new_value(service: MemoryService) -> None:
+    """"The firing is booked for October 20. Actually they pulled it in to October 13": one statement, so one
+    current value, the new one; the old stays as its earlier version. The turn's next clause ("so the glazing
+    day moves up a week too") does not move the firing a second time."""
+    scope = Scope("acme", "ana")
+    _post(service, scope, [("2025-06-01T09:00:00Z", "I'm doing a pottery course at the community studio."),
+                           ("2025-07-01T09:00:00Z", "The kiln firing is booked for October 20. Actually they pulled "
+                                                    "it in to October 13, so the glazing day moves up a week too.")])
+    current = [m.content for m in service.store.list_memories(scope)]
+    assert any("firing" in c and "October 13" in c for c in current), current
+    assert not any(day in c for c in current for day in ("October 20", "October 6")), current
+    history = [m.content for m in service.store.list_memories(scope, include_inactive=True) if not m.is_latest]
+    assert any("October 20" in c for c in history), history
