@@ -3,13 +3,12 @@
 For every turn the engine sees the turn, the latest earlier turn by another speaker, a bounded
 window before it, and the scope's current memories most relevant to it (the nearest to the turn and
 the one before it, found for the whole pass in one model call and one vector query, with the
-generator's own earlier writes); the
-candidates of the whole pass are embedded in one model call, then, in turn order, each is
-compared with its neighbours in the same scope (the same content hash, BM25 and vector hits, and
-the memories written earlier in this run that the indexes have not folded in yet), and the
-relationship step decides in code what it does: a new memory, a reinforced duplicate, an update
-that supersedes, an extension or a conflict, applied at confidence >= 0.85, queued for review
-from 0.5. Lifecycle time is the store's; event time comes from the candidate.
+generator's own earlier writes); the candidates of the whole pass are embedded in one model call,
+then, in turn order, each is compared with its neighbours in the same scope (the same content hash,
+BM25 and vector hits, and the memories written earlier in this run that the indexes have not folded
+in yet), and the relationship step decides in code what it does: a new memory, a reinforced
+duplicate, an update that supersedes, an extension or a conflict, applied at confidence >= 0.85,
+queued for review from 0.5. Lifecycle time is the store's; event time comes from the candidate.
 
 A pass reads and writes through one `MemoryWrites`: every decision sees the writes before it at
 once, and the pass lands in one transaction and one commit; a pass that fails leaves nothing.
@@ -27,6 +26,7 @@ import numpy as np
 from mnemoflow.embedding import Embedder
 from mnemoflow.embedding.base import normalize
 from mnemoflow.embedding.worker import vectors_by_hash
+from mnemoflow.memory.drafts import candidate_draft, kept_version
 from mnemoflow.memory.generate.candidates import (
     Candidate,
     GenerationContext,
@@ -36,7 +36,6 @@ from mnemoflow.memory.generate.candidates import (
 )
 from mnemoflow.memory.generate.turn import UNREAD
 from mnemoflow.memory.relate.claims import parse_claim
-from mnemoflow.memory.drafts import candidate_draft, kept_version
 from mnemoflow.memory.relate.facts import facts
 from mnemoflow.memory.relate.moved import (
     changed_by_difference,
@@ -455,10 +454,8 @@ class MemoryGenerator:
         return memory, True
 
     def _stated_plainly(self, memory_id: str) -> bool:
-        """Whether a memory of this turn holds a value the turn stated, not one it moved or replaced: one
-        turn is one statement, so a later clause may move such a value ("the regatta is on June 14;
-        actually they pulled it in to June 7": one change, to June 7), and a value moved once in a turn
-        is not moved again by its next clause ("... so the crew trials shift a week earlier")."""
+        """Whether a memory of this run holds a value its turn stated, not one it moved or replaced: a later
+        clause of one turn may move the first ("on June 14. Actually they pulled it in to June 7"), once."""
         return memory_id in self.written and self.written[memory_id].updates is None
 
     def _keep_unchanged(self, writes: MemoryWrites, replaced: str, candidate: Candidate,

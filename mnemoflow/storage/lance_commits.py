@@ -62,6 +62,7 @@ def commit_conflict(exc: BaseException) -> bool:
 
 
 def panicked(exc: BaseException) -> bool:
+    """Whether `exc` is a Rust panic, in either of the two types it reaches Python as."""
     return type(exc).__name__ in ("PanicException", "RustPanic")
 
 

@@ -83,8 +83,8 @@ def moved_to_named_day(candidate: Candidate, neighbours: Sequence[Neighbour],
     among the neighbours (or the nearest, at least `RESTATE_FROM` near), restated on that day; returned with
     that memory. The changed clause is the last that names a day ("..., so the glazing moves up a week too" is
     another's). None when that clause has a subject of its own or no one day."""
-    changes = [parse_claim(c) for c in _CLAUSES.split(candidate.content)
-               if parse_claim(c).change == "strong" or _IT_IS_NOW.match(c)]
+    changes = [claim for c in _CLAUSES.split(candidate.content)
+               if (claim := parse_claim(c)).change == "strong" or _IT_IS_NOW.match(c)]
     said = next((c for c in reversed(changes) if any(v.type == "date" for v in c.values)), None)  # the change to a day
     days = [v.key for v in said.values if v.type == "date"] if said else []
     if said is None or len(days) != 1 or not all(isinstance(getattr(days[0], f), int) for f in ("year", "month", "day")):
