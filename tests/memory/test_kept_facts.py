@@ -21,6 +21,8 @@ from tests.memory.dialogue import say
     ("Ines's flat is in Porto; her sister visits in May", ["Ines's flat is in Porto", "her sister visits in May"]),
     ("Ines lives with Rui and Bea", ["Ines lives with Rui and Bea"]),  # no verb after "and": one fact
     ("Ines drives a Fiat", ["Ines drives a Fiat"]),
+    # a fact that opens with a possessive has its own subject ("Rui's" is no verb of the first's)
+    ("The Fiat broke down; Rui's van is Ines's car now", ["The Fiat broke down", "Rui's van is Ines's car now"]),
 ])
 def test_a_memory_splits_into_its_facts(content: str, expected: list[str]) -> None:
     assert facts(content) == expected

@@ -734,3 +734,23 @@ def test_scenario_replay_per_class_accuracy(scenarios: list[Scenario], embed, ca
 def test_an_ordinal_after_is_is_no_age_and_reads_without_error() -> None:
     assert [v.unit for v in parse_claim("The team is 60th in the league").values if v.type == "quantity"] == [None]
     assert [v.unit for v in parse_claim("Ana is 34").values if v.type == "quantity"] == ["age"]
+
+
+# ---------------------------------------------------------------------------------------------
+# a memory of several facts
+
+
+@pytest.mark.parametrize("content", [
+    "The old landlord sold the building; Kemal's rent is £900 now",
+    "Dr Ortiz left the practice; Dr Sand is Kemal's dentist now",
+])
+def test_a_fact_of_a_memory_that_changes_a_held_one_makes_the_memory_its_update(content: str) -> None:
+    """The whole shares the held memory's owner and slot and would only add to it; its last fact changes it."""
+    held = n("m1", "Kemal's rent is £750" if "rent" in content else "Kemal's dentist is Dr Ortiz", sim=0.6)
+    decision = judge(content, held)
+    assert (decision.relation, decision.target_id) == ("UPDATES", "m1")
+
+
+def test_a_memory_of_several_facts_none_of_which_changes_a_held_one_still_extends_it() -> None:
+    decision = judge("Jun is Kemal's tutor and teaches him chemistry", n("m1", "Kemal's tutor is Jun", sim=0.7))
+    assert decision.relation == "EXTENDS"

@@ -34,7 +34,13 @@ def facts(content: str) -> list[str]:
     if len(parts) < 2:
         return [content]
     subject = _subject(parts[0])
-    return [parts[0]] + [p if not subject or not _is_verb(p.split()[0]) else f"{subject} {p}" for p in parts[1:]]
+    return [parts[0]] + [f"{subject} {p}" if subject and _needs_subject(p.split()[0]) else p for p in parts[1:]]
+
+
+def _needs_subject(word: str) -> bool:
+    """A fact that opens with a verb ("works", "doesn't") has no subject of its own; one that opens with
+    "Kemal's" or "it's" has."""
+    return _is_verb(word) and ("'" not in word or word.endswith("n't"))
 
 
 def _subject(fact: str) -> str | None:

@@ -111,6 +111,7 @@ from mnemoflow.memory.relate.compare import (
     _thing_ended,
     _value_keys,
 )
+from mnemoflow.memory.relate.facts import facts
 from mnemoflow.memory.relate.restate import (
     RESTATED_APPLY,
     RESTATED_AT,
@@ -208,8 +209,15 @@ def classify(
         seen = neighbour.observed_at.timestamp() if neighbour.observed_at else 0.0
         key = (round(decision.confidence, 6), _PRIORITY[decision.relation], sim, -rank, seen, -position)
         verdicts.append((key, decision))
-    if verdicts:
-        return max(verdicts, key=lambda kv: kv[0])[1]
+    best = max(verdicts, key=lambda kv: kv[0])[1] if verdicts else None
+    if (best is None or best.relation == "EXTENDS") and len(parts := facts(candidate_content)) > 1:
+        # "Priya left the company; Tom is Noor's manager now": the whole adds to "Noor's manager is Priya",
+        # and its second fact changes it
+        changes = [d for part in parts if (d := classify(part, candidate_kind, candidate_entities, neighbours,
+                                                          now=now, speaker=speaker)).relation == "UPDATES"]
+        best = max(changes, key=lambda d: d.confidence) if changes else best
+    if best is not None:
+        return best
     reason = "new: no neighbour shares its subject and slot"
     if notes:
         reason = "new: " + "; ".join(dict.fromkeys(notes))
