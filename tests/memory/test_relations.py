@@ -754,3 +754,14 @@ def test_a_fact_of_a_memory_that_changes_a_held_one_makes_the_memory_its_update(
 def test_a_memory_of_several_facts_none_of_which_changes_a_held_one_still_extends_it() -> None:
     decision = judge("Jun is Kemal's tutor and teaches him chemistry", n("m1", "Kemal's tutor is Jun", sim=0.7))
     assert decision.relation == "EXTENDS"
+
+
+@pytest.mark.parametrize("content", [
+    "Ravi has been practising scales for about a month now",
+    "His teacher suggested it; Ravi has been practising scales for about a month now",
+])
+def test_a_now_that_says_how_long_something_has_held_changes_nothing(content: str) -> None:
+    """"for about a month now" is how long, not "now" as against before: it adds to the diary, replaces nothing."""
+    assert parse_claim(content).change is None
+    assert judge(content, n("m1", "Ravi has been keeping a practice diary for the past year", sim=0.55)).relation \
+        != "UPDATES"

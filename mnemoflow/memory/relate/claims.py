@@ -55,6 +55,8 @@ from mnemoflow.memory.relate.claim_words import (
 
 _STRONG_RE = re.compile(r"\b(?:" + "|".join(STRONG_CHANGE) + r")\b", re.I)
 _WEAK_RE = re.compile(r"\b(?:" + "|".join(WEAK_CHANGE) + r")\b", re.I)
+# "for about a month now", "for years now": how long something has held, not a change to it
+_HOW_LONG = re.compile(rf"\bfor\s+(?:[\w-]+\s+){{0,3}}?(?:{'|'.join(TIME_UNITS)}|while|ages)s?\s+now\b", re.I)
 _PLAN_RE = re.compile(
     r"\b(?:plans? to|planning to|planned|intends? to|aims?(?: for| to)?|aiming|hopes? to|wants? to|"
     r"would like|will|going to|goal|target|scheduled|upcoming)\b", re.I)
@@ -413,7 +415,7 @@ def _parse_claim_cached(text: str) -> Claim:
     if match:
         change, change_text = "strong", match.group().lower()
     else:
-        match = _WEAK_RE.search(body)
+        match = _WEAK_RE.search(_HOW_LONG.sub("", body))
         if match:
             change, change_text = "weak", match.group().lower()
     return Claim(
