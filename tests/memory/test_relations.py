@@ -740,14 +740,14 @@ def test_an_ordinal_after_is_is_no_age_and_reads_without_error() -> None:
 # a memory of several facts
 
 
-@pytest.mark.parametrize("content", [
-    "The old landlord sold the building; Kemal's rent is £900 now",
-    "Dr Ortiz left the practice; Dr Sand is Kemal's dentist now",
+@pytest.mark.parametrize(("held", "content"), [
+    ("Kemal's rent is £750", "The old landlord sold the building; Kemal's rent is £900 now"),
+    ("Kemal's dentist is Dr Ortiz", "Dr Ortiz left the practice; Dr Sand is Kemal's dentist now"),
+    ("Kemal practises in the garage", "The neighbours complained; Kemal practises in the shed now"),
 ])
-def test_a_fact_of_a_memory_that_changes_a_held_one_makes_the_memory_its_update(content: str) -> None:
-    """The whole shares the held memory's owner and slot and would only add to it; its last fact changes it."""
-    held = n("m1", "Kemal's rent is £750" if "rent" in content else "Kemal's dentist is Dr Ortiz", sim=0.6)
-    decision = judge(content, held)
+def test_a_fact_of_a_memory_that_changes_a_held_one_makes_the_memory_its_update(held: str, content: str) -> None:
+    """The whole would only add to the held memory, or is about another subject; its last fact changes it."""
+    decision = judge(content, n("m1", held, sim=0.6))
     assert (decision.relation, decision.target_id) == ("UPDATES", "m1")
 
 

@@ -212,11 +212,9 @@ def classify(
     best = max(verdicts, key=lambda kv: kv[0])[1] if verdicts else None
     if (best is None or best.relation == "EXTENDS") and len(parts := facts(candidate_content)) > 1:
         # "Priya left the company; Tom is Noor's manager now": the whole adds to "Noor's manager is Priya", and its
-        # second fact changes it. A whole about nothing held changes it only by a new value of its slot: a
-        # change word alone is weak in a clause out of its sentence ("for about a month now")
+        # second fact changes it
         changes = [d for part in parts if (d := classify(part, candidate_kind, candidate_entities, neighbours,
-                                                          now=now, speaker=speaker)).relation == "UPDATES"
-                   and (best is not None or d.reason.startswith("value:"))]
+                                                          now=now, speaker=speaker)).relation == "UPDATES"]
         best = max(changes, key=lambda d: d.confidence) if changes else best
     if best is not None:
         return best
