@@ -206,8 +206,7 @@ class LanceIndex:
 
     def _open_or_create(self, spec: IndexSpec) -> lancedb.table.Table:
         """The table, checked against the configured model and columns, or a new empty one."""
-        if spec.name in self._db.list_tables().tables:
-            table = self._db.open_table(spec.name)
+        if (table := self._opened(spec)) is not None:
             schema = table.schema
             meta = schema.metadata or {}
             found = (meta.get(b"model", b"?").decode(), int(meta.get(b"dim", b"0")))
@@ -232,6 +231,18 @@ class LanceIndex:
         if any(ix.columns == ["vector"] for ix in table.list_indices()):
             self._vector_indexed.add(spec.name)
         return table
+
+    def _opened(self, spec: IndexSpec) -> lancedb.table.Table | None:
+        """The table if it has a version to open; None when it is not listed, or listed while another process
+        is still creating it (on a shared store its folder is there before its first version is committed)."""
+        if spec.name not in self._db.list_tables().tables:
+            return None
+        try:
+            return self._db.open_table(spec.name)
+        except ValueError as exc:
+            if "was not found" not in str(exc):
+                raise
+            return None
 
     def _data(self, spec: IndexSpec, rows: dict[str, list], vectors: np.ndarray | None) -> pa.Table:
         n = len(rows[spec.id_column])

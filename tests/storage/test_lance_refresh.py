@@ -158,3 +158,14 @@ def test_a_write_whose_commit_panicked_is_retried(tmp_path: Path, monkeypatch: p
     monkeypatch.setattr(index.table(MEMORY_INDEX), "add", fails)
     with pytest.raises(ValueError, match="not a conflict"):
         index.append(MEMORY_INDEX, _rows(["Lena keeps goats"]), _vectors(1, 2))
+
+
+def test_a_table_another_process_is_still_creating_is_created_here_not_refused(tmp_path: Path) -> None:
+    """On a shared store a table's folder is listed before its creator commits its first version: opening it
+    then fails ("was not found"), and a second worker's first refresh died on it. It is created here instead,
+    as `exist_ok` would if the other had finished; the other's create then opens this one."""
+    (tmp_path / "lance" / f"{MEMORY_INDEX.name}.lance" / "data").mkdir(parents=True)  # a create under way
+    index = LanceIndex(tmp_path / "lance", "test-model", DIM)
+    index.refresh(MEMORY_INDEX)
+    index.append(MEMORY_INDEX, _rows(["the kiln is booked for Friday"]), _vectors(1, 3))
+    assert LanceIndex(tmp_path / "lance", "test-model", DIM).table(MEMORY_INDEX).count_rows() == 1
