@@ -213,9 +213,9 @@ def classify(
     if (best is None or best.relation == "EXTENDS") and len(parts := facts(candidate_content)) > 1:
         # "Priya left the company; Tom is Noor's manager now": the whole adds to "Noor's manager is Priya", and its
         # second fact changes it
-        changes = [d for part in parts if (d := classify(part, candidate_kind, candidate_entities, neighbours,
-                                                          now=now, speaker=speaker)).relation == "UPDATES"]
-        best = max(changes, key=lambda d: d.confidence) if changes else best
+        changes = (d for part in parts if (d := classify(part, candidate_kind, candidate_entities, neighbours,
+                                                          now=now, speaker=speaker)).relation == "UPDATES")
+        best = max(changes, key=lambda d: d.confidence, default=best)
     if best is not None:
         return best
     reason = "new: no neighbour shares its subject and slot"
