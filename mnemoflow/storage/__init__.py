@@ -35,7 +35,7 @@ def open_store(settings: Settings) -> Store:
 
     db = open_database(settings)
     try:
-        index = open_vectors(settings)
+        index = open_vectors(settings, db)
     except BaseException:
         db.close()
         raise

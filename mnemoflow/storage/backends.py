@@ -10,6 +10,7 @@ Every other module sees one `Database` and one `LanceIndex`.
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from urllib.parse import urlsplit
 
 import duckdb
@@ -85,10 +86,12 @@ def bucket_options(settings: Settings) -> dict[str, str]:
     return options
 
 
-def open_vectors(settings: Settings) -> LanceIndex:
+def open_vectors(settings: Settings, db: Database) -> LanceIndex:
+    """The LanceDB tables of `settings`; on a shared store, processes create a table in turns (`db`'s lock)."""
     from mnemoflow.embedding import embedding_dimensions
 
     uri, options = vectors_location(settings)
     return LanceIndex(uri, settings.resolved_embedding_model, embedding_dimensions(settings), storage_options=options,
                       read_consistency_s=settings.vectors_read_consistency_s if settings.vectors_url else None,
-                      connect_timeout_s=settings.store_connect_timeout_s)
+                      connect_timeout_s=settings.store_connect_timeout_s,
+                      creation_lock=db.postgres.creation_lock if db.postgres is not None else nullcontext)

@@ -19,7 +19,8 @@ from __future__ import annotations
 import threading
 import time
 import warnings
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -122,13 +123,15 @@ class LanceIndex:
 
     def __init__(self, location: Path | str, model: str, dim: int, *, vector_index_min_rows: int = 50_000,
                  storage_options: dict[str, str] | None = None, read_consistency_s: float | None = None,
-                 connect_timeout_s: float = 10.0) -> None:
+                 connect_timeout_s: float = 10.0,
+                 creation_lock: Callable[[], AbstractContextManager[None]] = nullcontext) -> None:
         """`location`: a folder, or a bucket URL (`s3://...`, reached with `storage_options`) that other
         processes write too: then this one re-reads a table's latest version when `read_consistency_s`
         has passed since it last looked, and gives up on an unreachable bucket after a few retries
         (recall answers from the system of record meanwhile) rather than LanceDB's three minutes.
         A folder is connected when first used (LanceDB's import costs a cold command ~1 s); a bucket at
-        once, so that one out of reach is said before any work starts."""
+        once, so that one out of reach is said before any work starts. `creation_lock`: what processes
+        sharing the bucket take turns on to create a table (a PostgreSQL advisory lock on a shared store)."""
         remote = isinstance(location, str) and "://" in location
         if not remote:
             Path(location).mkdir(parents=True, exist_ok=True)
@@ -154,6 +157,7 @@ class LanceIndex:
         self._cleaned: dict[str, float] = {}  # when this process last deleted what compactions replaced
         self._writers: dict[str, threading.RLock] = {}
         self._writers_guard = threading.Lock()
+        self._creation_lock = creation_lock
         if remote:  # a bucket out of reach is said before any work starts
             self._connection = self._connect()
 
@@ -206,35 +210,38 @@ class LanceIndex:
 
     def _open_or_create(self, spec: IndexSpec) -> lancedb.table.Table:
         """The table, checked against the configured model and columns, or a new empty one."""
-        if (table := self._opened(spec)) is not None:
+        table = self._opened(spec) or self._created(spec)
+        schema = table.schema
+        meta = schema.metadata or {}
+        found = (meta.get(b"model", b"?").decode(), int(meta.get(b"dim", b"0")))
+        if found != (self.model, self.dim):
+            raise ConfigError(
+                f"{spec.name} holds {found[0]} ({found[1]}-d) vectors but {self.model} ({self.dim}-d) is "
+                "configured; run `mnemoflow reembed` to rebuild the vectors with it"
+            )
+        if added := [name for name in BOUNDARIES if name not in schema.names and name in dict(spec.columns)]:
+            # rows written before scopes had these boundaries carry none: NULL is their stamp
+            table.add_columns({name: "CAST(NULL AS STRING)" for name in added})
             schema = table.schema
-            meta = schema.metadata or {}
-            found = (meta.get(b"model", b"?").decode(), int(meta.get(b"dim", b"0")))
-            if found != (self.model, self.dim):
-                raise ConfigError(
-                    f"{spec.name} holds {found[0]} ({found[1]}-d) vectors but {self.model} ({self.dim}-d) is "
-                    "configured; run `mnemoflow reembed` to rebuild the vectors with it"
-                )
-            if added := [name for name in BOUNDARIES if name not in schema.names and name in dict(spec.columns)]:
-                # rows written before scopes had these boundaries carry none: NULL is their stamp
-                table.add_columns({name: "CAST(NULL AS STRING)" for name in added})
-                schema = table.schema
-            missing = sorted(set(self._schema(spec).names) - set(schema.names))
-            if missing:
-                raise ConfigError(
-                    f"{spec.name} was built by an older mnemoflow (no {', '.join(missing)} columns); "
-                    "run `mnemoflow reembed` to rebuild it from the DuckDB store"
-                )
-        else:
-            table = self._db.create_table(spec.name, schema=self._schema(spec), exist_ok=True)
+        missing = sorted(set(self._schema(spec).names) - set(schema.names))
+        if missing:
+            raise ConfigError(
+                f"{spec.name} was built by an older mnemoflow (no {', '.join(missing)} columns); "
+                "run `mnemoflow reembed` to rebuild it from the DuckDB store"
+            )
         self._tables[spec.name] = table
         if any(ix.columns == ["vector"] for ix in table.list_indices()):
             self._vector_indexed.add(spec.name)
         return table
 
+    def _created(self, spec: IndexSpec) -> lancedb.table.Table:
+        """A new empty table, or the one another process created while this one waited for its turn."""
+        with self._creation_lock():
+            return self._opened(spec) or self._db.create_table(spec.name, schema=self._schema(spec), exist_ok=True)
+
     def _opened(self, spec: IndexSpec) -> lancedb.table.Table | None:
-        """The table if it has a version to open; None when it is not listed, or listed while another process
-        is still creating it (on a shared store its folder is there before its first version is committed)."""
+        """The table if it has a version to open; None when it is not listed, or listed with no version yet
+        (its folder is there before its creator commits the first one, or its creator died in between)."""
         if spec.name not in self._db.list_tables().tables:
             return None
         try:

@@ -25,7 +25,7 @@ import json
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -39,6 +39,7 @@ CATALOG = "mf"  # the attached database's name inside DuckDB
 _SCHEMA_LOCK = 4_242_001  # session advisory lock key of the schema sync
 _LANDING_LOCK = 4_242_002  # session advisory lock key of dlt's loads
 _CLAIM_LOCK = 4_242_003  # transaction advisory lock of generation claims (one worker per owner)
+_CREATION_LOCK = 4_242_004  # session advisory lock key of creating a LanceDB table
 _ATTACHED: set[int] = set()  # ids of DuckDB connections whose default catalog is PostgreSQL
 
 # Secondary indexes for the predicates the store pushes down to PostgreSQL (DuckDB's file needs none:
@@ -237,18 +238,26 @@ class Postgres:
                         "ON CONFLICT DO NOTHING", [version, name])
         return [name for _, name in missing]
 
+    def landing_lock(self) -> AbstractContextManager[None]:
+        """One dlt load at a time across every process."""
+        return self._advisory_lock(_LANDING_LOCK)
+
+    def creation_lock(self) -> AbstractContextManager[None]:
+        """One LanceDB table created at a time across every process: two creating one table at once both
+        commit, the second as an Overwrite that fails (or, committed after it, wipes) the first's appends."""
+        return self._advisory_lock(_CREATION_LOCK)
+
     @contextmanager
-    def landing_lock(self) -> Iterator[None]:
-        """One dlt load at a time across every process (a session advisory lock on a connection of its
-        own, so claims and beats go on meanwhile)."""
+    def _advisory_lock(self, key: int) -> Iterator[None]:
+        """A session advisory lock on a connection of its own, so claims and beats go on meanwhile."""
         import psycopg
 
         with psycopg.connect(with_timeout(self.url, self._timeout), autocommit=True) as pg:
-            pg.execute("SELECT pg_advisory_lock(%s)", [_LANDING_LOCK])
+            pg.execute("SELECT pg_advisory_lock(%s)", [key])
             try:
                 yield
             finally:
-                pg.execute("SELECT pg_advisory_unlock(%s)", [_LANDING_LOCK])
+                pg.execute("SELECT pg_advisory_unlock(%s)", [key])
 
     # ------------------------------------------------------------------ outbox and liveness
     def claim(self, kind: str, limit: int, lease_s: float, now: datetime, worker: str,

@@ -160,11 +160,11 @@ def test_a_write_whose_commit_panicked_is_retried(tmp_path: Path, monkeypatch: p
         index.append(MEMORY_INDEX, _rows(["Lena keeps goats"]), _vectors(1, 2))
 
 
-def test_a_table_another_process_is_still_creating_is_created_here_not_refused(tmp_path: Path) -> None:
-    """On a shared store a table's folder is listed before its creator commits its first version: opening it
-    then fails ("was not found"), and a second worker's first refresh died on it. It is created here instead,
-    as `exist_ok` would if the other had finished; the other's create then opens this one."""
-    (tmp_path / "lance" / f"{MEMORY_INDEX.name}.lance" / "data").mkdir(parents=True)  # a create under way
+def test_a_table_listed_with_no_version_is_created_here_not_refused(tmp_path: Path) -> None:
+    """A table's folder is listed before its creator commits its first version: opening it then fails ("was
+    not found"), and a worker's first refresh died on it. Once this process has its turn to create (the
+    creator finished, or died before its first version), it creates the table."""
+    (tmp_path / "lance" / f"{MEMORY_INDEX.name}.lance" / "data").mkdir(parents=True)  # a create cut short
     index = LanceIndex(tmp_path / "lance", "test-model", DIM)
     index.refresh(MEMORY_INDEX)
     index.append(MEMORY_INDEX, _rows(["the kiln is booked for Friday"]), _vectors(1, 3))

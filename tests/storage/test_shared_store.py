@@ -157,6 +157,41 @@ def test_processes_appending_to_one_lancedb_table_on_s3_lose_no_commit(tmp_path:
     assert table.count_rows() == 48
 
 
+LANCE_CREATOR = """
+import sys, time
+from pathlib import Path
+import pyarrow as pa
+from mnemoflow.config import load_settings
+from mnemoflow.storage.backends import open_database, open_vectors
+from mnemoflow.storage.lance_index import IndexSpec
+settings, me, ready, count = load_settings(sys.argv[1]), sys.argv[2], Path(sys.argv[3]), int(sys.argv[4])
+db = open_database(settings)
+index = open_vectors(settings, db)
+(ready / me).touch()
+while len(list(ready.iterdir())) < count:  # every process touches each new table at once
+    time.sleep(0.01)
+for table in range(4):
+    spec = IndexSpec(f"race_{table}", "key", (("key", pa.string()),), filter_columns=(), text_column=None,
+                     vector_search=False)
+    index.append(spec, {"key": [me]})
+db.close()
+"""
+
+
+def test_processes_creating_one_lancedb_table_at_once_keep_every_row(tmp_path: Path) -> None:
+    """Two processes creating one table at once both commit, the second as an Overwrite that fails the
+    first's next append (CI's three writers) or, committed after it, wipes it: creating takes turns."""
+    (ready := tmp_path / "ready").mkdir()
+    runs = _parallel(LANCE_CREATOR, [[str(tmp_path / f"home{w}"), f"w{w}", str(ready), "8"] for w in range(8)])
+    assert all(r.returncode == 0 for r in runs), _failures(runs)
+    vectors = raw_vectors(load_settings(tmp_path / "home0"))
+    for name in [f"race_{table}" for table in range(4)]:
+        table = vectors.open_table(name)
+        assert table.count_rows() == 8, name
+        rows = [int(v["metadata"]["total_rows"]) for v in table.list_versions()]
+        assert rows[0] == 0 and 0 not in rows[1:], (name, rows)  # one creation: no second empty version
+
+
 def test_an_unreachable_store_is_one_clear_line_and_writes_nothing(tmp_path: Path) -> None:
     from mnemoflow.cluster.processes import free_port
 
