@@ -67,6 +67,7 @@ def test_a_scope_names_an_owner() -> None:
     assert str(Scope("acme", None, "bot", "r1", "p")) == "acme/- agent=bot run=r1 container=p"
 
 
+@pytest.mark.embedded_only("in-memory DuckDB and a temporary LanceDB folder whatever the store: once is enough")
 @hyp_settings(max_examples=60, deadline=None)
 @given(data=rows)
 def test_duckdb_and_lancedb_predicates_follow_the_rule(data: list[tuple[Scope, bool]]) -> None:
