@@ -146,9 +146,8 @@ class RecallConfig(BaseModel):
         "'possibly superseded by ...' in its why and its line (recall/currency.py).",
     )
     superseded_turns: bool = Field(
-        True, description="For a question about what holds now (recall/intent.asks_about_now), a top turn whose "
-        "memory nearest the query has since been replaced (UPDATES) gets the current version right above it and says "
-        "'superseded by ...' in its why and its line (recall/currency.py).",
+        True, description="A top turn whose memory nearest the query has since been replaced (UPDATES) gets the "
+        "current version right above it and says 'superseded by ...' in its why and its line (recall/currency.py).",
     )
     topic_boost: float = Field(
         0.0, ge=0, description="Memories of the query's topic (the one most of its top memories share) score "

@@ -15,10 +15,9 @@
   / "She sleeps all day"), it does not replace what was just said. And not when a document (or the
   assistant) is nearest the question: it is about that.
 - **Superseded turns.** A turn is what a person said then; the memory read from it may since have been
-  replaced (UPDATES). For a question about what holds now, when the memory of a top turn nearest the question
-  is such a one, the memory that holds now is put right above the turn, and the turn says so: "My rent is
-  £750" answers "what is my rent?" with "superseded by "Kemal's rent is £820 now" on 2026-02-20" and the £820
-  above it. A question about the past ("what did I pay in March?") is answered by what was said then.
+  replaced (UPDATES). When the memory of a top turn nearest the question is such a one, the memory that holds
+  now is put right above the turn, and the turn says so: "My rent is £750" answers "what is my rent?" with
+  "superseded by "Kemal's rent is £820 now" on 2026-02-20" and the £820 above it.
 - **Possible updates.** A memory linked MAY_UPDATE to an older one (`memory.relate.versions`) is put right
   above it when it is not above it already, and the older one says so in its `why` and in the context:
   "said on 2026-01-10; possibly superseded by "..." on 2026-02-20".

@@ -388,17 +388,16 @@ def recall(
     if only is not None:  # a current version or a graph neighbour the filter did not match stays out
         allowed = set(only)
         ranked = [r for r in ranked if r.key[0] != "memories" or r.key[1] in allowed]
-    about_now = asks_about_now(query)
     if config.newer_first:
         ranked = newer_first(store, scope, ranked, memories, chunks, config, NowQuestion(
             query, query_vector, embedder.embed_query) if query_vector is not None and embedder is not None
-            and about_now else None)
+            and asks_about_now(query) else None)
     may: dict[str, str] = {}
     if config.possible_updates and not history:
         ranked, may = possible_updates(store, scope, ranked, memories, lambda older, newer: _Ranked(
             older.score, ("memories", newer.id), None, {}, f"newer side of a possible update of {older.key[1]} "
             "(MAY_UPDATE)"))
-    if config.superseded_turns and about_now and not history and "memory" in kinds and only is None:
+    if config.superseded_turns and not history and "memory" in kinds and only is None:
         ranked, stale = superseded_turns(store, scope, ranked, memories, query_vector, config.newer_first_depth,
                                          lambda turn, newer: _Ranked(turn.score, ("memories", newer.id), None, {},
                                                                      f"current version of what {turn.key[1]} said "
