@@ -145,10 +145,6 @@ class RecallConfig(BaseModel):
         True, description="The newer memory of a MAY_UPDATE pair is put above the older, and the older is marked "
         "'possibly superseded by ...' in its why and its line (recall/currency.py).",
     )
-    superseded_turns: bool = Field(
-        True, description="A top turn whose memory nearest the query has since been replaced (UPDATES) gets the "
-        "current version right above it and says 'superseded by ...' in its why and its line (recall/currency.py).",
-    )
     topic_boost: float = Field(
         0.0, ge=0, description="Memories of the query's topic (the one most of its top memories share) score "
         "x (1 + this); 0 turns the signal off.",
@@ -157,7 +153,7 @@ class RecallConfig(BaseModel):
 
 _PLAIN: dict = {"excerpt_share": 1.0, "later_parts_last": False, "salience_weight": 0.0, "recency_weight": 0.0,
                 "graph": False, "summaries": "off", "profile": "off", "language_gate": False, "newer_first": False,
-                "possible_updates": False, "superseded_turns": False}
+                "possible_updates": False}
 
 PRESETS: dict[str, RecallConfig] = {
     # Measured on LoCoMo (bench/README.md): BM25 leads at the top ranks, the dense signal fills in.

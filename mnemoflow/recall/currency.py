@@ -14,10 +14,6 @@
   answer said on a later day: the next turn of the same talk goes on about the thing ("Pepper, my beagle"
   / "She sleeps all day"), it does not replace what was just said. And not when a document (or the
   assistant) is nearest the question: it is about that.
-- **Superseded turns.** A turn is what a person said then; the memory read from it may since have been
-  replaced (UPDATES). When the memory of a top turn nearest the question is such a one, the memory that holds
-  now is put right above the turn, and the turn says so: "My rent is £750" answers "what is my rent?" with
-  "superseded by "Kemal's rent is £820 now" on 2026-02-20" and the £820 above it.
 - **Possible updates.** A memory linked MAY_UPDATE to an older one (`memory.relate.versions`) is put right
   above it when it is not above it already, and the older one says so in its `why` and in the context:
   "said on 2026-01-10; possibly superseded by "..." on 2026-02-20".
@@ -227,40 +223,3 @@ def possible_updates(store: Store, scope: Scope, ranked: list[Any], memories: di
         out.insert(at, replace(item, score=max(item.score, out[at].score)))
     return out, notes
 
-
-
-def superseded_turns(store: Store, scope: Scope, ranked: list[Any], memories: dict[str, MemoryItem],
-                     query: np.ndarray | None, depth: int,
-                     placed_above: Callable[[Any, MemoryItem], Any]) -> tuple[list[Any], dict[str, str]]:
-    """`ranked` with the current version of what each top turn said about the question right above that turn
-    (`placed_above` makes a ranked item for one not among them), and a note for each such turn. What a turn
-    said about the question is the memory read from it whose vector is nearest the question's: a turn of
-    several statements is stale only where one that the question is about has changed."""
-    if query is None:
-        return ranked, {}
-    chunk_ids = [r.key[1] for r in ranked[:depth] if r.key[0] == "chunks"]
-    read: dict[str, list[str]] = {}
-    for memory_id, chunk_id, _ in store.linked_memories(scope, chunk_ids, ("EXTRACTED_FROM",)):
-        if chunk_id in chunk_ids:
-            read.setdefault(chunk_id, []).append(memory_id)
-    current = store.current_versions(scope, sorted({m for ids in read.values() for m in ids}))
-    if not current:
-        return ranked, {}
-    vectors = store.vectors_of(scope, "memories", sorted({m for ids in read.values() for m in ids}))
-    notes: dict[str, str] = {}
-    out = list(ranked)
-    for chunk_id in chunk_ids:
-        near = {m: float(vectors[m] @ query) for m in read.get(chunk_id, []) if m in vectors}
-        if not near or (said := max(near, key=near.__getitem__)) not in current:
-            continue
-        new = current[said]
-        memories.setdefault(new.id, new)
-        notes[chunk_id] = f"superseded by \"{_gist(new.content)}\" on {_when(new):%Y-%m-%d}"
-        at = next(n for n, r in enumerate(out) if r.key == ("chunks", chunk_id))
-        here = next((n for n, r in enumerate(out) if r.key == ("memories", new.id)), None)
-        if here is not None and here < at:
-            continue
-        item = out.pop(here) if here is not None else placed_above(out[at], new)
-        at = next(n for n, r in enumerate(out) if r.key == ("chunks", chunk_id))
-        out.insert(at, replace(item, score=max(item.score, out[at].score)))
-    return out, notes

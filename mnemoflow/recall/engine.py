@@ -36,7 +36,7 @@ from mnemoflow.models import MemoryItem, RecallItem, RecallResult
 from mnemoflow.recall import tree
 from mnemoflow.recall.citations import citations_of
 from mnemoflow.recall.config import RecallConfig, RecallFilters
-from mnemoflow.recall.currency import NowQuestion, newer_first, possible_updates, superseded_turns
+from mnemoflow.recall.currency import NowQuestion, newer_first, possible_updates
 from mnemoflow.recall.excerpt import excerpt, terms
 from mnemoflow.recall.fusion import Fused, rrf
 from mnemoflow.recall.graph import Expansion, expand
@@ -95,19 +95,15 @@ def _turn_keys(session_id: Any, turns: list[dict[str, Any]]) -> frozenset[TurnKe
 
 
 def _chunk_candidate(hit: ChunkHit, fused: Fused, score: float, config: RecallConfig, named: set[str],
-                     focus: tuple[set[str], int], moved: str | None = None, superseded: str | None = None) -> Candidate:
+                     focus: tuple[set[str], int], moved: str | None = None) -> Candidate:
     """`focus`: the query's words, and the characters a chunk may take before it is shown as an excerpt;
-    `moved`: why a step after the searches moved it (newer first, the query's topic); `superseded`: what has
-    since replaced what the turn said (`currency.superseded_turns`), in its why and its line."""
+    `moved`: why a step after the searches moved it (newer first, the query's topic)."""
     scores = _signal_scores(fused)
     why = _why(fused) + (f"; {moved}" if moved else "")
     text, cut = hit.text, excerpt(hit.text, *focus)
     if cut is not None:
         text = cut[0]
         why += f"; shown as {cut[1]} of its {cut[2]} sentences, those nearest the query"
-    if superseded:
-        why += f"; {superseded}"
-        text += f" ({superseded})"
     turns = hit.locator.get("turns")
     if turns:
         first_ts = datetime.fromisoformat(turns[0]["ts"]) if turns[0].get("ts") else None
@@ -397,12 +393,6 @@ def recall(
         ranked, may = possible_updates(store, scope, ranked, memories, lambda older, newer: _Ranked(
             older.score, ("memories", newer.id), None, {}, f"newer side of a possible update of {older.key[1]} "
             "(MAY_UPDATE)"))
-    if config.superseded_turns and not history and "memory" in kinds and only is None:
-        ranked, stale = superseded_turns(store, scope, ranked, memories, query_vector, config.newer_first_depth,
-                                         lambda turn, newer: _Ranked(turn.score, ("memories", newer.id), None, {},
-                                                                     f"current version of what {turn.key[1]} said "
-                                                                     "(UPDATES)"))
-        may.update(stale)
     notes = _history_notes(store, scope, memories) if history else may
     top = ranked[0].score if ranked else 1.0
     lead = tree.summaries_first(summaries, summary_fused, query, config, token_budget, top) if apart else []
@@ -430,7 +420,7 @@ def _candidate(r: _Ranked, chunks: dict[str, ChunkHit], memories: dict[str, Memo
     target, item_id = r.key
     if target == "chunks":
         return _chunk_candidate(chunks[item_id], r.fused, r.score, config, named, focus,  # type: ignore[arg-type]
-                                r.why, notes.get(item_id))
+                                r.why)
     if target == "summaries":
         summary, leaves = summaries[item_id]
         return tree.summary_candidate(summary, leaves, r.score, _signal_scores(r.fused), _why(r.fused))  # type: ignore[arg-type]

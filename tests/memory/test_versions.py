@@ -75,7 +75,7 @@ def test_the_newer_turn_about_the_same_thing_ranks_first(service: MemoryService)
     texts = [item.text for item in service.recall(scope, "Which shift does Ana work at the bakery?",
                                                   token_budget=512).items]
     early = next(n for n, t in enumerate(texts) if "early shift" in t)
-    night = next(n for n, t in enumerate(texts) if "on the night shift" in t)
+    night = next(n for n, t in enumerate(texts) if "night shift" in t and "early" not in t)
     assert early < night, texts
 
 
@@ -241,21 +241,3 @@ def test_a_value_stated_and_moved_in_one_turn_is_one_change_to_the_new_value(ser
     assert not any(day in c for c in current for day in ("October 20", "October 6")), current
     history = [m.content for m in service.store.list_memories(scope, include_inactive=True) if not m.is_latest]
     assert any("October 20" in c for c in history), history
-
-
-def test_a_turn_whose_statement_was_replaced_says_so_below_what_holds_now(service: MemoryService) -> None:
-    """A turn is what was said then: where the memory read from it that the question is about has been replaced,
-    the turn says by what, under the current version; its other statements leave it unmarked."""
-    scope = Scope("acme", "ana")
-    _post(service, scope, [("2025-01-05T09:00:00Z", "I live in Leeds, and my gym membership costs 40 euros a month."),
-                           ("2025-02-11T09:00:00Z", "Work is busy this week, lots of meetings."),
-                           ("2025-03-20T09:00:00Z", "The gym raised its prices; my membership costs 48 euros a "
-                                                    "month now.")])
-    items = service.recall(scope, "How much does Ana's gym membership cost?", token_budget=512).items
-    old = next(n for n, item in enumerate(items) if "40 euros" in item.text)
-    new = next(n for n, item in enumerate(items) if item.kind == "memory" and "48 euros" in item.text)
-    assert new < old and items[old].kind == "chunk", [item.text for item in items]
-    assert 'superseded by "Ana\'s membership costs 48 euros a month now" on 2025-03-20' in items[old].text
-    assert "superseded" in items[old].why
-    lives = service.recall(scope, "Where does Ana live?", token_budget=512).items
-    assert not any("superseded" in item.text for item in lives), [item.text for item in lives]
