@@ -243,6 +243,29 @@ def test_a_new_name_after_the_old_ones_preposition_with_a_change_updates() -> No
     assert (decision.relation, decision.target_id) == ("UPDATES", "m1"), decision
 
 
+@pytest.mark.parametrize(("old", "new"), [
+    ("Lena ran the Porto half marathon on March 3, 2024", "Lena ran the Lisbon half marathon on May 12, 2024"),
+    ("Omar visited his aunt in Tunis in the week of April 8, 2024", "Omar visited his aunt in Sfax on May 20, 2024"),
+    ("Kit won the club chess tournament in January", "Kit won the regional chess tournament in April"),
+])
+def test_two_past_events_that_differ_are_two_occurrences_not_a_change(old: str, new: str) -> None:
+    """What happened stays happened: a later event of the same kind is another one, not its new value."""
+    decision = judge(new, n("m1", old))
+    assert decision.relation != "UPDATES", decision
+
+
+def test_a_new_date_for_an_event_that_has_taken_place_is_another_time_not_a_move() -> None:
+    """'It's still part of my writing on November 4' once restated the held 'finished the writing in the week of
+    September 26' with the new date: a memory no one said. A date that had come is not moved; one ahead is."""
+    def held(on: datetime) -> Neighbour:
+        return Neighbour(memory_id="m1", content=f"Ruth's pottery class is on {on:%B %-d, %Y}", kind="episode",
+                         observed_at=EARLIER, event_start_at=on)
+    assert judge("Ruth's pottery class is on May 29, 2024", held(NOW - timedelta(days=14)),
+                 kind="episode").relation != "UPDATES"
+    assert judge("Ruth's pottery class is on June 20, 2024", held(NOW + timedelta(days=10)),
+                 kind="episode").relation == "UPDATES"
+
+
 def test_a_new_date_said_after_the_change_replaces_the_old_one() -> None:
     old = n("m1", "Nkechi's Harbury Trust grant application is due on May 30, 2022")
     decision = judge("Nkechi's Harbury Trust extended the deadline by two weeks, it's on June 13, 2022 now", old)

@@ -123,6 +123,7 @@ from mnemoflow.memory.relate.restate import (
     single_valued,
 )
 from mnemoflow.models import MemoryKind
+from mnemoflow.timeutil import aware_utc
 
 Relation = Literal["new", "duplicate", "UPDATES", "EXTENDS", "CONFLICTS_WITH"]
 Action = Literal["apply", "review", "ignore"]
@@ -228,6 +229,12 @@ def classify(
 # one neighbour
 
 
+def _had_taken_place(neighbour: Neighbour, now: datetime) -> bool:
+    """Whether the neighbour's event had come when the candidate was said: a new date then is another time
+    it happens, not a new date for it (what can be moved is still ahead: memory.relate.moved)."""
+    return neighbour.event_start_at is not None and aware_utc(neighbour.event_start_at) < aware_utc(now)
+
+
 def _judge(cand: Claim, kind: str, cand_entities: frozenset[str], neighbour: Neighbour, now: datetime,
            notes: list[str], speaker: str | None = None, ruled_out: Sequence[Value] = ()) -> Decision | None:
     nid = neighbour.memory_id
@@ -295,6 +302,10 @@ def _judge(cand: Claim, kind: str, cand_entities: frozenset[str], neighbour: Nei
             blocked = True
         elif _modality_clash(cand, old):
             notes.append(f"a past event and a plan differ from {nid} ({what})")
+            blocked = True
+        elif cand.modality == old.modality == "past" or _had_taken_place(neighbour, now) and \
+                any(d.old.type == "date" for d in diffs):  # "won a tournament on May 23" / "... on July 8"
+            notes.append(f"another occurrence of what {nid} says happened ({what})")
             blocked = True
         else:
             conf = 0.9 if tight else 0.75
