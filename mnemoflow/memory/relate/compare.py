@@ -169,9 +169,12 @@ def _disagreements(cand: Claim, old: Claim, *, same_voice: bool = True, now: dat
         for new in pool:
             if value.type == "name" and same_voice and new.lead != value.lead:
                 continue
-            if value.type == "date" and now is not None and _past_and_future(new, value, now) and (
-                    not cand.change or _past_and_future(value, new, now, into_past=True)):
-                continue  # a trip that happened and one that is coming are two; nothing ahead moves into the past
+            if value.type == "date" and now is not None and (_past_and_future(new, value, now) and (
+                    not cand.change or _past_and_future(value, new, now, into_past=True)) or not cand.change and
+                    _over(value, now)):
+                # a trip that happened and one that is coming are two; nothing ahead moves into the past; a date
+                # that is over is not moved without a word that says so: a new one is another time it happens
+                continue
             tight = _aligned(new, value, cand, old)
             loose = tight is None and value.type in ("date", "time", "money", "percent", "quantity") and \
                 len(pool) == 1 and len(same_type_old) == 1 and _roles_agree(new, value) and (
@@ -418,6 +421,12 @@ def _span(value: Value) -> tuple[date, date] | None:
         months = SEASONS[d.season]
         return date(d.year, min(months), 1), date(d.year, max(months), 28)
     return date(d.year, 1, 1), date(d.year, 12, 31)
+
+
+def _over(value: Value, now: datetime) -> bool:
+    """Whether the whole of a date (a day, a week, a month) is before the day `now` falls on."""
+    span = _span(value)
+    return span is not None and span[1] < now.date()
 
 
 def _past_and_future(a: Value, b: Value, now: datetime, into_past: bool = False) -> bool:

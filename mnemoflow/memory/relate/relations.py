@@ -123,7 +123,6 @@ from mnemoflow.memory.relate.restate import (
     single_valued,
 )
 from mnemoflow.models import MemoryKind
-from mnemoflow.timeutil import aware_utc
 
 Relation = Literal["new", "duplicate", "UPDATES", "EXTENDS", "CONFLICTS_WITH"]
 Action = Literal["apply", "review", "ignore"]
@@ -229,12 +228,6 @@ def classify(
 # one neighbour
 
 
-def _had_taken_place(neighbour: Neighbour, now: datetime) -> bool:
-    """Whether the neighbour's event had come when the candidate was said: a new date then is another time
-    it happens, not a new date for it (what can be moved is still ahead: memory.relate.moved)."""
-    return neighbour.event_start_at is not None and aware_utc(neighbour.event_start_at) < aware_utc(now)
-
-
 def _judge(cand: Claim, kind: str, cand_entities: frozenset[str], neighbour: Neighbour, now: datetime,
            notes: list[str], speaker: str | None = None, ruled_out: Sequence[Value] = ()) -> Decision | None:
     nid = neighbour.memory_id
@@ -303,8 +296,7 @@ def _judge(cand: Claim, kind: str, cand_entities: frozenset[str], neighbour: Nei
         elif _modality_clash(cand, old):
             notes.append(f"a past event and a plan differ from {nid} ({what})")
             blocked = True
-        elif cand.modality == old.modality == "past" or _had_taken_place(neighbour, now) and \
-                any(d.old.type == "date" for d in diffs):  # "won a tournament on May 23" / "... on July 8"
+        elif cand.modality == old.modality == "past":  # "won a tournament on May 23" / "... on July 8": both happened
             notes.append(f"another occurrence of what {nid} says happened ({what})")
             blocked = True
         else:
