@@ -169,11 +169,7 @@ def _disagreements(cand: Claim, old: Claim, *, same_voice: bool = True, now: dat
         for new in pool:
             if value.type == "name" and same_voice and new.lead != value.lead:
                 continue
-            if value.type == "date" and now is not None and (_past_and_future(new, value, now) and (
-                    not cand.change or _past_and_future(value, new, now, into_past=True)) or not cand.change and
-                    _over(value, now)):
-                # a trip that happened and one that is coming are two; nothing ahead moves into the past; a date
-                # that is over is not moved without a word that says so: a new one is another time it happens
+            if value.type == "date" and now is not None and _another_time(new, value, cand, now):
                 continue
             tight = _aligned(new, value, cand, old)
             loose = tight is None and value.type in ("date", "time", "money", "percent", "quantity") and \
@@ -421,6 +417,14 @@ def _span(value: Value) -> tuple[date, date] | None:
         months = SEASONS[d.season]
         return date(d.year, min(months), 1), date(d.year, max(months), 28)
     return date(d.year, 1, 1), date(d.year, 12, 31)
+
+
+def _another_time(new: Value, old: Value, cand: Claim, now: datetime) -> bool:
+    """Two dates that are two times, not one moved: a trip that happened and one that is coming (nothing ahead
+    moves into the past); and a date that is over is not moved without a word that says so."""
+    if _past_and_future(new, old, now):
+        return not cand.change or _past_and_future(old, new, now, into_past=True)
+    return not cand.change and _over(old, now)
 
 
 def _over(value: Value, now: datetime) -> bool:
