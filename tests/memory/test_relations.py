@@ -788,3 +788,48 @@ def test_a_now_that_says_how_long_something_has_held_changes_nothing(content: st
     assert parse_claim(content).change is None
     assert judge(content, n("m1", "Ravi has been keeping a practice diary for the past year", sim=0.55)).relation \
         != "UPDATES"
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("Lena sings with the Harbour Choir", "Lena says she'll never quit the choir"),
+    ("Marco lives in Braga", "Marco hasn't moved to Porto"),
+    ("Ada keeps the garden tidy", "Not much has changed in Ada's garden"),
+])
+def test_a_change_word_under_a_negator_announces_no_change(old: str, new: str) -> None:
+    """"never quit", "hasn't moved", "not much has changed" say that nothing changed."""
+    assert parse_claim(new).change is None
+    assert judge(new, n("m1", old)).relation != "UPDATES"
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("Work makes Priya feel stressed most weeks", "Now Priya feels more confident about the launch"),
+    ("Tariq loves hiking with his brothers", "Tariq actually loves the quiet of early mornings"),
+    ("Selin has been learning to cook this year", "Instead of ordering in, Selin is learning to cook"),
+])
+def test_a_shared_word_is_no_slot_when_the_change_puts_no_value_in_it(old: str, new: str) -> None:
+    """Casual talk is full of "now", "actually", "instead": a word both statements say is the slot of a change
+    only when the newer one puts a value there the held one does not have (a name, a number, a date, another
+    word beside it). A strong marker with vectors that agree still goes to review, where a person decides."""
+    decision = judge(new, n("m1", old, sim=0.6))
+    assert decision.relation != "UPDATES" or action(decision) == "review", decision
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("Omar drinks whole milk in his coffee", "Omar now drinks oat milk in his coffee"),
+    ("Ines plans her week in todoist", "Ines stopped using todoist, it got too fiddly"),
+    ("Jonas trains at the gym on Mondays", "Jonas trains at the pool on Mondays now"),
+])
+def test_a_change_that_puts_a_new_word_in_the_slot_or_ends_it_still_updates(old: str, new: str) -> None:
+    decision = judge(new, n("m1", old, sim=0.6))
+    assert (decision.relation, decision.target_id) == ("UPDATES", "m1"), decision
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("Bea is ready to give the marathon training her best", "Bea is feeling strong and won't give up"),
+    ("Kai is thinking about the move to Leeds", "Kai used to be scared of what people would think"),
+    ("Work at the bakery keeps Noa busy most weekends", "Noa hasn't been busy, the bakery is quiet"),
+])
+def test_a_negated_word_of_how_something_was_said_is_no_correction(old: str, new: str) -> None:
+    """A correction takes back a name or value the held memory states ("not to ibuprofen", "left Shopify"),
+    and an ending ("gave up on", "sold") ends it; "won't give up" or "used to be scared" take back neither."""
+    assert judge(new, n("m1", old, sim=0.6)).relation != "UPDATES"

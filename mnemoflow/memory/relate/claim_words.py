@@ -56,6 +56,8 @@ RESIDENCE = words("claim_words.residence")
 # change markers announced by the newer statement; "strong" ones name a change outright
 STRONG_CHANGE = tuple(listed("claim_words.strong_change"))
 WEAK_CHANGE = tuple(listed("claim_words.weak_change"))
+# those of them that end what was held ("stopped using Tesco", "can't do the 22nd anymore")
+ENDING_CHANGE = tuple(listed("claim_words.ending_change"))
 # what a thing that ended is said to be ("the Fitbit died", "the Slate's retired", "the bike was stolen")
 ENDED = r"died|retired|dead|broken|gone|stolen|nicked|pinched|written off|totall?ed|called off|off|binned|scrapped|in the bin|chucked"
 

@@ -162,6 +162,15 @@ _SPLICE_RE = re.compile(r"(?:,|\s+so)\s+(?=[Tt]he\s+(?:(?:[a-z]+\s+){1,2}?(?:is|
                         r"(?:(?<=\bcalled)|(?<=\brang)|(?<=\bphoned)|(?<=\bemailed)|(?<=\btexted)),\s+")  # "the office called, I'm now ..."
 
 
+# "won't quit", "never gave up", "not much has changed": a change under a negator is none; the markers that
+# carry their own negation ("no longer", "not ... after all", "anymore") are what they say
+_NEGATED_BEFORE = re.compile(r"(?:\b(?:not|never|no)|n't)\s+(?:[\w']+\s+){0,2}$", re.I)
+
+
+def _negated_change(body: str, match: re.Match[str]) -> bool:
+    return not re.match(r"no\b|not\b|any", match.group(), re.I) and bool(_NEGATED_BEFORE.search(body[:match.start()]))
+
+
 def _changed_in(text: str) -> bool:
     return bool(_STRONG_RE.search(text) or _WEAK_RE.search(text))
 
@@ -411,7 +420,7 @@ def _parse_claim_cached(text: str) -> Claim:
             positive.add(key)
     change_text = None
     change = None
-    match = _STRONG_RE.search(body)
+    match = next((m for m in _STRONG_RE.finditer(body) if not _negated_change(body, m)), None)
     if match:
         change, change_text = "strong", match.group().lower()
     else:

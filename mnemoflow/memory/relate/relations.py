@@ -29,9 +29,10 @@ The rules, per neighbour, first match wins (`Decision.reason` starts with the ru
    A neighbour that shares no subject with the candidate is skipped; one about another person
    ("Grace's sister" against "Grace") is unrelated; one about another thing of the same owner
    ("Chen's return flight" against "Chen's flight") can only be extended, never replaced.
-2. ``correction``: the candidate negates something the neighbour asserts ("... and not to
+2. ``correction``: the candidate negates a name or value the neighbour asserts ("... and not to
    penicillin", "no longer uses VS Code") and asserts a replacement -> UPDATES. The same statement
-   negated without a replacement is ``negation`` -> CONFLICTS_WITH (UPDATES with "no longer").
+   negated without a replacement is ``negation`` -> CONFLICTS_WITH (UPDATES with an ending marker,
+   "no longer", "gave up on", or when what it negates is a name or value of the neighbour).
 3. ``value``: a value of the same slot differs. Slots are found by value type and the words around
    the value: dates, times, amounts with the same role ("budget" is not "spent"), quantities with
    the same unit and activity, versions of the same name, ordinals, identifiers, a name after the
@@ -45,7 +46,10 @@ The rules, per neighbour, first match wins (`Decision.reason` starts with the ru
    is attributed (review), or when the candidate is older than the neighbour (review).
 4. ``change-marker``: "moved to", "switched to", "no longer", "now", "instead", "promoted", ...
    with the same subject and slot -> UPDATES; a strong marker whose slot the words do not name
-   goes to review when the vectors agree.
+   goes to review when the vectors agree. A word both say is the slot only when the candidate puts
+   a value there that the neighbour lacks (a name, number, date, another word beside it: "oat milk"
+   for "whole milk"), or ends what the neighbour says ("stopped using todoist"); a marker under a
+   negator ("never quit", "hasn't moved") is none.
    ``restated``: the neighbour said again with the candidate's value in its place reads as the
    candidate ("Sam's car is a Tesla" / "Sam drives a Tesla now"; the caller passes the vector as
    `Neighbour.restated_similarity`, see `restate`), the candidate announcing the change ("now", "a
@@ -96,8 +100,10 @@ from mnemoflow.memory.relate.compare import (
     _completed_compound,
     _covers_predicate,
     _disagreements,
+    _ended_by_marker,
     _entity_keys,
     _has,
+    _held_value,
     _modality_clash,
     _negated_values,
     _normalised,
@@ -384,10 +390,12 @@ def _negation_decision(cand: Claim, old: Claim, nid: str, sources: str, older: b
         # "Penicillin is fine, it's sulfa drugs I react to": the replacement follows the main clause
         replacement = {x for x in (stated or cand.positive - _CLEARED_STEMS)
                        if not _has(x, old.anchors) and x not in subject}
-        if shared_predicate and replacement and not older:
+        # what a correction takes back is a name or value the neighbour holds, not a word of a mood ("won't give up")
+        if shared_predicate and replacement and not older and any(_held_value(x, old) for x in negated_here):
             return Decision("UPDATES", nid, 0.92,
                             f"correction: negates {', '.join(clash)} and states {', '.join(sorted(replacement))}")
-    if cand.change == "strong" and not older and (same_statement or negated_here):
+    if cand.change == "strong" and not older and (same_statement or negated_here) and \
+            (_ended_by_marker(cand, old) or any(_held_value(x, old) for x in clash)):
         return Decision("UPDATES", nid, 0.9, f"negation: '{cand.change_text}' {', '.join(clash)}")
     if same_statement:
         conf = 0.88 if sources in ("different", "speakers") else 0.75
