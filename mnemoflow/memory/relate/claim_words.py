@@ -114,4 +114,16 @@ def overlap(a: frozenset[str] | set[str], b: frozenset[str] | set[str]) -> set[s
     return {x for x in a if any(same_stem(x, y) for y in b)}
 
 
+def among(item: str, pool: frozenset[str] | set[str]) -> bool:
+    """`item` is in `pool`: itself, a phrase of the pool that holds it or that it holds, or a word of the same stem."""
+    if item in pool:
+        return True
+    if " " in item or any(" " in p for p in pool):
+        words = set(item.split())
+        if any(words & set(p.split()) and (len(words) > 1 or len(p.split()) > 1) and
+               (words <= set(p.split()) or set(p.split()) <= words) for p in pool):
+            return True
+    return any(same_stem(item, p) for p in pool)
+
+
 CLEARED = words("claim_words.cleared")

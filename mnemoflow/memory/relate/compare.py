@@ -7,7 +7,6 @@ Each predicate answers one question about a (candidate, old) pair of `Claim`s an
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -16,17 +15,21 @@ from datetime import date, datetime
 from mnemoflow.memory.english.lexicon import DEVICE_CLASSES, SEASONS, WEEKDAYS
 from mnemoflow.memory.english.temporal import RULED_OUT
 from mnemoflow.memory.english.verbs import is_past
+from mnemoflow.memory.relate.changes import (
+    _ENDED_SUBJECT,
+    _ends_what_it_said,
+    _puts_a_value,
+)
 from mnemoflow.memory.relate.claim_values import AGE, Value
 from mnemoflow.memory.relate.claim_words import (
     ANTONYMS,
     ENDED,
-    ENDING_CHANGE,
     FUNCTIONAL,
     PERSON_NOUNS,
     QUALIFIERS,
     RESIDENCE,
-    STOPWORDS,
     TIME_UNITS,
+    among,
     overlap,
     same_stem,
     stem,
@@ -50,21 +53,10 @@ def _entity_keys(entities: Sequence[str]) -> frozenset[str]:
     return frozenset(k for k in keys if k)
 
 
-def _has(item: str, pool: frozenset[str] | set[str]) -> bool:
-    if item in pool:
-        return True
-    if " " in item or any(" " in p for p in pool):
-        words = set(item.split())
-        if any(words & set(p.split()) and (len(words) > 1 or len(p.split()) > 1) and
-               (words <= set(p.split()) or set(p.split()) <= words) for p in pool):
-            return True
-    return any(same_stem(item, p) for p in pool)
-
-
 def _subject_link(cand: Claim, old: Claim, cand_entities: frozenset[str], old_entities: frozenset[str]) -> bool:
     cand_pool = cand.anchors_with_source | cand_entities
     old_pool = old.anchors_with_source | old_entities
-    return bool(cand.subject and _has(cand.subject, old_pool) or old.subject and _has(old.subject, cand_pool)
+    return bool(cand.subject and among(cand.subject, old_pool) or old.subject and among(old.subject, cand_pool)
                 or _changed_thing(cand, old))
 
 
@@ -79,7 +71,7 @@ def _changed_thing(cand: Claim, old: Claim) -> str | None:
     if any(v.type == "name" and v.lead in ("to", "for") for v in cand.values):
         things = _shared(cand.predicate_anchors - cand.names, old.predicate_anchors - old.names)
         replaced = [v for v in old.values if v.type == "name" and v.key != old.subject
-                    and not _has(v.key, cand.names)]
+                    and not among(v.key, cand.names)]
         return ", ".join(sorted(things)) if things and replaced else None
     return _reset_value(cand, old)
 
@@ -134,7 +126,7 @@ class _Diff:
 def _covers_predicate(cand: Claim, old: Claim, diffs: list[_Diff]) -> bool:
     replaced = {str(d.old.key) for d in diffs} | {d.old.noun for d in diffs if d.old.noun}  # "room" of "room Orion"
     rest = {a for a in old.predicate_anchors if a not in replaced and a not in _QUALIFIER_STEMS}
-    return all(_has(a, cand.predicate_anchors) for a in rest)
+    return all(among(a, cand.predicate_anchors) for a in rest)
 
 
 def _disagreements(cand: Claim, old: Claim, *, same_voice: bool = True, now: datetime | None = None,
@@ -151,12 +143,12 @@ def _disagreements(cand: Claim, old: Claim, *, same_voice: bool = True, now: dat
     one_thing = _same_thing(cand, old)
     for value in old.values:
         if value.type == "name":
-            if value.key not in old.predicate_anchors or _has(str(value.key), cand.main_names):
+            if value.key not in old.predicate_anchors or among(str(value.key), cand.main_names):
                 continue
             if same_voice and not single_valued and not cand.change:
                 continue  # "learns Spanish" and "learns Japanese" can both hold
             pool = [v for v in cand.values if v.type == "name" and v.key in cand.predicate_anchors
-                    and not _has(str(v.key), old.names)]
+                    and not among(str(v.key), old.names)]
         else:
             pool = [v for v in cand.values if v.type == value.type]
             if not pool and (value.type in _STATUSES or cand.change == "strong" and value.type in ("date", "time")):
@@ -306,15 +298,15 @@ def _modality_clash(cand: Claim, old: Claim) -> bool:
 
 def _shared(a: frozenset[str], b: frozenset[str]) -> set[str]:
     """Words of `a` that `b` has too, but for units of time and qualifiers."""
-    return {x for x in a if x not in TIME_UNITS and x not in _QUALIFIER_STEMS and _has(x, b)}
+    return {x for x in a if x not in TIME_UNITS and x not in _QUALIFIER_STEMS and among(x, b)}
 
 
 _AMOUNTS = frozenset({"quantity", "money", "percent"})
 
 
 def _adds_content(cand: Claim, old: Claim) -> bool:
-    new_names = {n for n in cand.main_names if not _has(n, old.names)}
-    new_stems = {s for s in cand.main_stems if s not in _QUALIFIER_STEMS and not _has(s, old.stems)}
+    new_names = {n for n in cand.main_names if not among(n, old.names)}
+    new_stems = {s for s in cand.main_stems if s not in _QUALIFIER_STEMS and not among(s, old.stems)}
     # "is up to 10 km now" against "runs 5 km": a new amount is new content
     new_amounts = [v for v in cand.values if v.type in _AMOUNTS
                    and not any(w.type == v.type and w.compatible(v) for w in old.values)]
@@ -331,97 +323,16 @@ def _slot_link(cand: Claim, old: Claim, *, strong: bool) -> str | None:
     if cand.copula and overlap(set(old.stems), RESIDENCE) and _same_preposition(cand, old, subject, lead="in"):
         return "where they live"  # "I'm in Leeds now" / "the flat in Sheffield is freezing"
     if strong:
-        shared_names = {n for n in cand.main_names if n not in subject and _has(n, old.main_names)}
+        shared_names = {n for n in cand.main_names if n not in subject and among(n, old.main_names)}
         if shared_names and (_puts_a_value(cand, old) or _ends_what_it_said(cand, old)):
             return ", ".join(sorted(shared_names))
-        if cand.subject in cand.names and cand.subject != old.subject and _has(cand.subject, old.main_names) and \
+        if cand.subject in cand.names and cand.subject != old.subject and among(cand.subject, old.main_names) and \
                 _ENDED_SUBJECT.search(cand.change_text or ""):
             return cand.subject  # "the Slate's retired", "the Fitbit is dead": the thing itself ended
         return _same_preposition(cand, old, subject)
     return None
 
 
-def _puts_a_value(cand: Claim, old: Claim) -> bool:
-    """A word both share is a slot the candidate changes only when it puts a value there the held memory
-    does not hold: a date, number, amount, ... a name it does not say, or another word beside a word both say
-    ("black tea" for "green tea", "in the shed" for "in the garage"). "Now Jon's relationships feel more
-    genuine" shares "feel" with "the group made Jon feel accepted" and changes nothing."""
-    for v in cand.all_values:
-        if v.type != "name":
-            if not any(v.compatible(w) for w in old.all_values):
-                return True
-        elif v.key != old.subject and not _has(str(v.key), old.names) and not _opening_word(v.text, cand.text):
-            return True
-    for shared in (cand.main_stems & old.main_stems) - {cand.subject, old.subject}:
-        verb = shared == cand.verb_stem == old.verb_stem  # "prefers coffee" / "prefers tea": its object
-        new, was = _next_to(cand.main, shared, verb), _next_to(old.text, shared, verb)
-        if any(new[at] and was[at] and not new[at] & was[at] for at in new.keys() & was.keys()):
-            return True
-    return False
-
-
-def _opening_word(name: str, text: str) -> bool:
-    """Any word opens a sentence with a capital: "Instead of ...", "Seeing how ...", "They've been ...",
-    "Now Jon is ..." are no names ("Dr Sand is ..." is)."""
-    first = name.split()[0]
-    return bool(re.search(rf"(?:^|[.!?;:]\s+){re.escape(first)}\b", text)) and \
-        (first.lower() in STOPWORDS or first.lower().endswith("ing") or "'" in first)
-
-
-def _next_to(text: str, word_stem: str, verb: bool = False) -> dict[str, set[str]]:
-    """The stems of the lower-case content words beside `word_stem` in `text`, by where they stand: right
-    before it, after the same content word or any function word ("green" in "drinks green tea", at "after
-    drink"), and first after it past the function words between ("garage" in "trains at the garage", at "at
-    the"), or right after it when it is the main verb of both (its object: "coffee" in "prefers coffee")."""
-    words = re.findall(r"[A-Za-z']+", text)
-    found: dict[str, set[str]] = {}
-    for i, word in enumerate(words):
-        if stem(word.lower()) != word_stem:
-            continue
-        if i > 1 and words[i - 1][0].islower() and words[i - 1].lower() not in STOPWORDS:
-            before = words[i - 2].lower()
-            at = "after " + ("" if before in STOPWORDS else stem(before))
-            found.setdefault(at, set()).add(stem(words[i - 1].lower()))
-        gap = list(itertools.takewhile(lambda w: w.lower() in STOPWORDS, words[i + 1:]))
-        if (gap or verb) and i + 1 + len(gap) < len(words) and words[i + 1 + len(gap)][0].islower():
-            found.setdefault(" ".join(gap).lower(), set()).add(stem(words[i + 1 + len(gap)].lower()))
-    return found
-
-
-def _held_value(item: str, old: Claim) -> bool:
-    """`item` (a name key or a stem) is one of the held memory's names or values, or the last word of what it
-    states ("Penicillin", "the Pixel", "allergic to ibuprofen"), not a word of how it was said."""
-    last = [stem(w) for w in re.findall(r"[a-z]+", old.main.lower()) if w not in STOPWORDS][-1:]
-    return _has(item, old.names | frozenset(last)) or \
-        any(_has(item, frozenset(stem(w) for w in re.findall(r"[a-z]+", v.text.lower()))) for v in old.all_values)
-
-
-_ENDING = re.compile(rf"(?:{'|'.join(ENDING_CHANGE)})\b")
-
-
-def _ends_what_it_said(cand: Claim, old: Claim) -> bool:
-    """What the held memory states, denied ("isn't scared of dogs anymore"), said to be gone ("the old hub is in
-    the bin"), or ended by an ending marker (`ended_by_marker`)."""
-    if any(_has(x, old.positive) for x in cand.negated):
-        return True
-    if cand.change_text and _ENDED_SUBJECT.search(cand.change_text):  # "the BT hub is in the bin": the subject ended
-        return any(_has(x, old.anchors) for x in cand.subject_stems | cand.subject_anchors)
-    return _ended_by_marker(cand, old)
-
-
-def _ended_by_marker(cand: Claim, old: Claim) -> bool:
-    """An ending marker acting on what the held memory states: a word of it in the marker or among the two
-    content words after it, the marker's object ("stopped using tesco", "traded the Octavia in", "ditched the
-    car for the school run"), or one of its values said again ("can't do October 22 anymore")."""
-    if not cand.change_text or not _ENDING.match(cand.change_text):
-        return False
-    at = cand.body.lower().find(cand.change_text) + len(cand.change_text)
-    after = [w for w in re.findall(r"[a-z]+", cand.body[at:].lower()) if w not in STOPWORDS][:2]
-    return any(_has(stem(w), old.anchors) for w in re.findall(r"[a-z]+", cand.change_text)[1:] + after) or \
-        any(v.compatible(w) for v in cand.all_values if v.type != "name" for w in old.all_values)
-
-
-_ENDED_SUBJECT = re.compile(rf"\b(?:{ENDED})\b")
 # the subject itself is what ended: "the thinkpad's finally binned", "the old hub is in the bin", "the Fitbit died"
 _SUBJECT_GONE = re.compile(rf"^[^,;]*?\b(?:(?:is|are|was|were|got|been|'s)\s+(?:\w+ly\s+)?(?:{ENDED})|died|retired)\b")
 
@@ -446,14 +357,14 @@ def _same_preposition(cand: Claim, old: Claim, subject: set[str | None], lead: s
         said |= cand.subject_stems
     if moved := _MOVED_TO.search(cand.main):  # "chess has relocated to the upstairs room at Eastgate Library"
         said |= {stem(w) for w in re.findall(r"[a-z]+", moved["where"].lower())}  # all of it is the new place
-    if any(not _has(x, old.stems) for x in cand.main_stems - said - subject):
+    if any(not among(x, old.stems) for x in cand.main_stems - said - subject):
         return None
     for new in (v for v in cand.values if v.type == "name" and v.lead and v.key not in subject
                 and lead in (None, v.lead)):
         # moved "on Fore Street" from "at St Mary's hall": any place, whatever its preposition
         leads = _PLACE_LEADS if moved and new.lead in _PLACE_LEADS else {new.lead}
         for was in (v for v in old.values if v.type == "name" and v.lead in leads and v.key not in subject):
-            if was.key != new.key and not _has(str(was.key), cand.names) and not _has(str(new.key), old.names):
+            if was.key != new.key and not among(str(was.key), cand.names) and not among(str(new.key), old.names):
                 return f"what is {new.lead}: {was.text} -> {new.text}"
     return None
 
@@ -478,10 +389,10 @@ def _other_person(cand: Claim, old: Claim) -> bool:
     if cand.subject_head == old.subject_head:
         return False
     for head, other in ((cand.subject_head, old), (old.subject_head, cand)):
-        if head in PERSON_NOUNS and not _has(head, other.stems | other.names):  # "Dentist moved to 4:30"
+        if head in PERSON_NOUNS and not among(head, other.stems | other.names):  # "Dentist moved to 4:30"
             return True
     # "Ana's brother's Golf died" against "Ana's car is a blue Golf": the brother's, not Ana's
-    return any(w in PERSON_NOUNS and not _has(w, old.stems | old.names) for w in cand.subject_stems - {cand.subject_head})
+    return any(w in PERSON_NOUNS and not among(w, old.stems | old.names) for w in cand.subject_stems - {cand.subject_head})
 
 
 def _span(value: Value) -> tuple[date, date] | None:
@@ -534,8 +445,8 @@ def _other_thing(cand: Claim, old: Claim) -> bool:
     if cand.subject_head is None or old.subject_head is None or cand.subject != old.subject:
         return False
     # "Ayesha's favourite show these days": a time said inside the subject is not a modifier of it
-    extra_here = {x for x in cand.subject_stems if not _has(x, old.stems) and x not in TIME_UNITS}
-    extra_there = {x for x in old.subject_stems if not _has(x, cand.stems) and x not in TIME_UNITS}
+    extra_here = {x for x in cand.subject_stems if not among(x, old.stems) and x not in TIME_UNITS}
+    extra_there = {x for x in old.subject_stems if not among(x, cand.stems) and x not in TIME_UNITS}
     if not (extra_here & _QUALIFIER_STEMS and extra_there & _QUALIFIER_STEMS):
         # "Tom's daily standup" is "Tom's standup"; "the daily standup" is not "the weekly standup"
         extra_here = extra_here - _QUALIFIER_STEMS
@@ -546,7 +457,7 @@ def _changes_its_head(cand: Claim, old: Claim) -> bool:
     """"Sam's landlord raised the rent to 1,350" changes "Sam's rent": the thing a strong change acts on
     is the other statement's subject, whoever the change's own subject is."""
     return cand.change == "strong" and old.subject_head is not None and old.subject_head != cand.subject_head \
-        and _has(old.subject_head, cand.main_stems)
+        and among(old.subject_head, cand.main_stems)
 
 
 def _same_subject_phrase(cand: Claim, old: Claim) -> bool:

@@ -84,26 +84,28 @@ from datetime import datetime
 from typing import Literal
 
 from mnemoflow.memory.english.lexicon import DEVICE_CLASSES
+from mnemoflow.memory.relate.changes import (
+    _ENDED_SUBJECT,
+    _ended_by_marker,
+    _held_value,
+)
 from mnemoflow.memory.relate.claim_values import Value
 from mnemoflow.memory.relate.claim_words import (
     CLEARED,
     TIME_UNITS,
+    among,
     overlap,
     stem,
 )
 from mnemoflow.memory.relate.claims import Claim, parse_claim
 from mnemoflow.memory.relate.compare import (
-    _ENDED_SUBJECT,
     _QUALIFIER_STEMS,
     _adds_content,
     _changes_its_head,
     _completed_compound,
     _covers_predicate,
     _disagreements,
-    _ended_by_marker,
     _entity_keys,
-    _has,
-    _held_value,
     _modality_clash,
     _negated_values,
     _normalised,
@@ -314,7 +316,7 @@ def _judge(cand: Claim, kind: str, cand_entities: frozenset[str], neighbour: Nei
     # 4. explicit change markers
     ended = bool(_ENDED_SUBJECT.search(cand.change_text or ""))  # "Lisbon's off" adds nothing but the ending
     # "gone off tea, coffee all the way" ends tea: a change that ends nothing the neighbour says is not its change
-    blocked = blocked or bool(cand.negated) and not any(_has(x, old.positive) for x in cand.negated)
+    blocked = blocked or bool(cand.negated) and not any(among(x, old.positive) for x in cand.negated)
     if cand.change and not blocked and not older and (_adds_content(cand, old) or ended) and said_now and \
             not (cand.change == "weak" and adds_alongside(cand)):  # "now plays guitar too": one more
         slot = _slot_link(cand, old, strong=cand.change == "strong")
@@ -368,9 +370,9 @@ _CLEARED_STEMS = frozenset(stem(w) for w in CLEARED)
 
 def _negation(cand: Claim, old: Claim, nid: str, sources: str, older: bool) -> tuple[Decision | None, bool]:
     # "Milk doesn't agree with Chloe" negates something about Chloe, not what "Chloe is ..." says
-    negated_here = {x for x in cand.negated if _has(x, old.positive) and not _has(x, cand.positive)
+    negated_here = {x for x in cand.negated if among(x, old.positive) and not among(x, cand.positive)
                     and x != old.subject}
-    negated_there = {x for x in old.negated if _has(x, cand.positive) and not _has(x, cand.negated)}
+    negated_there = {x for x in old.negated if among(x, cand.positive) and not among(x, cand.negated)}
     if not negated_here and not negated_there:
         return None, False
     return _negation_decision(cand, old, nid, sources, older, negated_here, negated_there), True
@@ -383,13 +385,13 @@ def _negation_decision(cand: Claim, old: Claim, nid: str, sources: str, older: b
     old_core = {a for a in old.main_names | old.main_stems
                 if a not in subject and a not in TIME_UNITS and a not in _QUALIFIER_STEMS}
     cand_all = cand.negated | cand.positive
-    same_statement = bool(old_core) and all(_has(a, cand_all) for a in old_core)
+    same_statement = bool(old_core) and all(among(a, cand_all) for a in old_core)
     if negated_here:
-        shared_predicate = {x for x in cand.positive if _has(x, old.positive) and x not in subject}
+        shared_predicate = {x for x in cand.positive if among(x, old.positive) and x not in subject}
         stated = (cand.main_stems | cand.main_names) - cand.negated - _CLEARED_STEMS
         # "Penicillin is fine, it's sulfa drugs I react to": the replacement follows the main clause
         replacement = {x for x in (stated or cand.positive - _CLEARED_STEMS)
-                       if not _has(x, old.anchors) and x not in subject}
+                       if not among(x, old.anchors) and x not in subject}
         # what a correction takes back is a name or value the neighbour holds, not a word of a mood ("won't give up")
         if shared_predicate and replacement and not older and any(_held_value(x, old) for x in negated_here):
             return Decision("UPDATES", nid, 0.92,
@@ -410,20 +412,20 @@ def _duplicate(cand: Claim, old: Claim, kind: str, old_kind: str, nid: str, sim:
     cand_values, old_values = _value_keys(cand), _value_keys(old)
     if not cand_values <= old_values:
         return None
-    if any(not _has(n, old.names | old.source_names) for n in cand.names):
+    if any(not among(n, old.names | old.source_names) for n in cand.names):
         return None
     cand_stems = {s for s in cand.stems if s not in _QUALIFIER_STEMS}
     old_stems = {s for s in old.stems if s not in _QUALIFIER_STEMS}
     covered = overlap(cand_stems, old_stems) | _completed_compound(cand, old_stems)
     coverage = len(covered) / len(cand_stems) if cand_stems else 1.0
     if coverage == 1.0 and (cand_stems or cand.names):
-        mutual = cand_values == old_values and all(_has(s, cand_stems) for s in old_stems) and \
-            all(_has(n, cand.names) for n in old.names)
+        mutual = cand_values == old_values and all(among(s, cand_stems) for s in old_stems) and \
+            all(among(n, cand.names) for n in old.names)
         if mutual:
             return Decision("duplicate", nid, 0.97, "paraphrase: the same content words, names and values")
         return Decision("duplicate", nid, 0.92,
                         "restatement: says nothing the original does not (same names and values)")
-    shared_names = {n for n in cand.names if n != cand.subject and _has(n, old.names)}
+    shared_names = {n for n in cand.names if n != cand.subject and among(n, old.names)}
     # a rewording may change the verb ("eats vegan" / "is vegan"), never add a thing ("cats and dogs")
     uncovered = cand_stems - covered - ({cand.verb_stem} if cand.verb_stem else set())
     # a preference restated as a fact ("mostly writes Python" / "Python is Leah's main language") is one
@@ -454,16 +456,16 @@ def _extends(cand: Claim, old: Claim, kind: str, old_kind: str, nid: str, sim: f
     same_phrase = same_thing and _same_subject_phrase(cand, old)
     if len(shared) < 2 and not same_phrase:
         return None
-    in_predicate = {x for x in shared if x in same_values or _has(x, old.predicate_anchors)}
+    in_predicate = {x for x in shared if x in same_values or among(x, old.predicate_anchors)}
     if not in_predicate and same_phrase:
         in_predicate = {f"{old.subject}" + (f"'s {old.subject_head}" if old.subject_head else "")}
     if not in_predicate:
         return None
-    shared_names = {x for x in shared if _has(x, old.names | old_entities) and x != old.subject}
+    shared_names = {x for x in shared if among(x, old.names | old_entities) and x != old.subject}
     conf = 0.78 + 0.04 * min(3, len(shared) - 2)
     if shared_names:
         conf += 0.05
-    if old.names and all(_has(x, shared) for x in old.names):
+    if old.names and all(among(x, shared) for x in old.names):
         conf += 0.03  # every name the neighbour mentions, and more: "Ben is coming to Japan with Alex"
     if cand.subject and cand.subject == old.subject:
         conf += 0.03

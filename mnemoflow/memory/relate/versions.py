@@ -16,8 +16,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
+from mnemoflow.memory.relate.claim_words import among
 from mnemoflow.memory.relate.claims import parse_claim
-from mnemoflow.memory.relate.compare import _has, _shared
+from mnemoflow.memory.relate.compare import _shared
 from mnemoflow.memory.relate.facts import facts
 from mnemoflow.memory.relate.llm_judge import RelationJudge
 from mnemoflow.memory.relate.relations import Neighbour, action
@@ -40,7 +41,7 @@ def unchanged_facts(candidate: str, held: str, similarity: dict[str, float]) -> 
     changed = max(parts, key=lambda p: similarity.get(p, -1.0))
     said = parse_claim(candidate)
     said_words = said.stems | said.names
-    return [p for p in parts if p != changed and not all(_has(x, said_words) for x in _words(p))]
+    return [p for p in parts if p != changed and not all(among(x, said_words) for x in _words(p))]
 
 
 def _words(fact: str) -> set[str]:
