@@ -57,6 +57,10 @@ LABELLED_KINDS = {
     ("Hannah's GP is Dr. Okafor and it always feels so rushed", "fact"),
     ("Alex always walks to work", "fact"),
     ("Alex has never been to Japan", "fact"),
+    ("I'll never quit the choir", "fact"),
+    ("I always take the train to work", "fact"),
+    ("From now on, never schedule calls before 10", "rule"),
+    ("Please always copy my manager in", "rule"),
 ])
 def test_always_and_never_make_a_rule_only_as_an_instruction(text: str, kind: str) -> None:
     assert classify_kind(text) == kind

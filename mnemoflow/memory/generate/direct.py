@@ -17,10 +17,11 @@ MAX_MEMORY_CHARS = 4000
 PREFERENCE_VERB = re.compile(r"\b(prefers?|preferred|favou?rite|likes?|loves?|enjoys?|hates?|dislikes?|"
                              r"can'?t stand|would rather)\b", re.I)
 _KIND_RULES: tuple[tuple[MemoryKind, re.Pattern[str]], ...] = (
-    # "always use metric", "never book me a red-eye"; not a habit or a state ("it always feels rushed", "has
-    # never been to Japan")
-    ("rule", re.compile(r"\b((?<!\bhas )(?<!\bhave )(?<!\bhad )(?:always|never)(?!\s+\w+s\b)|must|must not|"
-                        r"should(n'?t)?|do not|don'?t ever|is not allowed|are not allowed|policy)\b", re.I)),
+    # "always use metric", "never book me a red-eye": "always"/"never" opening a clause, an instruction; in a
+    # statement of someone it is a habit, a state or a promise ("it always feels rushed", "has never been to
+    # Japan", "I'll never quit the choir")
+    ("rule", re.compile(r"(?:^|[.;:!?,]\s*|\bplease\s+)(?:always|never)\b|\b(?:must|must not|should(n'?t)?|do not|"
+                        r"don'?t ever|is not allowed|are not allowed|policy)\b", re.I)),
     ("procedure", re.compile(r"\b(how to|steps?|first\b.*\bthen|to (deploy|install|run|set up|configure)|"
                              r"run `|follow these)\b|^\s*\d+[.)]\s", re.I | re.M)),
     ("preference", PREFERENCE_VERB),
