@@ -205,6 +205,14 @@ def test_what_only_looks_like_a_change_leaves_the_first_memory_current(memory: M
     assert memory.get(first.results[0].id).is_latest
 
 
+@pytest.mark.parametrize(("user_id", "named"), [("default", "User"), ("u_81f2", "User"), ("ana@example.com", "User"),
+                                               ("ana", "Ana")])
+def test_a_statement_names_its_user_only_by_an_id_that_reads_as_a_name(memory: Memory, user_id: str,
+                                                                       named: str) -> None:
+    [event] = memory.add("I take my tea with oat milk", user_id=user_id).results
+    assert event.memory.startswith(f"{named} takes"), event.memory
+
+
 def test_a_move_that_names_nothing_of_what_moved_restates_it(memory: Memory) -> None:
     memory.add("I have the dentist on Tuesday June 4, 2030 at 10:40", user_id="alex")
     [moved] = memory.add("the surgery rang, they've bumped me to Thursday June 6, 2030", user_id="alex").results

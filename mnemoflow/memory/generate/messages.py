@@ -11,6 +11,7 @@ it, or as written when it drafted nothing.
 
 from __future__ import annotations
 
+import re
 import uuid
 from dataclasses import replace
 from datetime import datetime
@@ -18,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from mnemoflow.client_settings import DEFAULT_USER
 from mnemoflow.embedding import Embedder
 from mnemoflow.embedding.base import normalize
 from mnemoflow.embedding.worker import vectors_by_hash
@@ -55,11 +57,14 @@ def as_messages(messages: str | list[Message] | list[dict[str, Any]]) -> tuple[l
 
 
 def speaker_of(message: Message, scope: Scope) -> str:
-    """Who said it: its `name`; else, for the user's turns, the user the scope names; else the role."""
+    """Who said it: its `name`; else, for the user's turns, the user the scope names when that id reads as a
+    name ("alex"), or "User" (the default id, "u_81f2", an email address: a memory says "User likes tea", never
+    "Default likes tea"); else the role."""
     if message.name:
         return message.name
     if message.role == "user":
-        return scope.user_id or "User"
+        user = scope.user_id or ""
+        return user if user != DEFAULT_USER and re.fullmatch(r"[^\W\d_]+(?:[ '-][^\W\d_]+)*", user) else "User"
     return message.role
 
 
