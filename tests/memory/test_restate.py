@@ -116,3 +116,19 @@ def test_a_dated_change_restates_a_fact_of_another_kind(model) -> None:
                       "Hannah registered with Elm Park Medical Centre in March 2024 and Hannah's doctor there is "
                       "Dr. Lindqvist", kind="episode")
     assert decision.relation == "UPDATES" and action(decision) == "apply", decision.reason
+
+
+
+@pytest.mark.parametrize(("old", "new", "not_swapped_in"), [
+    ("Ilse is hoping for a sunny weekend", "Ilse just started a new sourdough class", "sourdough"),
+    ("Ilse's commute is really long", "Ilse got a new bike for the commute", "bike"),
+    ("Ilse's flat is so bright", "Ilse got a new desk lamp", "lamp"),
+    ("Ilse thinks a quiet street is such a gift", "Ilse just joined a new rowing club", "rowing"),
+    ("Ilse grows beans in the garden; It was a mess", "Ilse planted a new hedge", "hedge"),
+    ("Ilse's usual tea is a green sencha", "Ilse bought a new teapot; Ilse's tea these days is an oolong", "oolong"),
+])
+def test_no_restatement_puts_words_where_no_value_stands(old: str, new: str, not_swapped_in: str) -> None:
+    """A copula's complement is a value only where it names one: not what a person is doing ("is hoping"),
+    not a quality an intensifier marks ("so bright"); and it is read in the first statement of each
+    memory, not in a later one ("It was a mess ...") nor from one ("... the tea is an oolong")."""
+    assert not any(not_swapped_in in said for said in restatements(new, old))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-_INTENSIFIERS = r"(?:(?:so|really|very|super|pretty|a bit|a little|kinda|kind of|quite|totally|just|also|too|" \
+INTENSIFIERS = r"(?:(?:so|really|very|super|pretty|a bit|a little|kinda|kind of|quite|totally|just|also|too|" \
                 r"extremely|incredibly|truly|absolutely|still|all)\s+)*"
 _REACTION_WORDS = (
     r"great|awesome|cool|amazing|wonderful|fantastic|lovely|beautiful|fun|exciting|interesting|hilarious|funny|"
@@ -34,9 +34,9 @@ _SMALL_TALK = re.compile(
     r"(?:see|hear from|meet|talk to|hear|chat with) "
     r"(?:you|that)(?: again)?|long time no see|how are you(?: doing)?|congrats\b.*|congratulations\b.*|well done|"
     r"good job|happy (?:birthday|holidays|new year)|"
-    r"(?:that|this|it|that all)(?:'s| is| was| sounds| looks| seems)(?: like)? " + _INTENSIFIERS +
+    r"(?:that|this|it|that all)(?:'s| is| was| sounds| looks| seems)(?: like)? " + INTENSIFIERS +
     r"(?:a |an |such a |such an )?(?:" + _REACTION_WORDS + r")(?: \w+)?|"
-    r"(?:what|how) (?:a |an )?" + _INTENSIFIERS + r"(?:" + _REACTION_WORDS + r")(?: \w+)?|"
+    r"(?:what|how) (?:a |an )?" + INTENSIFIERS + r"(?:" + _REACTION_WORDS + r")(?: \w+)?|"
     r"you're (?:right|welcome|the best|amazing|awesome|a lifesaver|so sweet|too kind)|you (?:too|rock)|"
     r"thanks?\b.*|thank you\b.*|thx\b.*|ty|ta|much appreciated|appreciate (?:it|that)|i appreciate (?:it|that|you)\b.*|"
     r"no way|oh no|omg|yay|aww+|ugh|hmm+|oops|not sure|i don't know|dunno|idk|never mind|nevermind|"
@@ -60,7 +60,7 @@ _SMALL_TALK = re.compile(
     r"(?:we(?:'ll| will)|let's|lets) see(?: how it goes)?|time will tell|who knows|fingers crossed)"
     r"(?: too| as well| again| so much| all)*$", re.I)
 _EMOTION = re.compile(
-    r"^(?:(?:i'm|i am|i was|i feel|i felt|i've been|we're|we are|we were|feeling|been)\s+)?" + _INTENSIFIERS +
+    r"^(?:(?:i'm|i am|i was|i feel|i felt|i've been|we're|we are|we were|feeling|been)\s+)?" + INTENSIFIERS +
     r"(?:happy|glad|excited|tired|busy|good|fine|great|ok|okay|well|sad|stressed|thankful|grateful|sorry|bored|"
     r"exhausted|swamped|proud|nervous|anxious|worried|thrilled|pumped|stoked|blessed|lucky|jealous|curious|"
     r"relieved|overwhelmed|amazed|impressed|down|upset|doing \w+|so|touched|moved)\b", re.I)

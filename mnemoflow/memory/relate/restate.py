@@ -26,6 +26,7 @@ import re
 from collections.abc import Sequence
 
 from mnemoflow.memory.english.lexicon import DEVICE_CLASSES
+from mnemoflow.memory.english.smalltalk import INTENSIFIERS
 from mnemoflow.memory.relate.claim_values import Value
 from mnemoflow.memory.relate.claim_words import (
     FUNCTIONAL,
@@ -166,12 +167,16 @@ _WORD = re.compile(r"[A-Za-z][\w'-]*")
 
 def _complement_swaps(candidate: str, neighbour: str, old: Claim) -> list[str]:
     """A copula's common-noun value ("a flat white", "sushi") replaced by each run of the candidate's
-    content words the neighbour lacks ("oat latte", "ramen"): the values no type names."""
-    match = _COMPLEMENT.search(neighbour)
-    if not match or any(v.text in match.group("value") for v in old.all_values):
+    content words the neighbour lacks ("oat latte", "ramen"): the values no type names. Read in the first
+    statement of each (a memory's later ones, after ";", are other facts or comments: "It was rich and
+    creamy"), and never a quality an intensifier marks ("is so important") or what a person is doing ("Nate
+    is hoping for the best"): no value of a slot."""
+    neighbour_said, candidate_said = neighbour.split(";")[0], candidate.split(";")[0]
+    match = _COMPLEMENT.search(neighbour_said)
+    if not match or any(v.text in match.group("value") for v in old.all_values) or _no_value(match):
         return []  # a typed value or a name: swapped as such
     runs, run = [], []
-    for word in [*_WORD.findall(candidate), "."]:
+    for word in [*_WORD.findall(candidate_said), "."]:
         low = word.lower()
         content = word[0].islower() and low not in STOPWORDS and low not in QUALIFIERS and \
             stem(low) not in TIME_UNITS and stem(low) not in old.stems
@@ -182,3 +187,15 @@ def _complement_swaps(candidate: str, neighbour: str, old: Claim) -> list[str]:
             run = []
     start, end = match.span("value")
     return [neighbour[:start] + phrase + neighbour[end:] for phrase in runs]
+
+
+def _no_value(complement: re.Match[str]) -> bool:
+    """An intensifier before the complement ("so", "really", "such a blessing"), or an -ing form after a person
+    named or a personal pronoun: a quality or an activity ("Melanie is thinking about ...", "they were crossing")."""
+    value, before = complement.group("value"), complement.string[:complement.start()].split()[-1:]
+    person = bool(before) and (before[0][0].isupper() or before[0].lower() in _PERSONAL)
+    return re.match(INTENSIFIERS + r"(?:such\b)?", value, re.IGNORECASE).end() > 0 or \
+        (person and value.split()[0].endswith("ing"))
+
+
+_PERSONAL = frozenset({"i", "you", "he", "she", "we", "they"})
