@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 INTENSIFIERS = r"(?:(?:so|really|very|super|pretty|a bit|a little|kinda|kind of|quite|totally|just|also|too|" \
-                r"extremely|incredibly|truly|absolutely|still|all)\s+)*"
+               r"extremely|incredibly|truly|absolutely|still|all)\s+)*"
 _REACTION_WORDS = (
     r"great|awesome|cool|amazing|wonderful|fantastic|lovely|beautiful|fun|exciting|interesting|hilarious|funny|"
     r"crazy|wild|tough|hard|sad|terrible|awful|too bad|a shame|true|fair|right|incredible|impressive|inspiring|"

@@ -174,7 +174,7 @@ def _complement_swaps(candidate: str, neighbour: str, old: Claim) -> list[str]:
     neighbour_said, candidate_said = neighbour.split(";")[0], candidate.split(";")[0]
     match = _COMPLEMENT.search(neighbour_said)
     if not match or any(v.text in match.group("value") for v in old.all_values) or _no_value(match):
-        return []  # a typed value or a name: swapped as such
+        return []  # a typed value or a name is swapped as such; a quality or an activity is none
     runs, run = [], []
     for word in [*_WORD.findall(candidate_said), "."]:
         low = word.lower()
