@@ -801,6 +801,19 @@ def test_a_change_word_under_a_negator_announces_no_change(old: str, new: str) -
     assert judge(new, n("m1", old)).relation != "UPDATES"
 
 
+@pytest.mark.parametrize(("old", "new", "moved"), [
+    ("Odile trains at the climbing wall on Tuesdays", "Her coach pushed Odile to try the harder routes", False),
+    ("Odile trains at the climbing wall on Tuesdays", "Losing the final gave Odile the push she needed to train more",
+     False),
+    ("Odile's review is on Friday afternoon", "They pushed Odile's review to next Tuesday", True),
+    ("Odile's review is on Friday afternoon", "They bumped Odile's review to 4pm", True),
+])
+def test_push_moves_a_time_and_a_push_to_do_something_moves_nothing(old: str, new: str, moved: bool) -> None:
+    """"push" and "bump" move a time or an amount; "pushed Odile to try" opens an infinitive: no change."""
+    assert (parse_claim(new).change == "strong") is moved
+    assert (judge(new, n("m1", old, sim=0.6)).relation == "UPDATES") is moved
+
+
 @pytest.mark.parametrize(("old", "new"), [
     ("Work makes Priya feel stressed most weeks", "Now Priya feels more confident about the launch"),
     ("Tariq loves hiking with his brothers", "Tariq actually loves the quiet of early mornings"),

@@ -429,7 +429,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], _Handler], ...] = (
     (_rx(r"\b(?P<prep>)(?P<y>(?:19|20)\d\d)-(?P<m>\d\d)-(?P<d>\d\d)\b"), _absolute_date),
     (_rx(r"\b(?P<prep>in|since|from|by|during|until|of|back in)\s+(?P<year>(?:19|20)\d\d)\b(?![-/.:]\d)"), _year),
 )
-_ANY_DATE_WORD = re.compile(r"\d|\b(?:today|tonight|tomorrow|yesterday|night|morning|afternoon|evening|next|last|"
+ANY_DATE_WORD = re.compile(r"\d|\b(?:today|tonight|tomorrow|yesterday|night|morning|afternoon|evening|next|last|"
                             r"this|coming|past|following|weekend|ago|(?:day|week|fortnight|month|year)s?|"
                             + _WEEKDAY + "|" + _ANY_MONTH + "|" + _SEASON + r")\b", re.I)
 # A calendar day is an appointment: only its own clause says whether it is past ("I checked the booking,
@@ -469,7 +469,7 @@ def _phrase(m: re.Match[str]) -> str:
 def resolve_dates(text: str, now: datetime) -> Resolution:
     """Rewrite relative dates in `text` as absolute ones, against `now`; collect their event times.
     Pure and cached: the rule engine resolves the same sentence several times on its way to a memory."""
-    if not _ANY_DATE_WORD.search(text):
+    if not ANY_DATE_WORD.search(text):
         return Resolution(text)  # most sentences name no date: skip the patterns
     today = now.date()
     found: list[tuple[re.Match[str], _Span]] = []

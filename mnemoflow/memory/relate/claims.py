@@ -27,6 +27,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from mnemoflow.memory.english.temporal import ANY_DATE_WORD
 from mnemoflow.memory.english.verbs import is_adverb
 from mnemoflow.memory.relate.claim_values import (
     Token,
@@ -169,6 +170,14 @@ _NEGATED_BEFORE = re.compile(r"(?:\b(?:not|never|no)|n't)\s+(?:[\w']+\s+){0,2}$"
 
 def _negated_change(body: str, match: re.Match[str]) -> bool:
     return not re.match(r"no\b|not\b|any", match.group(), re.I) and bool(_NEGATED_BEFORE.search(body[:match.start()]))
+
+
+def _to_no_time(body: str, match: re.Match[str]) -> bool:
+    """"Pushed Caroline to keep fighting", "the push Jon needed to do it": "push" and "bump" move a time or an
+    amount, so a "to" with no date word or number in the words after it opens an infinitive, not a move."""
+    if not re.match(r"(?:push|bump)\w*\b.*\bto$", match.group(), re.I):
+        return False
+    return not ANY_DATE_WORD.search(" ".join(body[match.end():].split()[:4]))
 
 
 def _changed_in(text: str) -> bool:
@@ -420,7 +429,8 @@ def _parse_claim_cached(text: str) -> Claim:
             positive.add(key)
     change_text = None
     change = None
-    match = next((m for m in _STRONG_RE.finditer(body) if not _negated_change(body, m)), None)
+    match = next((m for m in _STRONG_RE.finditer(body) if not _negated_change(body, m) and not _to_no_time(body, m)),
+                 None)
     if match:
         change, change_text = "strong", match.group().lower()
     else:
