@@ -163,21 +163,18 @@ _SPLICE_RE = re.compile(r"(?:,|\s+so)\s+(?=[Tt]he\s+(?:(?:[a-z]+\s+){1,2}?(?:is|
                         r"(?:(?<=\bcalled)|(?<=\brang)|(?<=\bphoned)|(?<=\bemailed)|(?<=\btexted)),\s+")  # "the office called, I'm now ..."
 
 
-# "won't quit", "never gave up", "not much has changed": a change under a negator is none; the markers that
-# carry their own negation ("no longer", "not ... after all", "anymore") are what they say
 _NEGATED_BEFORE = re.compile(r"(?:\b(?:not|never|no)|n't)\s+(?:[\w']+\s+){0,2}$", re.I)
 
 
-def _negated_change(body: str, match: re.Match[str]) -> bool:
-    return not re.match(r"no\b|not\b|any", match.group(), re.I) and bool(_NEGATED_BEFORE.search(body[:match.start()]))
-
-
-def _to_no_time(body: str, match: re.Match[str]) -> bool:
-    """"Pushed Caroline to keep fighting", "the push Jon needed to do it": "push" and "bump" move a time or an
-    amount, so a "to" with no date word or number in the words after it opens an infinitive, not a move."""
-    if not re.match(r"(?:push|bump)\w*\b.*\bto$", match.group(), re.I):
-        return False
-    return not ANY_DATE_WORD.search(" ".join(body[match.end():].split()[:4]))
+def _no_change(body: str, match: re.Match[str]) -> bool:
+    """A change marker that changes nothing: under a negator ("won't quit", "never gave up", "not much has
+    changed"; the markers that carry their own negation, "no longer", "anymore", are what they say), or a
+    "push"/"bump" whose "to" has no date word or number after it: an infinitive ("pushed Caroline to keep
+    fighting"), since they move a time or an amount."""
+    if not re.match(r"no\b|not\b|any", match.group(), re.I) and _NEGATED_BEFORE.search(body[:match.start()]):
+        return True
+    return bool(re.match(r"(?:push|bump)\w*\b.*\bto$", match.group(), re.I)) and \
+        not ANY_DATE_WORD.search(" ".join(body[match.end():].split()[:4]))
 
 
 def _changed_in(text: str) -> bool:
@@ -429,8 +426,7 @@ def _parse_claim_cached(text: str) -> Claim:
             positive.add(key)
     change_text = None
     change = None
-    match = next((m for m in _STRONG_RE.finditer(body) if not _negated_change(body, m) and not _to_no_time(body, m)),
-                 None)
+    match = next((m for m in _STRONG_RE.finditer(body) if not _no_change(body, m)), None)
     if match:
         change, change_text = "strong", match.group().lower()
     else:
