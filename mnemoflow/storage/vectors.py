@@ -5,6 +5,7 @@ which share the outbox's leases and attempts."""
 from __future__ import annotations
 
 import threading
+from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
@@ -152,35 +153,34 @@ class Vectors(Room):
         A job is moot when its row was deleted or its content changed since (a newer job exists).
         """
         wanted = {j.payload["id"]: j for j in jobs}
-        with self._db.read() as con, batch.id_set(con, list(wanted)) as ids:
+        found = [EmbeddingInput(wanted[row_id].job_key, row_id, *held)
+                 for row_id, held in self._index_rows(scope, target, list(wanted)).items()]
+        live = [i for i in found if i.content_hash == wanted[i.row_id].payload["content_hash"]]
+        live_keys = {i.job_key for i in live}
+        return live, [j.job_key for j in jobs if j.job_key not in live_keys]
+
+    def _index_rows(self, scope: Scope, target: Target, row_ids: list[str]) -> dict[str, tuple[str, str, dict[str, Any]]]:
+        """Each live row's text, content hash and the columns LanceDB carries beside its vector, as DuckDB
+        holds them now."""
+        with self._db.read() as con, batch.id_set(con, row_ids) as ids:
             if target == "chunks":
                 mine, params = owned(scope, "c")
                 rows = con.execute(f"{CHUNK_INDEX_SELECT} WHERE {mine} AND c.deleted_at IS NULL "
                                    f"AND c.chunk_id IN {ids}", params).fetchall()
-                found = {r[0]: EmbeddingInput(wanted[r[0]].job_key, r[0], r[1], r[3],
-                                              chunk_index_row(scope, *r)) for r in rows}
-            elif target == "summaries":
+                return {r[0]: (r[1], r[3], chunk_index_row(scope, *r)) for r in rows}
+            if target == "summaries":
                 mine, params = owned(scope)
                 rows = con.execute(
                     f"SELECT summary_id, content, content_hash, level, subject_kind FROM summaries "
                     f"WHERE {mine} AND retired_at IS NULL AND summary_id IN {ids}", params).fetchall()
-                found = {r[0]: EmbeddingInput(wanted[r[0]].job_key, r[0], r[1], r[2],
-                                              summary_index_row(r[3], r[4], r[1])) for r in rows}
-            else:
-                mine, params = owned(scope)
-                rows = con.execute(
-                    f"SELECT memory_id, content, content_hash, shared, is_latest, valid_to, expires_at, archived_at "
-                    f"FROM memories "
-                    f"WHERE {mine} AND deleted_at IS NULL AND memory_id IN {ids}", params).fetchall()
-                found = {
-                    r[0]: EmbeddingInput(wanted[r[0]].job_key, r[0], r[1], r[2],
-                                         {"shared": r[3], "is_latest": r[4], "deleted": False,
-                                          "active_until": active_until(r[5], r[6], r[7]), "text": r[1]})
-                    for r in rows
-                }
-        live = [i for i in found.values() if i.content_hash == wanted[i.row_id].payload["content_hash"]]
-        live_keys = {i.job_key for i in live}
-        return live, [j.job_key for j in jobs if j.job_key not in live_keys]
+                return {r[0]: (r[1], r[2], summary_index_row(r[3], r[4], r[1])) for r in rows}
+            mine, params = owned(scope)
+            rows = con.execute(
+                f"SELECT memory_id, content, content_hash, shared, is_latest, valid_to, expires_at, archived_at "
+                f"FROM memories WHERE {mine} AND deleted_at IS NULL AND memory_id IN {ids}", params).fetchall()
+            return {r[0]: (r[1], r[2], {"shared": r[3], "is_latest": r[4], "deleted": False,
+                                        "active_until": active_until(r[5], r[6], r[7]), "text": r[1]})
+                    for r in rows}
 
     def reset_vectors_for_model(self) -> int:
         """A model change is a re-embed: drop the LanceDB tables, mark every live row pending under the
@@ -263,12 +263,29 @@ class Vectors(Room):
             {spec.id_column: item.row_id, **scope.stamp(), "content_hash": item.content_hash, **item.columns}
             for item in inputs
         ]), vectors)
+        self._settle_index_columns(scope, target, inputs)
         mine, params = owned(scope)
         with self._db.tx() as con, batch.id_set(con, [i.row_id for i in inputs]) as ids:
             con.execute(
                 f"UPDATE {target} SET embedding_status = 'done', embedding_model = ? "
                 f"WHERE {mine} AND {spec.id_column} IN {ids}", [self._index.model, *params])
             outbox.complete(con, [i.job_key for i in inputs], utcnow())
+
+    def _settle_index_columns(self, scope: Scope, target: Target, written: list[EmbeddingInput]) -> None:
+        """Write again the columns a flag change (share, supersede, delete, archive) made while these
+        vectors were computed: it wrote DuckDB, then LanceDB, and the upsert above put back what the
+        job had read before it. Read after the upsert, DuckDB has every change committed before it, and
+        any later one updates LanceDB after the upsert itself, so the row ends as DuckDB holds it."""
+        spec = INDEX_OF[target]
+        held = self._index_rows(scope, target, [i.row_id for i in written])
+        changes: dict[tuple[tuple[str, Any], ...], list[str]] = defaultdict(list)
+        for item in written:
+            now = held[item.row_id][2] if item.row_id in held else {"deleted": True}
+            changed = tuple(sorted((k, v) for k, v in now.items() if item.columns.get(k) != v))
+            if changed:
+                changes[changed].append(item.row_id)
+        for changed, row_ids in changes.items():
+            self._index.update(spec, sql_in(spec.id_column, row_ids), dict(changed))
 
     def complete_jobs(self, keys: list[str]) -> None:
         with self._db.tx() as con:
