@@ -191,6 +191,7 @@ class IsolationReport:
     paths: dict[str, Counts] = field(default_factory=dict)  # "route.path"
     levels: dict[str, Counts] = field(default_factory=dict)  # by what the asking scope names
     leaked: list[str] = field(default_factory=list)  # a sample, e.g. "http.get from t/u0 agent=a0 got zq... of t/u1"
+    missed: list[str] = field(default_factory=list)  # a sample of what went unreached, and what came instead
     seconds: dict[str, float] = field(default_factory=dict)  # per route
     intact: Counts = field(default_factory=Counts)  # memories checked after the probes; a leak is one changed
 
@@ -288,6 +289,9 @@ def _check_answer(world: World, where: str, scope: Scope, texts: list[str], repo
     else:
         missing = int(reach and target is not None and target.code not in shown)
     report.count(where, scope, target, leaks=leaks, unreached=missing)
+    if missing and len(report.missed) < 50:
+        report.missed.append(f"{where} from {scope}: {missing} unreached; shown {sorted(shown)}"
+                             + (f", not {target.code} ({target.kind})" if target is not None else ""))
 
 
 def check_intact(world: World, service: MemoryService, report: IsolationReport) -> None:

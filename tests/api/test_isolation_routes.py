@@ -45,7 +45,7 @@ def test_no_interface_leaks_across_tenants_or_scopes(tmp_path: Path) -> None:
             memory.close()
         check_intact(world, service, report)
     assert report.total_leaks == 0, report.leaked
-    assert report.unreached == 0
+    assert report.unreached == 0, report.missed
     assert report.probes == sum(PROBES.values()) and report.intact.probes == 42
     asked = {where.split(".")[0] for where in report.paths}
     assert asked == set(PROBES) and {"http.keyless", "python.get_by_id", "mcp.get", "cli.recall"} <= set(report.paths)
