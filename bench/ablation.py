@@ -77,7 +77,6 @@ FAMILIES: dict[str, list[tuple[str, Any]]] = {
     "subject_booked": [(f"{DRAFTS}:_BOOKED", NEVER)],
     "subject_class_now": [(f"{DRAFTS}:_WHAT_I_AM_NOW", NEVER), (f"{DRAFTS}:_CLASS_VALUES", frozenset())],
     "with_subject": [(f"{RULES}:_with_subject", lambda body: (body, False))],
-    "owner_said_before": [(f"{DRAFTS}:_owner_said_before", _none)],
     "owned_by_speaker": [(f"{RULES}:_owned_by_speaker", _same)],
     "mine_named_before": [(f"{RULES}:_mine_named_before", _same)],
     "dash_topic": [(f"{RULES}:dash_topic", _none)],

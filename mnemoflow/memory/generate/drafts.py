@@ -25,7 +25,7 @@ from mnemoflow.memory.english.sentences import (
     strip_padding,
 )
 from mnemoflow.memory.english.smalltalk import is_small_talk
-from mnemoflow.memory.english.verbs import PAST_FORMS, is_adverb, is_past
+from mnemoflow.memory.english.verbs import PAST_FORMS, is_adverb
 from mnemoflow.memory.generate.followup import FollowUp, is_clause
 from mnemoflow.memory.generate.judge import (
     _DETERMINERS,
@@ -36,7 +36,6 @@ from mnemoflow.memory.generate.judge import (
     _lower_first,
     _names_the_subject,
     _Turn,
-    display_name,
 )
 from mnemoflow.memory.relate.claim_words import EXCLUSIVE_CLASSES, STOPWORDS
 
@@ -187,8 +186,7 @@ def _reshaped(info: _Turn, body: str, content: str, rewrite: Rewrite, has_detail
         personal = True  # "$500 a month into an S&P 500 index fund" answering "How will you invest it?"
     user = (info.context.turn.role or "") == "user"
     if not personal and has_detail and user and re.match(r"^(?:the|our|this)\s+\w+", body, re.I):
-        owner = _owner_said_before(info, body) or info.speaker  # a user's "the review" is theirs
-        content = f"{possessive(owner)} {content.split(' ', 1)[1]}"
+        content = f"{possessive(info.speaker)} {content.split(' ', 1)[1]}"  # a user's "the review" is theirs
     name = re.escape(info.speaker)  # "I'm Priya, a product manager" said by Priya
     content = re.sub(rf"^({name})(?: is|'s name is) {name}(?:,\s*|\s+and\s+|$)", r"\1 is ", content).strip()
     return content, personal
@@ -236,24 +234,6 @@ def _starts_with_a_noun(info: _Turn, fragment: str) -> bool:
     first = fragment.split()[0] if fragment.split() else ""
     return (first.isalpha() and first.islower() and first not in NOT_NAMES and first not in _DETERMINERS
             and not is_adverb(first) and first.capitalize() not in info.seen)
-
-
-def _owner_said_before(info: _Turn, body: str) -> str | None:
-    """Whose "the school newsletter" is when someone's school came up just before ("Oscar's first day of
-    school", Tom's "our standup", a known "Tom's standup is at 9:30"): that person; None when no one's was
-    named, or more than one person's."""
-    nouns = [w for w in body.split()[1:3] if w.isalpha() and w.islower() and len(w) > 3 and not is_past(w)
-             and w not in PAST_FORMS and not w.endswith("s")]
-    turns = [info.context.turn, *reversed(info.context.window)]
-    for noun in nouns:
-        owners = {m.group(1) for text in [*(t.text for t in turns), *info.context.memories] for m in re.finditer(
-            rf"\b([A-Z][a-z]+)'s\s+(?:[a-z]+\s+){{0,3}}?{noun}\b", text)}
-        owners |= {display_name(t.speaker) for t in turns if not _is_assistant(t)
-                   and re.search(rf"\b(?:my|our)\s+(?:[a-z]+\s+){{0,3}}?{noun}\b", t.text, re.I)}
-        owners -= {info.speaker, *(w.capitalize() for w in NOT_NAMES)}
-        if owners:
-            return owners.pop() if len(owners) == 1 else None
-    return None
 
 
 def _joined(first: _Draft, second: _Draft) -> _Draft:
