@@ -65,8 +65,9 @@ def chunk_index_row(
             "connector": connector}
 
 
-def memory_row(scope: Scope, memory: MemoryItem, content_hash: str) -> dict[str, Any]:
-    return {"memory_id": memory.id, **scope.stamp(), "shared": False, "deleted": memory.deleted_at is not None,
+def memory_row(scope: Scope, memory: MemoryItem, content_hash: str, shared: bool = False) -> dict[str, Any]:
+    """A memory's LanceDB columns; `shared` is not a field of MemoryItem, so the caller says it."""
+    return {"memory_id": memory.id, **scope.stamp(), "shared": shared, "deleted": memory.deleted_at is not None,
             "is_latest": memory.is_latest,
             "active_until": active_until(memory.valid_to, memory.expires_at, memory.archived_at),
             "content_hash": content_hash,

@@ -155,7 +155,8 @@ class Transfer(Room):
                                  for m, _, digest in items], now)
             fts.mark_dirty(con, fts.MEMORIES_FTS)
             write_commit(con, pending, now)
-        self._index.append(MEMORY_INDEX, columns([memory_row(scope, item, digest) for _, item, digest in items]))
+        self._index.append(MEMORY_INDEX, columns([memory_row(scope, item, digest, m.shared)
+                                                  for m, item, digest in items]))
         return len(rows)
 
 

@@ -159,7 +159,8 @@ class Vectors(Room):
         live_keys = {i.job_key for i in live}
         return live, [j.job_key for j in jobs if j.job_key not in live_keys]
 
-    def _index_rows(self, scope: Scope, target: Target, row_ids: list[str]) -> dict[str, tuple[str, str, dict[str, Any]]]:
+    def _index_rows(self, scope: Scope, target: Target,
+                    row_ids: list[str]) -> dict[str, tuple[str, str, dict[str, Any]]]:
         """Each live row's text, content hash and the columns LanceDB carries beside its vector, as DuckDB
         holds them now."""
         with self._db.read() as con, batch.id_set(con, row_ids) as ids:
@@ -207,8 +208,9 @@ class Vectors(Room):
                                  params).fetchall()
             memories = [memory_item(r) for r in con.execute(
                 f"SELECT {MEMORY_COLUMNS} FROM memories WHERE {mine} AND deleted_at IS NULL", params).fetchall()]
-            hashes = dict(con.execute(
-                f"SELECT memory_id, content_hash FROM memories WHERE {mine} AND deleted_at IS NULL", params).fetchall())
+            held = {r[0]: (r[1], r[2]) for r in con.execute(
+                f"SELECT memory_id, content_hash, shared FROM memories WHERE {mine} AND deleted_at IS NULL",
+                params).fetchall()}
             summaries = con.execute(
                 f"SELECT summary_id, content, content_hash, level, subject_kind FROM summaries "
                 f"WHERE {mine} AND retired_at IS NULL", params).fetchall()
@@ -218,10 +220,10 @@ class Vectors(Room):
             con.execute("UPDATE summaries SET embedding_status = 'pending', embedding_model = NULL "
                         f"WHERE {mine} AND retired_at IS NULL", params)
             outbox.requeue(con, [embed_job(model, scope, "chunks", c[0], c[3]) for c in chunks]
-                           + [embed_job(model, scope, "memories", m.id, hashes[m.id]) for m in memories]
+                           + [embed_job(model, scope, "memories", m.id, held[m.id][0]) for m in memories]
                            + [embed_job(model, scope, "summaries", r[0], r[2]) for r in summaries], now)
         self._index.upsert(CHUNK_INDEX, columns([chunk_index_row(scope, *c) for c in chunks]))
-        self._index.upsert(MEMORY_INDEX, columns([memory_row(scope, m, hashes[m.id]) for m in memories]))
+        self._index.upsert(MEMORY_INDEX, columns([memory_row(scope, m, *held[m.id]) for m in memories]))
         self._index.upsert(SUMMARY_INDEX, columns([
             {"summary_id": r[0], **scope.stamp(), "content_hash": r[2],
              **summary_index_row(r[3], r[4], r[1])} for r in summaries]))

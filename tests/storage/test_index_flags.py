@@ -50,3 +50,20 @@ def test_a_memory_deleted_while_it_is_embedded_stays_deleted_in_the_index(servic
     embedder = FlagChangedWhileEmbedding(service, lambda: service.delete(OWNER, memory.id))
     drain_embeddings(service.store, embedder)
     assert index_row(service, memory.id)["deleted"] is True
+
+
+def test_a_shared_memory_stays_shared_while_a_new_model_embeds_it_again(service: MemoryService) -> None:
+    """`reembed` writes every row again before its new vector: a shared memory is still the tenant's."""
+    memory, _ = service.add(OWNER, "The teal ledger is filed under zqreembedded")
+    service.share(OWNER, memory.id)
+    assert service.store.reset_vectors_for_model() >= 1
+    assert index_row(service, memory.id)["shared"] is True
+
+
+def test_an_imported_shared_memory_is_shared_before_its_vector_is_written(service: MemoryService) -> None:
+    memory, _ = service.add(OWNER, "The plum ledger is filed under zqimported")
+    service.share(OWNER, memory.id)
+    exported = service.export_memories("acme")
+    service.delete_tenant("acme")
+    assert service.import_memories(exported, wait=False).imported == 1
+    assert index_row(service, memory.id)["shared"] is True
