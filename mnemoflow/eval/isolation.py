@@ -218,6 +218,10 @@ class IsolationReport:
         if len(self.leaked) < 50:
             self.leaked.append(f"{where} from {scope} {what}")
 
+    def miss(self, where: str, scope: Scope, what: str) -> None:
+        if len(self.missed) < 50:
+            self.missed.append(f"{where} from {scope}: {what}")
+
 
 def probe(world: World, name: str, route: Route, count: int, rng: random.Random, report: IsolationReport) -> None:
     """`count` random probes of `route` (named `name` in the report)."""
@@ -289,9 +293,9 @@ def _check_answer(world: World, where: str, scope: Scope, texts: list[str], repo
     else:
         missing = int(reach and target is not None and target.code not in shown)
     report.count(where, scope, target, leaks=leaks, unreached=missing)
-    if missing and len(report.missed) < 50:
-        report.missed.append(f"{where} from {scope}: {missing} unreached; shown {sorted(shown)}"
-                             + (f", not {target.code} ({target.kind})" if target is not None else ""))
+    if missing:
+        report.miss(where, scope, f"{missing} unreached; shown {sorted(shown)}"
+                    + (f", not {target.code} ({target.kind})" if target is not None else ""))
 
 
 def check_intact(world: World, service: MemoryService, report: IsolationReport) -> None:

@@ -206,11 +206,9 @@ class Vectors(Room):
         with self._db.tx() as con:
             chunks = con.execute(f"{CHUNK_INDEX_SELECT} WHERE {chunks_mine} AND c.deleted_at IS NULL",
                                  params).fetchall()
-            memories = [memory_item(r) for r in con.execute(
-                f"SELECT {MEMORY_COLUMNS} FROM memories WHERE {mine} AND deleted_at IS NULL", params).fetchall()]
-            held = {r[0]: (r[1], r[2]) for r in con.execute(
-                f"SELECT memory_id, content_hash, shared FROM memories WHERE {mine} AND deleted_at IS NULL",
-                params).fetchall()}
+            memories = [(memory_item(r[:-2]), *r[-2:]) for r in con.execute(
+                f"SELECT {MEMORY_COLUMNS}, content_hash, shared FROM memories WHERE {mine} AND deleted_at IS NULL",
+                params).fetchall()]
             summaries = con.execute(
                 f"SELECT summary_id, content, content_hash, level, subject_kind FROM summaries "
                 f"WHERE {mine} AND retired_at IS NULL", params).fetchall()
@@ -220,10 +218,10 @@ class Vectors(Room):
             con.execute("UPDATE summaries SET embedding_status = 'pending', embedding_model = NULL "
                         f"WHERE {mine} AND retired_at IS NULL", params)
             outbox.requeue(con, [embed_job(model, scope, "chunks", c[0], c[3]) for c in chunks]
-                           + [embed_job(model, scope, "memories", m.id, held[m.id][0]) for m in memories]
+                           + [embed_job(model, scope, "memories", m.id, digest) for m, digest, _ in memories]
                            + [embed_job(model, scope, "summaries", r[0], r[2]) for r in summaries], now)
         self._index.upsert(CHUNK_INDEX, columns([chunk_index_row(scope, *c) for c in chunks]))
-        self._index.upsert(MEMORY_INDEX, columns([memory_row(scope, m, *held[m.id]) for m in memories]))
+        self._index.upsert(MEMORY_INDEX, columns([memory_row(scope, *memory) for memory in memories]))
         self._index.upsert(SUMMARY_INDEX, columns([
             {"summary_id": r[0], **scope.stamp(), "content_hash": r[2],
              **summary_index_row(r[3], r[4], r[1])} for r in summaries]))
@@ -282,8 +280,8 @@ class Vectors(Room):
         held = self._index_rows(scope, target, [i.row_id for i in written])
         changes: dict[tuple[tuple[str, Any], ...], list[str]] = defaultdict(list)
         for item in written:
-            now = held[item.row_id][2] if item.row_id in held else {"deleted": True}
-            changed = tuple(sorted((k, v) for k, v in now.items() if item.columns.get(k) != v))
+            current = held[item.row_id][2] if item.row_id in held else {"deleted": True}
+            changed = tuple(sorted((k, v) for k, v in current.items() if item.columns.get(k) != v))
             if changed:
                 changes[changed].append(item.row_id)
         for changed, row_ids in changes.items():
