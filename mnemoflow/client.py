@@ -34,7 +34,7 @@ from mnemoflow.models import HistoryEntry, MemoryItem, RecallResult
 from mnemoflow.recall.config import RecallFilters
 from mnemoflow.remote import connect
 from mnemoflow.reports import IngestOutcome
-from mnemoflow.results import AddResult, DeleteResult, MemoryList, Message, UpdateResult, as_message
+from mnemoflow.results import AddResult, DeleteResult, MemoryList, Message, UpdateResult, as_message, said_at
 from mnemoflow.rules.model import Evaluation, Feedback, Rating, Rule, RuleSpec, RuleState, ToolSelection
 from mnemoflow.storage import Scope
 from mnemoflow.tree_models import Profile
@@ -73,16 +73,17 @@ class Memory:
     def add(
         self, messages: str | list[dict[str, Any]] | list[Message], *, user_id: str | None = None,
         agent_id: str | None = None, run_id: str | None = None, container: str | None = None,
-        metadata: dict[str, Any] | None = None, infer: bool = True,
+        metadata: dict[str, Any] | None = None, infer: bool = True, timestamp: datetime | str | None = None,
     ) -> AddResult:
         """A statement or a conversation ({"role", "content"} turns, optional "name" and "timestamp"),
-        read into memories like an ingested conversation (`infer=False`: each message as written).
+        read into memories like an ingested conversation (`infer=False`: each message as written);
+        `timestamp` (ISO 8601) is when the turns without one of their own were said, default now.
         Every memory touched comes back with its event: ADD, UPDATE (a new version; the old stays in
         history) or NONE (already held)."""
         scope = self._scope(user_id=user_id, agent_id=agent_id, run_id=run_id, container=container)
         if isinstance(messages, list):  # read here, so a server's answer to a bad one is the same as this process's
             messages = [as_message(m, n) for n, m in enumerate(messages, start=1)]
-        return self._service.add_messages(scope, messages, metadata=metadata, infer=infer)
+        return self._service.add_messages(scope, messages, metadata=metadata, infer=infer, timestamp=said_at(timestamp))
 
     def search(
         self, query: str, *, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None,

@@ -8,9 +8,10 @@ and `result.mem0()` is the plain dict mem0 returns, for `json.dumps`.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import datetime
 from typing import Annotated, Any, Literal, get_args, overload
 
-from pydantic import AliasChoices, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+from pydantic import AliasChoices, BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter, ValidationError
 
 from mnemoflow.errors import BadInputError
 from mnemoflow.models import Mem0Mapping, MemoryItem
@@ -27,6 +28,9 @@ def _not_a_number(value: Any) -> Any:
     return value
 
 
+SaidAt = Annotated[UtcDatetime, BeforeValidator(_not_a_number)]  # when something was said: ISO 8601, no number
+
+
 class Message(BaseModel):
     """One turn given to `add`: who said it and what. `timestamp` (or `ts`) is when it was said;
     without it, now."""
@@ -36,7 +40,7 @@ class Message(BaseModel):
     role: Role = Field("user", description="user, assistant, system (not read) or tool.")
     content: str = Field(pattern=r"\S", description="What was said: some text, not only white space.")
     name: str | None = Field(None, description="Who said it; for the user's turns defaults to the user_id.")
-    timestamp: Annotated[UtcDatetime, BeforeValidator(_not_a_number)] | None = Field(
+    timestamp: SaidAt | None = Field(
         None, validation_alias=AliasChoices("timestamp", "ts"), description="ISO 8601 (UTC without an offset).")
 
 
@@ -60,6 +64,14 @@ def as_message(message: Message | dict[str, Any], n: int) -> Message:
         else:
             problem = f"{field}: {first['msg']}"
         raise BadInputError(f"message {n}: {problem}") from None
+
+
+def said_at(value: datetime | str | None) -> datetime | None:
+    """`add`'s `timestamp`, read like a message's: BadInputError with the same words whichever interface."""
+    try:
+        return TypeAdapter(SaidAt | None).validate_python(value)
+    except ValidationError as exc:
+        raise BadInputError(f"timestamp: {exc.errors()[0]['msg']}") from None
 
 
 class MemoryEvent(Mem0Mapping, BaseModel):

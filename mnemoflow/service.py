@@ -171,11 +171,13 @@ class MemoryService(RuleMethods, GraphMethods, OperatorMethods):
 
     def add_messages(
         self, scope: Scope, messages: str | list[Message], *, metadata: dict[str, Any] | None = None,
-        infer: bool = True, wait: bool = True,
+        infer: bool = True, timestamp: datetime | None = None, wait: bool = True,
     ) -> AddResult:
         """mem0's `add`: a statement or a conversation, read into memories the way an ingested
         conversation is (generation, then relationship classification), or with `infer=False` each
-        message kept as written. Returns every memory touched with its event (ADD, UPDATE, NONE)."""
+        message kept as written. `timestamp` is when the turns without one of their own were said
+        (default now): history told later keeps its order and its relative dates. Returns every
+        memory touched with its event (ADD, UPDATE, NONE)."""
         from mnemoflow.memory.generate.messages import add_result, remember, touched, waiting_for_vectors
 
         _texts(messages=messages, metadata=metadata)
@@ -184,7 +186,7 @@ class MemoryService(RuleMethods, GraphMethods, OperatorMethods):
                         if isinstance(m, Message) else self._redact(scope.tenant_id, m) for m in messages]
         messages, metadata = self._redact(scope.tenant_id, [messages, metadata])
         events = remember(self.store, self.embedder, self.engine, scope, messages, metadata=metadata, infer=infer,
-                          embed=wait)
+                          said_at=timestamp, embed=wait)
         found = touched(self.store, scope, events)
         if wait and any(e.event != "NONE" for e in events):
             # searchable now: BM25 and vectors read what the indexes have not folded in (a lazy refresh);

@@ -100,6 +100,19 @@ def test_add_recall_json_forget(capsys: pytest.CaptureFixture[str], tmp_path: Pa
     assert run(capsys, "verify", "--home", home)[0] == 0
 
 
+def test_add_at_keeps_when_it_was_said(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    home = str(tmp_path / "h")
+    code, out, _ = run(capsys, "add", "My passport expires next month", "--at", "2025-11-20", "--home", home)
+    assert code == 0 and out.startswith("added mem_") and "December 2025" in out, out
+    code, out, _ = run(capsys, "get", out.split()[1], "--home", home, "--json")
+    assert json.loads(out)["observed_at"].startswith("2025-11-20")
+    code, out, _ = run(capsys, "add", "Ines keeps bees", "--no-infer", "--at", "2024-05-01T08:30Z", "--home", home)
+    code, out, _ = run(capsys, "get", out.split()[1], "--home", home, "--json")
+    assert json.loads(out)["observed_at"].startswith("2024-05-01T08:30")
+    code, _, err = run(capsys, "add", "Ines rows", "--at", "last week", "--home", home)
+    assert code == 2 and err.count("\n") == 1 and "--at must be an ISO date or time" in err, err
+
+
 def test_ingest_exit_code_reports_partial_failure(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     chat = write_transcript(tmp_path / "chat.jsonl", [turn("s", "1", "Lu", "2024-01-01T00:00:00Z", "Lu plays the cello.")])
     home = str(tmp_path / "h")

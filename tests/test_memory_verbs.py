@@ -7,6 +7,7 @@ import asyncio
 import inspect
 import json
 import typing
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -285,6 +286,28 @@ def test_add_events_repeats_and_verbatim(memory: Memory) -> None:
     assert memory.get(raw.results[1].id)["metadata"] == {}  # the caller gave none: nothing is written into it
     repeat = memory.add("raw line one", user_id="alice", infer=False)
     assert [(e.event, e.id) for e in repeat.results] == [("NONE", raw.results[0].id)]
+
+
+def test_a_statement_told_later_is_read_at_the_time_it_was_said(memory: Memory) -> None:
+    [event] = memory.add("My dentist appointment is tomorrow", user_id="alex", timestamp="2026-01-05T09:00:00Z").results
+    stored = memory.get(event.id, user_id="alex")
+    assert stored.observed_at == datetime(2026, 1, 5, 9) and stored.event_start_at == datetime(2026, 1, 6)
+    [kept] = memory.add("Alex keeps bees", user_id="alex", infer=False, timestamp="2025-06-01").results
+    assert memory.get(kept.id, user_id="alex").observed_at == datetime(2025, 6, 1)
+    [own] = memory.add([{"role": "user", "content": "I sing in a choir", "timestamp": "2024-02-02T18:00:00Z"}],
+                       user_id="alex", timestamp="2025-01-01").results  # a turn's own time wins
+    assert memory.get(own.id, user_id="alex").observed_at == datetime(2024, 2, 2, 18)
+    for bad, said in ((1767600000, "not a number"), ("soon", "timestamp: ")):
+        with pytest.raises(BadInputError, match=said):
+            memory.add("Alex rows on Saturdays", user_id="alex", timestamp=bad)  # type: ignore[arg-type]
+    assert not memory.search("rowing on Saturdays", user_id="alex", threshold=0.5).results
+
+
+def test_history_told_out_of_order_keeps_the_newer_value_current_and_first(memory: Memory) -> None:
+    [lisbon] = memory.add("We moved to Lisbon last month", user_id="alex", timestamp="2026-06-01").results
+    memory.add("I live in Porto", user_id="alex", timestamp="2025-01-01")  # said before the move, told after it
+    assert memory.get(lisbon.id, user_id="alex").is_latest
+    assert memory.recall("where does Alex live", user_id="alex").items[0].id == lisbon.id
 
 
 def test_bad_messages_are_refused_and_nothing_is_written(memory: Memory) -> None:

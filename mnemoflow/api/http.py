@@ -254,7 +254,7 @@ def create_app(service: MemoryService, lifespan: Any = None) -> FastAPI:
             raise BadInputError("give the memory as `messages` (a string or a list of turns) or as `text`")
         messages = body.messages if body.messages is not None else body.text
         return service.add_messages(_body_scope(tenant_id, body), messages,  # type: ignore[arg-type]
-                                    metadata=body.metadata, infer=body.infer)
+                                    metadata=body.metadata, infer=body.infer, timestamp=body.timestamp)
 
     @keyed("GET", "/v1/memories", response_model=Mem0Results, response_model_exclude_none=True)
     def list_memories(scope: QueryScope, limit: Annotated[int, Query(ge=1, le=1000)] = 100,

@@ -17,7 +17,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from mnemoflow.models import Mem0Memory
 from mnemoflow.recall.config import PresetName
-from mnemoflow.results import Message
+from mnemoflow.results import Message, SaidAt
 from mnemoflow.storage.scope import ID_PATTERN
 
 OWNER = "Name a user_id, an agent_id or a run_id (or several); a container narrows them."
@@ -102,6 +102,8 @@ class MemoryIn(Scoped):
     messages: Annotated[str, Field(pattern=NOT_BLANK)] | Annotated[list[Message], Field(min_length=1)] | None = Field(
         None, description="A statement, or a conversation: {role, content, optional name and timestamp} turns.")
     text: str | None = Field(None, pattern=NOT_BLANK, description="A statement (the same as a string in `messages`).")
+    timestamp: SaidAt | None = Field(None, description="When it was said, for the turns that carry no timestamp "
+                                                       "of their own: ISO 8601 (UTC without an offset); default now.")
     metadata: dict[str, Any] = Field(default_factory=dict)
     infer: JsonBool = Field(True, description="Read the messages into memories like an ingested conversation "
                                               "(relationships decided); false keeps each message as written.")

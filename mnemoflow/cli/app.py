@@ -24,6 +24,7 @@ from __future__ import annotations
 import gc
 import importlib
 import sys
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -134,6 +135,19 @@ Container = Annotated[str | None, typer.Option("--container", help="Container (p
 
 class ArgumentError(MnemoflowError):
     """A value the parser accepted but the command cannot use; exits 2 like a parse error."""
+
+
+def iso_time(option: str, value: str | None) -> datetime | None:
+    """An option's ISO date or time, as naive UTC; a one-line error for anything else."""
+    if value is None:
+        return None
+    from mnemoflow.timeutil import parse_timestamp  # pydantic: only when the option is given
+
+    try:
+        return parse_timestamp(value)
+    except ValueError:
+        raise ArgumentError(f"{option} must be an ISO date or time (2026-03-01 or 2026-03-01T09:00Z); "
+                            f"got {value!r}") from None
 
 
 def writable(path: Path, option: str) -> Path:

@@ -6,16 +6,14 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from mnemoflow.cli.app import (
-    Agent, ArgumentError, Container, Home, Run, Tenant, User, app, out, scope_of, service_for,
+    Agent, ArgumentError, Container, Home, Run, Tenant, User, app, iso_time, out, scope_of, service_for,
 )
 from mnemoflow.errors import BadInputError
-from mnemoflow.timeutil import parse_timestamp
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -35,16 +33,6 @@ Json = Annotated[bool, typer.Option("--json", help="Print the answer as JSON.")]
 Types = Annotated[str | None, typer.Option("--type", help="Entity types, comma-separated (person, place, ...).")]
 Since = Annotated[str | None, typer.Option(help="Only what was said at or after this ISO date or time.")]
 Until = Annotated[str | None, typer.Option(help="Only what was said before this ISO date or time.")]
-
-
-def _time(option: str, value: str | None) -> datetime | None:
-    if value is None:
-        return None
-    try:
-        return parse_timestamp(value)
-    except ValueError:
-        raise ArgumentError(f"{option} must be an ISO date or time (2026-03-01 or 2026-03-01T09:00Z); "
-                            f"got {value!r}") from None
 
 
 def _types(value: str | None) -> list[str] | None:
@@ -90,7 +78,7 @@ def entities_list(
     limit: Annotated[int, typer.Option(min=1, max=1000, help="At most this many.")] = 50, as_json: Json = False,
 ) -> None:
     """Entities with their type, aliases, mentions, hotness and first and last time said."""
-    window = _time("--since", since), _time("--until", until)
+    window = iso_time("--since", since), iso_time("--until", until)
     service, scope = _owner(home, tenant, user, agent, run, container)
     with service, _arguments():
         found = service.entities(scope, types=_types(types), q=q, since=window[0], until=window[1], order=order,
@@ -175,7 +163,7 @@ def entities_graph(
     as_json: Annotated[bool, typer.Option("--json", help="Print the Cytoscape.js elements as JSON.")] = False,
 ) -> None:
     """The subgraph as Cytoscape.js elements (--json), or its edges as lines."""
-    window = _time("--since", since), _time("--until", until)
+    window = iso_time("--since", since), iso_time("--until", until)
     service, scope = _owner(home, tenant, user, agent, run, container)
     with service, _arguments():
         chosen = _entity_id(service, scope, entity) if entity is not None else None

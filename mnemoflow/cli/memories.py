@@ -23,6 +23,7 @@ from mnemoflow.cli.app import (
     Tenant,
     User,
     app,
+    iso_time,
     named_scope,
     out,
     review_app,
@@ -46,6 +47,9 @@ def add(
         "replaces an older version); --no-infer stores it as written.")] = True,
     kind: Annotated[str | None, typer.Option(
         help="fact, preference, episode, procedure or rule (with --no-infer; default: inferred).")] = None,
+    at: Annotated[str | None, typer.Option(
+        "--at", help="When it was said: an ISO date or time (2026-03-01 or 2026-03-01T09:00Z); default now. "
+        "Dates it names (\"next Friday\") are read from then.")] = None,
 ) -> None:
     """Remember a statement; an exact repeat is recognised and not stored twice."""
     if not text.strip():
@@ -54,14 +58,16 @@ def add(
         raise ArgumentError(f"--kind must be fact, preference, episode, procedure or rule; got {kind!r}")
     if kind is not None and infer:
         raise ArgumentError("--kind sets the kind of a memory stored as written: use it with --no-infer")
+    said = iso_time("--at", at)
+    said_at = None if said is None else said.isoformat()
     with open_calls(home) as (calls, default_tenant, default_user):
         scope = named_scope(default_tenant, default_user, tenant, user, agent, run, container)
         if not infer:
-            memory, created = calls.call("add", {"scope": scope, "text": text, "kind": kind})
+            memory, created = calls.call("add", {"scope": scope, "text": text, "kind": kind, "observed_at": said_at})
             verb = "added" if created else "already stored"
             out.line(f"{verb} {memory['id']} ({memory['kind']}, salience {memory['salience']:.2f})")
             return
-        result = calls.call("add_messages", {"scope": scope, "messages": text})
+        result = calls.call("add_messages", {"scope": scope, "messages": text, "timestamp": said_at})
         for event in result["results"]:
             memory = calls.call("get", {"scope": scope, "memory_id": event["id"]})
             if event["event"] == "NONE":

@@ -148,6 +148,12 @@ def test_a_message_time_is_a_date_not_a_number(client: TestClient) -> None:
     refused = client.post("/v1/memories", json={"user_id": "dana", "messages": [
         {"role": "user", "content": "I moved to Porto", "timestamp": 0}]})
     assert refused.status_code == 422 and "not a number" in refused.text
+    refused = client.post("/v1/memories", json={"user_id": "dana", "text": "I moved to Porto", "timestamp": 0})
+    assert refused.status_code == 422 and "not a number" in refused.text
+    told = client.post("/v1/memories", json={"user_id": "dana", "text": "Dana keeps bees", "infer": False,
+                                             "timestamp": "2025-06-01T10:00:00+02:00"}).json()["results"][0]
+    said = client.get(f"/v1/memories/{told['id']}", params={"user_id": "dana"}).json()["observed_at"]
+    assert said.startswith("2025-06-01T08:00:00")
 
 
 def test_an_id_with_a_final_newline_is_refused_everywhere(client: TestClient) -> None:

@@ -94,16 +94,18 @@ class Statement:
 def remember(
     store: Store, embedder: Embedder, engine: GenerationEngine, scope: Scope,
     messages: str | list[Message] | list[dict[str, Any]], *, metadata: dict[str, Any] | None = None,
-    infer: bool = True, actor: str = "api", embed: bool = True,
+    infer: bool = True, said_at: datetime | None = None, actor: str = "api", embed: bool = True,
 ) -> list[WriteEvent]:
-    """Read `messages` into the scope's memories; what each decision did, in order. Generated memories
-    are written with the vectors generation computed; with `infer=False` the messages are embedded
-    as they are written when `embed` (else, or while the embedder is down, the worker embeds them)."""
+    """Read `messages` into the scope's memories; what each decision did, in order. A message without a
+    timestamp was said at `said_at` (default now). Generated memories are written with the vectors
+    generation computed; with `infer=False` the messages are embedded as they are written when `embed`
+    (else, or while the embedder is down, the worker embeds them)."""
     read, statement = as_messages(messages)
+    said_at = _naive(said_at)
     if not infer:
-        return _verbatim(store, embedder if embed else None, scope, read, metadata or {}, actor)
+        return _verbatim(store, embedder if embed else None, scope, read, metadata or {}, said_at, actor)
     session = scope.run_id or f"add-{uuid.uuid4().hex[:12]}"
-    now = utcnow()
+    now = said_at or utcnow()
     turns = [TurnView(turn_id=str(n), session_id=session, speaker=speaker_of(m, scope), text=m.content,
                       ts=_naive(m.timestamp) or now, role=m.role)
              for n, m in enumerate(read, start=1) if m.role != "system" and m.content.strip()]
@@ -116,10 +118,10 @@ def remember(
 
 
 def _verbatim(store: Store, embedder: Embedder | None, scope: Scope, read: list[Message], metadata: dict[str, Any],
-              actor: str) -> list[WriteEvent]:
+              said_at: datetime | None, actor: str) -> list[WriteEvent]:
     """Each message as a memory of its own, as written (an exact repeat is the held memory), with its
     vector when an `embedder` is given and answers."""
-    drafts = [draft_memory(m.content, metadata=metadata, observed_at=_naive(m.timestamp))  # the caller's, as given
+    drafts = [draft_memory(m.content, metadata=metadata, observed_at=_naive(m.timestamp) or said_at)  # the caller's
               for m in read if m.role != "system" and m.content.strip()]
     vectors = _vectors(store, embedder, [d.content for d in drafts]) if embedder is not None and drafts else None
     events = []
