@@ -27,6 +27,9 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     ["nope"],
     ["add", "hello", "--tenant", "bad tenant"],
     ["add", "hello", "--kind", "opinion"],
+    ["add", "hello", "--user", ""],  # an unset variable in a script: not the default user
+    ["search", "jazz", "--tenant="],
+    ["get", ""],
     ["eval", "locomo", "--data", "/nonexistent"],
     ["eval", "locomo", "--data", ".", "--budgets", "512,lots"],
     ["eval", "locomo", "--data", ".", "--baselines", "bm26"],
@@ -120,6 +123,7 @@ def test_ingest_exit_code_reports_partial_failure(capsys: pytest.CaptureFixture[
     assert code == 0 and "1 turns" in out
     code, out, err = run(capsys, "ingest", str(chat), str(tmp_path / "missing.md"), "--home", home)
     assert code == 1 and "missing.md: no such file or directory" in err
+    assert err.startswith("skipped "), err  # one line each: no empty line left by the progress display
 
 
 def test_ingest_help_names_every_kind_the_extractors_read(capsys: pytest.CaptureFixture[str]) -> None:

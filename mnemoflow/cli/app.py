@@ -182,8 +182,9 @@ def named_scope(default_tenant: str, default_user: str, tenant: str | None, user
 def progress_bar() -> Progress:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
+    console = err.get()  # into a pipe or a file it draws nothing (rich would leave an empty line there)
     return Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                    TimeElapsedColumn(), console=err.get(), transient=True)
+                    TimeElapsedColumn(), console=console, transient=True, disable=not console.is_terminal)
 
 
 def _fail(message: str, code: int) -> None:
@@ -200,11 +201,23 @@ def main(argv: list[str] | None = None) -> None:
             gc.freeze()   # last pass over everything imported (~0.25 CPU s of a cold recall) finds nothing
 
 
+def _empty_value(args: list[str]) -> str | None:
+    """The option (or "an argument") given an empty value: no option or argument of these commands takes one."""
+    for n, arg in enumerate(args):
+        if arg.startswith("--") and arg.endswith("=") and arg != "--=":
+            return arg[:-1]
+        if arg == "":
+            return args[n - 1] if n and args[n - 1].startswith("--") else "an argument"
+    return None
+
+
 def _run(args: list[str]) -> None:
     from typer.exceptions import TyperException
 
     from mnemoflow.cli.coercion import defer_coercion
 
+    if empty := _empty_value(args):  # a script's unset variable: never the default tenant or user instead
+        _fail(f"{empty} is empty: give it a value, or leave it out", 2)
     load_commands(args[0] if args else None)
     command = typer.main.get_command(app)
     defer_coercion(command)
