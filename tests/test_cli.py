@@ -110,8 +110,14 @@ def test_add_at_keeps_when_it_was_said(capsys: pytest.CaptureFixture[str], tmp_p
     code, out, _ = run(capsys, "get", out.split()[1], "--home", home, "--json")
     assert json.loads(out)["observed_at"].startswith("2025-11-20")
     code, out, _ = run(capsys, "add", "Ines keeps bees", "--no-infer", "--at", "2024-05-01T08:30Z", "--home", home)
-    code, out, _ = run(capsys, "get", out.split()[1], "--home", home, "--json")
+    assert out.rstrip().endswith("): Ines keeps bees"), out  # what was stored, as with --infer
+    bees = out.split()[1]
+    code, out, _ = run(capsys, "get", bees, "--home", home, "--json")
     assert json.loads(out)["observed_at"].startswith("2024-05-01T08:30")
+    code, out, _ = run(capsys, "history", bees, "--home", home)
+    assert out.rstrip().endswith("ADD: Ines keeps bees"), out  # each commit with the text it wrote
+    code, out, _ = run(capsys, "history", bees, "--home", home, "--json")
+    assert [(e["event"], e["new_memory"]) for e in json.loads(out)] == [("ADD", "Ines keeps bees")]
     code, _, err = run(capsys, "add", "Ines rows", "--at", "last week", "--home", home)
     assert code == 2 and err.count("\n") == 1 and "--at must be an ISO date or time" in err, err
 

@@ -97,6 +97,7 @@ def test_accept_updates_retires_the_old_memory(capsys: pytest.CaptureFixture[str
     # one line of versions now: the old memory's insert, the new one's, and the update joining them
     assert [line.split()[2] for line in out.strip().splitlines()] == ["insert", "insert", "update"]
     assert f"(version {new_id})" in out.splitlines()[1]
+    assert "  UPDATE: " in out.splitlines()[2] and "(was: " in out.splitlines()[2]  # the texts, new and old
 
 
 @pytest.mark.parametrize(("args", "code"), [

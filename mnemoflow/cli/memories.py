@@ -65,7 +65,7 @@ def add(
         if not infer:
             memory, created = calls.call("add", {"scope": scope, "text": text, "kind": kind, "observed_at": said_at})
             verb = "added" if created else "already stored"
-            out.line(f"{verb} {memory['id']} ({memory['kind']}, salience {memory['salience']:.2f})")
+            out.line(f"{verb} {memory['id']} ({memory['kind']}, salience {memory['salience']:.2f}): {memory['content']}")
             return
         result = calls.call("add_messages", {"scope": scope, "messages": text, "timestamp": said_at})
         for event in result["results"]:
@@ -172,17 +172,32 @@ def history(
     memory_id: Annotated[str, typer.Argument(help="The memory whose commits to list.")],
     home: Home = None, tenant: Tenant = None, user: User = None, agent: Agent = None, run: Run = None,
     container: Container = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the entries as a JSON list.")] = False,
 ) -> None:
-    """The commits that wrote a memory and the versions it replaced, oldest first (a deleted memory has
-    none: deletion means gone)."""
+    """The commits that wrote a memory and the versions it replaced, oldest first, each with the text it
+    wrote (a deleted memory has none: deletion means gone)."""
     from datetime import datetime
 
     with open_calls(home) as (calls, default_tenant, default_user):
         scope = named_scope(default_tenant, default_user, tenant, user, agent, run, container)
-        for entry in calls.call("history", {"scope": scope, "memory_id": memory_id}):
+        entries = calls.call("history", {"scope": scope, "memory_id": memory_id})
+        if as_json:
+            _print_json(entries)
+            return
+        for entry in entries:
             version = f"  (version {entry['memory_id']})" if entry["memory_id"] != memory_id else ""
             out.line(f"{datetime.fromisoformat(entry['created_at']):%Y-%m-%d %H:%M:%S}  {entry['op']:<7} "
-                     f"{entry['commit_id']}  {entry['actor']}: {entry['message']}{version}")
+                     f"{entry['commit_id']}  {entry['actor']}: {entry['message']}{version}{_written(entry)}")
+
+
+def _written(entry: dict[str, Any]) -> str:
+    """What a history entry wrote, in mem0's terms: the text added, the text that replaced another, or none
+    (the bookkeeping half of an update)."""
+    if entry.get("event") == "UPDATE":
+        return f"  UPDATE: {entry['new_memory']}  (was: {entry['old_memory']})"
+    if entry.get("event") in ("ADD", "DELETE"):
+        return f"  {entry['event']}: {entry['new_memory'] or entry['old_memory'] or ''}".rstrip()
+    return ""
 
 
 def _print_json(value: Any) -> None:
