@@ -118,6 +118,8 @@ def test_add_at_keeps_when_it_was_said(capsys: pytest.CaptureFixture[str], tmp_p
     assert out.rstrip().endswith("ADD: Ines keeps bees"), out  # each commit with the text it wrote
     code, out, _ = run(capsys, "history", bees, "--home", home, "--json")
     assert [(e["event"], e["new_memory"]) for e in json.loads(out)] == [("ADD", "Ines keeps bees")]
+    code, out, _ = run(capsys, "add", "thanks so much!", "--home", home)
+    assert code == 0 and out.startswith("nothing to remember: small talk"), out
     code, _, err = run(capsys, "add", "Ines rows", "--at", "last week", "--home", home)
     assert code == 2 and err.count("\n") == 1 and "--at must be an ISO date or time" in err, err
 

@@ -68,6 +68,8 @@ def add(
             out.line(f"{verb} {memory['id']} ({memory['kind']}, salience {memory['salience']:.2f}): {memory['content']}")
             return
         result = calls.call("add_messages", {"scope": scope, "messages": text, "timestamp": said_at})
+        if not result["results"]:
+            out.line("nothing to remember: small talk or a question (--no-infer stores it as written)")
         for event in result["results"]:
             memory = calls.call("get", {"scope": scope, "memory_id": event["id"]})
             if event["event"] == "NONE":

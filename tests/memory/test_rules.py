@@ -433,6 +433,9 @@ def test_mine_after_a_question_about_a_named_thing_is_the_speakers(said: str, ex
     ("can you note the gate code, it's 4471#", "Ruth's gate code is 4471#"),
     ("note to self: the bins go out on Thursdays", "Ruth: the bins go out on Thursdays"),
     ("could you remember that I'm vegan", "Ruth is vegan"),
+    # a request to keep something, asked with a question mark, is still one; "remember when ...?" is a question
+    ("Could you note that the bike lock code is 3308?", "Ruth's bike lock code is 3308"),
+    ("remember when we camped at Loch Ness?", None),
     # a thing's new value, family said as one addresses them, what one has become: all the speaker's
     ("network's CF_Home_5G now", "Ruth's network is CF_Home_5G now"),
     ("salary's gone up to 52k", "Ruth's salary has gone up to 52k"),

@@ -6,7 +6,8 @@ A list is a conversation: the engine decides what in it is worth keeping, as for
 string is a statement the caller asked to keep: the engine drafts it (who, when, what kind) and the
 relationship step decides what it does to the store (new, the same again, an UPDATE of what was
 true before); when the engine would keep none of it, the statement is kept as the engine drafted
-it, or as written when it drafted nothing.
+it, or as written when it drafted nothing. Small talk and questions ("thanks!", "what time is it?")
+are no statements: nothing is kept of them (`infer=False` keeps them as written).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from mnemoflow.memory.generate.candidates import (
     GenerationEngine,
     TurnView,
 )
+from mnemoflow.memory.english.smalltalk import is_small_talk
 from mnemoflow.memory.generate.direct import classify_kind, draft_memory
 from mnemoflow.memory.pipeline import MemoryGenerator, WriteEvent
 from mnemoflow.models import MemoryItem
@@ -81,9 +83,11 @@ class Statement:
         drafted = [c for c in self.engine.generate(context) if c.content.strip()]
         if any(c.should_store for c in drafted):
             return drafted
+        text = " ".join(context.turn.text.split())
+        if is_small_talk(text.rstrip(".!;:,- ")) or text.endswith("?"):
+            return drafted
         if drafted:
             return [replace(c, should_store=True, reasons=(*c.reasons, "kept: asked to")) for c in drafted]
-        text = " ".join(context.turn.text.split())
         return [Candidate(True, text, classify_kind(text), 1.0, fast_score(text), (context.turn.turn_id,),
                           observed_at=context.now, reasons=("kept: asked to, as written",))]
 

@@ -224,11 +224,12 @@ class RuleEngine:
                 said = rewrite_persons(told, info.speaker, info.addressee).text
                 return _Draft(said, sentence, told, 0.7, ("told in a question",), turn_ids), named or antecedents
             return _Draft(body, sentence, body, 0.9, (f"skip:{why}",), turn_ids, store=False), named or antecedents
-        if body.endswith("?") or _UNMARKED_QUESTION.match(body):  # "what do they actually check on an MOT anyway"
-            return skip("question")
+        asked_to_keep = (remember := _REMEMBER.match(body)) and re.search(r"(?:that|[:,])\s*$", remember.group())
+        if (body.endswith("?") or _UNMARKED_QUESTION.match(body)) and not asked_to_keep:
+            return skip("question")  # "what do they actually check on an MOT anyway"; not "can you note that ...?"
         if is_small_talk(sentence.strip().rstrip(".!;:,- ")) or is_padding(sentence):
             return skip("small talk")
-        body = body.rstrip(".!;:,- ").strip()
+        body = body.rstrip("?.!;:,- ").strip()
         reasons: list[str] = []
         if corrected := _corrected(info, body, before):
             body, turn_ids = corrected
