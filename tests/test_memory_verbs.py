@@ -107,6 +107,13 @@ CHANGES = {  # a fact, then what is true now: each leaves one current memory and
                                                "work gave me an iPhone 15, the pixel is going on ebay"),
     "a bike of another make come by, the word bike unsaid": ("My bike is a 2021 Cannondale Quick 4",
                                                              "picked up a secondhand Orbea at the weekend :)"),
+    # the new value, then a clause of its own on the old one: the old one named is no detail of it
+    "a new value, a word on the old one after it": ("I drive a silver Toyota Corolla",
+                                                    "I drive a Kia Niro now, the Toyota was too thirsty"),
+    "a phone replaced, the old one remarked on": ("My phone is a black Pixel 7",
+                                                  "My phone is an iPhone 15 now, the Pixel was too slow"),
+    "a bank switched, the old account remarked on": ("We bank with a Lloyds joint account",
+                                                     "We bank with Monzo now, the Lloyds account was too pricey"),
 }
 
 
@@ -308,6 +315,22 @@ def test_history_told_out_of_order_keeps_the_newer_value_current_and_first(memor
     memory.add("I live in Porto", user_id="alex", timestamp="2025-01-01")  # said before the move, told after it
     assert memory.get(lisbon.id, user_id="alex").is_latest
     assert memory.recall("where does Alex live", user_id="alex").items[0].id == lisbon.id
+
+
+def test_a_change_said_with_a_pronoun_keeps_the_name_it_is_about(memory: Memory) -> None:
+    """"Ana quit the pharmacy, she teaches yoga now": a statement (the pronoun has its verb), never a fragment
+    the speaker "has" or says ("Kim: ana quit ...")."""
+    memory.add("My sister Ana works as a pharmacist", user_id="kim")
+    events = memory.add("Ana quit the pharmacy, she teaches yoga now", user_id="kim").results
+    assert [e.memory for e in events if "yoga" in e.memory] == ["Ana quit the pharmacy, she teaches yoga now"]
+
+
+def test_small_talk_and_questions_added_as_statements_keep_nothing(memory: Memory) -> None:
+    for said in ("cheers!", "morning", "Which train gets to Leeds first?"):
+        assert memory.add(said, user_id="alex").results == []
+    assert memory.get_all(user_id="alex").results == []
+    [kept] = memory.add("cheers!", user_id="alex", infer=False).results  # as written, when asked to
+    assert kept.memory == "cheers!"
 
 
 def test_bad_messages_are_refused_and_nothing_is_written(memory: Memory) -> None:

@@ -49,7 +49,7 @@ from mnemoflow.memory.relate.moved import (
 from mnemoflow.memory.relate.relations import Decision, Neighbour, action, classify
 from mnemoflow.memory.relate.replaces import ends_a_thing, takes_its_place
 from mnemoflow.memory.relate.restate import restatements, worth_restating
-from mnemoflow.memory.relate.versions import may_update, may_update_links, unchanged_facts
+from mnemoflow.memory.relate.versions import extensions_replaced, may_update, may_update_links, unchanged_facts
 from mnemoflow.memory.turns import asks_for_detail, turn_context
 from mnemoflow.models import LinkDraft, MemoryDraft, MemoryItem
 from mnemoflow.reports import GenerationReport
@@ -417,6 +417,10 @@ class MemoryGenerator:
             links, review = may_update_links(candidate.content, neighbours, now, self.judge)
         elif link is not None and link.type == "UPDATES" and verdict == "review":  # a change the rules doubt
             links = (may_update(link),)
+        elif link is not None and link.type == "UPDATES" and verdict == "apply" and \
+                (replaced := next((n for n in neighbours if n.memory_id == link.target_id), None)):
+            restating, review = extensions_replaced(replaced, self._extending(replaced.memory_id), neighbours)
+            links += restating
         draft = candidate_draft(candidate, cited, self._turns, turn_id, self._speakers)
         memory, created = self._write(writes, draft, _key(candidate), candidate.entities, links, review, turn_id)
         if (self._ended.get(turn_id) or ("",))[0] == decision.target_id and ends_a_thing(candidate.content):
@@ -452,6 +456,12 @@ class MemoryGenerator:
         self._cache[memory.id] = self._cache[key]  # the draft's text is the memory's
         self._cited[memory.id] = tuple(draft.derived_from)
         return memory, True
+
+    def _extending(self, memory_id: str) -> set[str]:
+        """The current memories that EXTEND `memory_id`: written by this run, or stored."""
+        stored = {src for src, dst, _ in self.store.linked_memories(self.scope, [memory_id], ("EXTENDS",))
+                  if dst == memory_id}
+        return stored | {mid for mid, known in self.written.items() if known.extends == memory_id}
 
     def _stated_plainly(self, memory_id: str) -> bool:
         """Whether a memory of this run holds a value its turn stated, not one it moved or replaced: a later

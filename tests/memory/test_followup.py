@@ -17,6 +17,7 @@ from mnemoflow.memory.generate.questions import parse_question
     ("Are you and Sam still coming on Saturday?", None, "are", "you and Sam", "still coming on Saturday"),
     ("Is this your painting?", None, "is", "this", "your painting"),
     ("You're moving to Berlin, right?", None, "are", "you", "moving to Berlin"),
+    ("So what do you commute on these days?", "what", "do", "you", "commute on"),  # a conjunction opens it
 ])
 def test_questions_are_taken_apart(question: str, wh: str | None, aux: str, subject: str, rest: str) -> None:
     q = parse_question(question)
@@ -42,6 +43,14 @@ def test_a_clause_after_yes_or_no_is_a_statement_of_its_own() -> None:
     assert follow is not None and follow.mode == "no"
     assert follow.segments[0].text == "you no longer work at Google"
     assert follow.leftover == "I joined Anthropic in January"
+
+
+def test_a_fragment_answer_then_a_clause_of_its_own_fills_the_slot_and_keeps_the_clause() -> None:
+    follow = merge("What do you commute on?", "An e-bike mostly, the old scooter was stolen")
+    assert follow is not None and follow.mode == "wh"
+    assert [(s.text, s.by_answerer) for s in follow.segments] == [("you commute on", False),
+                                                                   (" an e-bike mostly", True)]
+    assert follow.leftover == "the old scooter was stolen"
 
 
 @pytest.mark.parametrize(("question", "answer", "statement", "tail"), [

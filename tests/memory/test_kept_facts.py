@@ -23,6 +23,10 @@ from tests.memory.dialogue import say
     ("Ines drives a Fiat", ["Ines drives a Fiat"]),
     # a fact that opens with a possessive has its own subject ("Rui's" is no verb of the first's)
     ("The Fiat broke down; Rui's van is Ines's car now", ["The Fiat broke down", "Rui's van is Ines's car now"]),
+    # a clause after a comma with a subject of its own; an aside between commas is no clause
+    ("Ines rides a Vespa now, the old Honda was always in the shop",
+     ["Ines rides a Vespa now", "the old Honda was always in the shop"]),
+    ("Rui, the new lead, was hired in May", ["Rui, the new lead, was hired in May"]),
 ])
 def test_a_memory_splits_into_its_facts(content: str, expected: list[str]) -> None:
     assert facts(content) == expected

@@ -4,7 +4,10 @@ Wording of these tests' own."""
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from mnemoflow.memory.relate import versions
+from mnemoflow.memory.relate.relations import Neighbour
 from mnemoflow.models import MemoryItem
 from mnemoflow.service import MemoryService
 from mnemoflow.storage import Scope
@@ -241,3 +244,33 @@ def test_a_value_stated_and_moved_in_one_turn_is_one_change_to_the_new_value(ser
     assert not any(day in c for c in current for day in ("October 20", "October 6")), current
     history = [m.content for m in service.store.list_memories(scope, include_inactive=True) if not m.is_latest]
     assert any("October 20" in c for c in history), history
+
+
+def test_a_detail_that_restates_what_a_change_replaces_is_a_possible_update(service: MemoryService) -> None:
+    """"I have pottery on Mondays" / "What time?" / "7pm" holds two memories, the second saying all the first
+    does and more; "No, it moved to Tuesdays" replaces the first, and the second may be stale too: linked
+    MAY_UPDATE and queued for review, recall puts the change above it and marks it."""
+    scope = Scope("acme", "lia")
+    service.add_messages(scope, [{"role": "user", "content": "I have pottery on Mondays", "timestamp": "2026-01-05"},
+                                 {"role": "assistant", "content": "What time?", "timestamp": "2026-01-05"},
+                                 {"role": "user", "content": "7pm", "timestamp": "2026-01-05"}])
+    detail = next(m for m in service.store.list_memories(scope) if "Mondays at 7pm" in m.content)
+    service.add_messages(scope, [{"role": "assistant", "content": "Do you still do pottery on Mondays?"},
+                                 {"role": "user", "content": "No, it moved to Tuesdays"}], timestamp=datetime(2026, 2, 2))
+    change = next(m for m in service.store.list_memories(scope) if "Tuesdays" in m.content)
+    assert (change.id, detail.id, "MAY_UPDATE") in service.store.linked_memories(scope, [change.id], ("MAY_UPDATE",))
+    assert any(r.dst == detail.id and r.proposed_type == "UPDATES" for r in service.review_items(scope))
+    items = service.recall(scope, "When is Lia's pottery class?", token_budget=512).items
+    ids = [item.id for item in items]
+    assert ids.index(change.id) < ids.index(detail.id)
+    assert "possibly superseded by" in next(item for item in items if item.id == detail.id).text
+
+
+def test_only_a_detail_that_says_all_the_replaced_memory_said_is_a_possible_update() -> None:
+    replaced = Neighbour("m1", "Piers starts at Arup on April 14, 2025", "episode")
+    restating = Neighbour("m2", "Piers starts at Arup on April 14, 2025 (office: Manchester)", "fact")
+    other = Neighbour("m3", "Piers will work in Arup's Manchester office", "fact")
+    unlinked = Neighbour("m4", "Piers starts at Arup on April 14, 2025, in the Leeds office", "fact")
+    links, review = versions.extensions_replaced(replaced, {"m2", "m3"}, [replaced, restating, other, unlinked])
+    assert [(link.type, link.target_id) for link in links] == [("MAY_UPDATE", "m2")]
+    assert [(link.type, link.target_id) for link in review] == [("UPDATES", "m2")]

@@ -151,9 +151,9 @@ def merge(question: str, answer: str) -> FollowUp | None:
         found = _wh(q, "me")
         return replace(found, leftover=answer[me.end():].strip(" ,.!") or None) if found else None
     head, comma, tail = answer.partition(",")
-    if comma and _ME.fullmatch(head.strip()) and is_clause(tail.strip()):
-        found = _wh(q, _fragment(head))  # "Who's bringing the tent?" / "me, it's the big green one"
-        return replace(found, leftover=tail.strip()) if found else None
+    if comma and (_ME.fullmatch(head.strip()) or not is_clause(head)) and is_clause(tail.strip()):
+        found = _wh(q, _fragment(head))  # "Who's bringing the tent?" / "me, it's the big green one"; "What do you
+        return replace(found, leftover=tail.strip()) if found else None  # drive?" / "A Kia now, the Tesla was dear"
     if is_clause(answer):
         return FollowUp((Segment(statement(q), False),), "clause", answer)
     if is_polar(answer):

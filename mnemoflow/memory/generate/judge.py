@@ -172,9 +172,11 @@ def _names_someone(info: _Turn, content: str, asker: str) -> bool:
 
 
 def _has_verb(text: str) -> bool:
-    """A statement has a verb; "A suspenseful thriller set in a small Midwestern town" is a caption."""
+    """A statement has a verb; "A suspenseful thriller set in a small Midwestern town" is a caption. A subject
+    pronoun is followed by one ("she teaches chemistry now")."""
     words = re.findall(r"[a-z']+", text.lower())
-    return bool(_FINITE.search(text) or re.search(r"\w'(?:s|re|m|ll|ve)\b", text)) \
+    return bool(_FINITE.search(text) or re.search(r"\w'(?:s|re|m|ll|ve)\b", text)
+                or re.search(r"\b(?:I|[Hh]e|[Ss]he|[Ww]e|[Tt]hey)\s+(?!and\b|or\b)[a-z]", text)) \
         or any(w in PAST_FORMS or (w.endswith("ed") and len(w) > 4) for w in words) \
         or any(w.endswith("s") and i and words[i - 1] not in _DETERMINERS | {"no", "yes", "and", "or"}
                for i, w in enumerate(words[:4]))

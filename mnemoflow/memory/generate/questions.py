@@ -74,6 +74,7 @@ _PURPOSE = re.compile(r",\s*(?:just\s+)?so (?:that )?(?:I|we) (?:can|could|know|
 def parse_question(sentence: str) -> Question | None:
     """Take a question apart, or None for small talk, offers and shapes it does not know."""
     q = sentence.strip().rstrip("?!. ").strip()
+    q = re.sub(r"^(?:and|so|but|also|ok(?:ay)?|oh|well)\b,?\s+", "", q, flags=re.I)  # "And what do you drive?"
     if not q or _SMALL_TALK.match(q) or _OFFER.match(q):
         return None
     q = _PERFECT.sub(r"\1 has \2 \3", q)  # "what's it done": 's is "has" before a participle

@@ -2,9 +2,10 @@
 
 "Sam lives in Cardiff and works as a plumber" holds two facts; "Sam moved to Swansea" replaces the first
 and leaves "Sam works as a plumber", which must stay current and cited. A memory splits at a semicolon,
-and at "and" (or ", and") before a verb of the same subject ("... and works as ..."); a fact without a
-subject of its own takes the first fact's ("Sam"). One that names no verb after "and" ("lives with Ana and
-Tom") is one fact.
+at "and" (or ", and") before a verb of the same subject ("... and works as ..."), and at a comma before a
+clause with a subject of its own ("Mo drives a Kia now, the Tesla was too dear"); a fact without a subject
+of its own takes the first fact's ("Sam"). One that names no verb after "and" ("lives with Ana and Tom") is
+one fact.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ import re
 
 from mnemoflow.memory.relate.claim_words import AUXILIARIES, IRREGULAR_PAST
 
-_SPLIT = re.compile(r";\s+|,?\s+and\s+(?=(?P<verb>[a-z][a-z']+)\b)")
+_SPLIT = re.compile(r";\s+|,?\s+and\s+(?=(?P<verb>[a-z][a-z']+)\b)|"
+                    r",\s+(?=(?:the|my|our|his|her|their)\s+(?:[\w-]+\s+){1,2}?(?:is|was|are|were|has|had)\b)")
 
 
 def _is_verb(word: str) -> bool:

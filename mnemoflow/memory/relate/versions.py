@@ -4,6 +4,9 @@
   holds: "Sam moved to Swansea" against "Sam lives in Cardiff and works as a plumber" leaves "Sam works as
   a plumber" (`unchanged_facts`), which the pipeline keeps current as a new version of the old memory,
   cited as it was.
+- **What restates the replaced memory.** A memory that extends the one a change replaces by saying all of it
+  and more ("Dana has judo on Wednesdays at 6:15" of "Dana has judo on Wednesdays") states the old value too:
+  it is a possible update of the change, as below, since what it adds may still hold (`extensions_replaced`).
 - **A possible update.** A new memory about the same owner as a held one and the same subject (a name or
   a word both predicates share, or vectors nearer than `MAY_UPDATE_AT`), whose change the rules could not
   classify, may replace it: it is linked MAY_UPDATE (both stay current; recall puts the newer first and
@@ -47,6 +50,21 @@ def unchanged_facts(candidate: str, held: str, similarity: dict[str, float]) -> 
 def _words(fact: str) -> set[str]:
     claim = parse_claim(fact)
     return set(claim.stems | claim.names) - {claim.subject}
+
+
+def extensions_replaced(replaced: Neighbour, extending: set[str],
+                        neighbours: Sequence[Neighbour]) -> tuple[tuple[LinkDraft, ...], tuple[LinkDraft, ...]]:
+    """The links (applied, for review) to the `extending` memories (those that EXTEND the one a change
+    replaces) that say all it said, and more: they state the old value too, so each is a possible update,
+    MAY_UPDATE and an UPDATES for review, like a change the rules cannot classify: what they add ("(office:
+    Manchester)") may still hold. One that says something else ("works in the Manchester office" beside
+    "starts at Arup on April 14") is no restatement and is left alone."""
+    said = _words(replaced.content)
+    restating = [held for held in neighbours if held.memory_id in extending and said and
+                 all(among(word, (claim := parse_claim(held.content)).stems | claim.names) for word in said)]
+    reason = f"possible update: restates {replaced.memory_id}, which this change replaces"
+    return (tuple(LinkDraft("MAY_UPDATE", held.memory_id, 0.9, reason) for held in restating),
+            tuple(LinkDraft("UPDATES", held.memory_id, MAY_UPDATE_CONFIDENCE, reason) for held in restating))
 
 
 def possible_update(candidate: str, neighbours: Sequence[Neighbour]) -> tuple[Neighbour, str] | None:
