@@ -349,8 +349,9 @@ class RuleEngine:
                 confidence -= 0.2  # "It was not Leo's first marathon": the subject is still a pronoun
             drafts.append(_Draft(content, f"{question} {answer}", content, confidence, (f"follow-up:{follow.mode}",),
                                  turn_ids))
-        if follow.leftover and follow.mode != "clause":
-            leftover, _ = self._statement(info, follow.leftover, antecedents)
+        if follow.leftover and follow.mode != "clause":  # its pronouns point into the answer before it first
+            said = find_mentions(reply.partition(follow.leftover)[0], info.speaker, info.addressee)
+            leftover, _ = self._statement(info, follow.leftover, said or antecedents)
             if place and leftover.store and is_going_without_place(leftover.content):
                 leftover = replace(leftover, content=with_destination(leftover.content, place))  # "Ben is coming"
             drafts.append(leftover)

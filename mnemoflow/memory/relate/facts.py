@@ -2,10 +2,10 @@
 
 "Sam lives in Cardiff and works as a plumber" holds two facts; "Sam moved to Swansea" replaces the first
 and leaves "Sam works as a plumber", which must stay current and cited. A memory splits at a semicolon,
-at "and" (or ", and") before a verb of the same subject ("... and works as ..."), and at a comma before a
-clause with a subject of its own ("Mo drives a Kia now, the Tesla was too dear"); a fact without a subject
-of its own takes the first fact's ("Sam"). One that names no verb after "and" ("lives with Ana and Tom") is
-one fact.
+and at "and" (or ", and") before a verb of the same subject ("... and works as ..."); a fact without a
+subject of its own takes the first fact's ("Sam"). One that names no verb after "and" ("lives with Ana and
+Tom") is one fact. A new memory is judged by its parts split also at a comma before a clause with a subject
+of its own ("Mo drives a Kia now, the Tesla was too dear").
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import re
 
 from mnemoflow.memory.relate.claim_words import AUXILIARIES, IRREGULAR_PAST
 
-_SPLIT = re.compile(r";\s+|,?\s+and\s+(?=(?P<verb>[a-z][a-z']+)\b)|"
-                    r",\s+(?=(?:the|my|our|his|her|their)\s+(?:[\w-]+\s+){1,2}?(?:is|was|are|were|has|had)\b)")
+_SPLIT = re.compile(r";\s+|,?\s+and\s+(?=(?P<verb>[a-z][a-z']+)\b)")
+_CLAUSE = re.compile(r",\s+(?=(?:the|my|our|his|her|their)\s+(?:[\w-]+\s+){1,2}?(?:is|was|are|were|has|had)\b)")
 
 
 def _is_verb(word: str) -> bool:
@@ -23,11 +23,14 @@ def _is_verb(word: str) -> bool:
                                                                 and not word.endswith(("ss", "us", "is")))
 
 
-def facts(content: str) -> list[str]:
-    """The facts of `content`, each a sentence of its own; one when it does not split."""
+def facts(content: str, *, clauses: bool = False) -> list[str]:
+    """The facts of `content`, each a sentence of its own; one when it does not split. With `clauses`, also at
+    a comma before a clause of its own: how a new memory's parts are judged. A held memory's facts are not
+    split there, since the clause after the comma often says more of the same fact ("..., the plan is React")."""
     parts, start = [], 0
-    for m in _SPLIT.finditer(content):
-        if m["verb"] is not None and not _is_verb(m["verb"]):
+    splits = sorted([*_SPLIT.finditer(content), *(_CLAUSE.finditer(content) if clauses else ())], key=lambda m: m.start())
+    for m in splits:
+        if (verb := m.groupdict().get("verb")) is not None and not _is_verb(verb):
             continue
         parts.append(content[start:m.start()].strip())
         start = m.end()

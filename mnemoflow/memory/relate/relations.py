@@ -218,7 +218,7 @@ def classify(
         key = (round(decision.confidence, 6), _PRIORITY[decision.relation], sim, -rank, seen, -position)
         verdicts.append((key, decision))
     best = max(verdicts, key=lambda kv: kv[0])[1] if verdicts else None
-    if (best is None or best.relation == "EXTENDS") and len(parts := facts(candidate_content)) > 1:
+    if (best is None or best.relation == "EXTENDS") and len(parts := facts(candidate_content, clauses=True)) > 1:
         # "Priya left the company; Tom is Noor's manager now": the whole adds to "Noor's manager is Priya", and its
         # second fact changes it
         changes = (d for part in parts if (d := classify(part, candidate_kind, candidate_entities, neighbours,
