@@ -89,7 +89,7 @@ FAMILIES: dict[str, list[tuple[str, Any]]] = {
     "revalued": [(f"{PIPE}:revalued_memory", _none)],
     "restated_with_value": [(f"{PIPE}:restated_with_value", _none), (f"{PIPE}:with_held_subject", _none)],
     "replaces": [(f"{PIPE}:MemoryGenerator._in_place_of_ended", _decision_kept)],
-    "restate": [(f"{PIPE}:worth_restating", _false)],
+    "restate": [(f"{R}.restate:worth_restating", _false)],
     "asked_about": [(f"{PIPE}:MemoryGenerator._asked_about", _nothing_asked)],
     "devices": [(f"{R}.claims:device_at", _none), (f"{DRAFTS}:_MY_DEVICE", NEVER),
                 (f"{G}.referents:_THE_DEVICE", NEVER)],

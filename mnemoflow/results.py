@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import datetime
+from functools import cache
 from typing import Annotated, Any, Literal, get_args, overload
 
 from pydantic import AliasChoices, BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter, ValidationError
@@ -66,10 +67,15 @@ def as_message(message: Message | dict[str, Any], n: int) -> Message:
         raise BadInputError(f"message {n}: {problem}") from None
 
 
+@cache
+def _said_at() -> TypeAdapter[datetime | None]:
+    return TypeAdapter(SaidAt | None)
+
+
 def said_at(value: datetime | str | None) -> datetime | None:
     """`add`'s `timestamp`, read like a message's: BadInputError with the same words whichever interface."""
     try:
-        return TypeAdapter(SaidAt | None).validate_python(value)
+        return _said_at().validate_python(value)
     except ValidationError as exc:
         raise BadInputError(f"timestamp: {exc.errors()[0]['msg']}") from None
 

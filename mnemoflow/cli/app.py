@@ -204,7 +204,7 @@ def main(argv: list[str] | None = None) -> None:
 def _empty_value(args: list[str]) -> str | None:
     """The option (or "an argument") given an empty value: no option or argument of these commands takes one."""
     for n, arg in enumerate(args):
-        if arg.startswith("--") and arg.endswith("=") and arg != "--=":
+        if arg.startswith("--") and arg.endswith("="):
             return arg[:-1]
         if arg == "":
             return args[n - 1] if n and args[n - 1].startswith("--") else "an argument"

@@ -48,7 +48,7 @@ from mnemoflow.memory.relate.moved import (
 )
 from mnemoflow.memory.relate.relations import Decision, Neighbour, action, classify
 from mnemoflow.memory.relate.replaces import ends_a_thing, takes_its_place
-from mnemoflow.memory.relate.restate import restatements, worth_restating
+from mnemoflow.memory.relate.restate import restated_similarity
 from mnemoflow.memory.relate.versions import extensions_replaced, may_update, may_update_links, unchanged_facts
 from mnemoflow.memory.turns import asks_for_detail, turn_context
 from mnemoflow.models import LinkDraft, MemoryDraft, MemoryItem
@@ -265,8 +265,8 @@ class MemoryGenerator:
         known.update({mid: self.written[mid] for mid in self._closest_written(vector, asked_about)})
         vectors = self._vectors({mid: k.memory.content for mid, k in known.items()})
         sims = {mid: float(np.dot(vector, vectors[mid])) for mid in known}
-        restated = self._restated(candidate.content, vector,
-                                  {mid: (k.memory.content, sims[mid]) for mid, k in known.items()})
+        restated = restated_similarity(self.embedder, candidate.content, vector,
+                                       {mid: (k.memory.content, sims[mid]) for mid, k in known.items()})
         same = key.removeprefix("candidate:")
         same_turn = set(self._from_turn.get(self._turn_id, ()))  # the clauses of this turn written so far
         return [Neighbour(memory_id=mid, content=k.memory.content, kind=k.memory.kind, entities=k.entities,
@@ -276,23 +276,6 @@ class MemoryGenerator:
                           speaker=_speaker(k.memory), restated_similarity=restated.get(mid),
                           same_turn=mid in same_turn)
                 for mid, k in known.items()]
-
-    def _restated(self, candidate: str, vector: np.ndarray,
-                  neighbours: dict[str, tuple[str, float]]) -> dict[str, float]:
-        """How near the candidate is to each neighbour (content, similarity) restated with its values
-        (`restate`), by neighbour id, for the neighbours worth it; one model call for all the
-        restatements, none without any."""
-        claim = parse_claim(candidate)
-        texts = {mid: restatements(candidate, content) for mid, (content, sim) in neighbours.items()
-                 if worth_restating(claim, parse_claim(content), sim)}
-        flat = [(mid, text) for mid, said in texts.items() for text in said]
-        if not flat:
-            return {}
-        sims = normalize(np.asarray(self.embedder.embed([text for _, text in flat]), dtype=np.float32)) @ vector
-        best: dict[str, float] = {}
-        for (mid, _), sim in zip(flat, sims, strict=True):
-            best[mid] = max(best.get(mid, -1.0), float(sim))
-        return best
 
     def _closest_written(self, vector: np.ndarray, asked_about: frozenset[str]) -> list[str]:
         """This run's current memories the indexes cannot find yet: the nearest by vector, and those

@@ -125,7 +125,6 @@ def is_clause(text: str) -> bool:
 
 
 _SELF = re.compile(r"^(?:me|myself|i do|i have|i will|i am|i did|i can|i've got|i'll)\b(?!\s+\w)[\s,.!]*", re.I)
-_ME = re.compile(r"(?:me|us|myself|both of us|me and \w+|\w+ and me)!*", re.I)
 
 
 def merge(question: str, answer: str) -> FollowUp | None:
@@ -151,7 +150,7 @@ def merge(question: str, answer: str) -> FollowUp | None:
         found = _wh(q, "me")
         return replace(found, leftover=answer[me.end():].strip(" ,.!") or None) if found else None
     head, comma, tail = answer.partition(",")
-    if comma and (_ME.fullmatch(head.strip()) or not is_clause(head)) and is_clause(tail.strip()):
+    if comma and not is_clause(head) and is_clause(tail.strip()):
         found = _wh(q, _fragment(head))  # "Who's bringing the tent?" / "me, it's the big green one"; "What do you
         return replace(found, leftover=tail.strip()) if found else None  # drive?" / "A Kia now, the Tesla was dear"
     if is_clause(answer):

@@ -8,9 +8,9 @@ old statement's own words fills the same slot, whatever verb either uses: the ma
 "reports to", the gym one "goes to", the dentist one "sees", the band one "listens to".
 
 The restatement swaps values of one type (names, times, dates, amounts): "Sven goes to bed at
-11 pm" restated as "... at 9:30" is what "Sven turns in around 9:30 these days" says. The pipeline
-embeds the restatements of the neighbours `worth_restating` and passes the best similarity on as
-`Neighbour.restated_similarity`; `relations.classify` decides with it. Only a statement that
+11 pm" restated as "... at 9:30" is what "Sven turns in around 9:30 these days" says.
+`restated_similarity` embeds the restatements of the neighbours `worth_restating`; the pipeline passes the
+best similarity on as `Neighbour.restated_similarity`, and `relations.classify` decides with it. Only a statement that
 announces a change ("now", "switched", "a new job", "took a job at") and asserts it (not "might", not
 "previously") is restated, so that a conversation's other statements cost no model call; and only
 where the slot holds one value (`single_valued`): the new statement names the change outright
@@ -25,6 +25,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+import numpy as np
+
+from mnemoflow.embedding import Embedder
+from mnemoflow.embedding.base import normalize
 from mnemoflow.memory.english.lexicon import DEVICE_CLASSES
 from mnemoflow.memory.english.smalltalk import INTENSIFIERS
 from mnemoflow.memory.relate.claim_values import Value
@@ -199,3 +203,21 @@ def _no_value(complement: re.Match[str]) -> bool:
 
 
 _PERSONAL = frozenset({"i", "you", "he", "she", "we", "they"})
+
+
+def restated_similarity(embedder: Embedder, candidate: str, vector: np.ndarray,
+                        neighbours: dict[str, tuple[str, float]]) -> dict[str, float]:
+    """How near the candidate (its normalised `vector`) is to each neighbour (content, similarity) restated
+    with its values, by neighbour id, for the neighbours worth it; one model call for all the
+    restatements, none without any."""
+    claim = parse_claim(candidate)
+    texts = {mid: restatements(candidate, content) for mid, (content, sim) in neighbours.items()
+             if worth_restating(claim, parse_claim(content), sim)}
+    flat = [(mid, text) for mid, said in texts.items() for text in said]
+    if not flat:
+        return {}
+    sims = normalize(np.asarray(embedder.embed([text for _, text in flat]), dtype=np.float32)) @ vector
+    best: dict[str, float] = {}
+    for (mid, _), sim in zip(flat, sims, strict=True):
+        best[mid] = max(best.get(mid, -1.0), float(sim))
+    return best
